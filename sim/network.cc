@@ -1,0 +1,178 @@
+#include "sim/network.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "fmt/format.h"
+
+namespace sim {
+
+LatencyModel LatencyModel::Fixed(TimeNs latency) {
+  LatencyModel m;
+  m.kind = Kind::kFixed;
+  m.min_ns = m.max_ns = m.mean_ns = latency;
+  return m;
+}
+
+LatencyModel LatencyModel::Uniform(TimeNs min, TimeNs max) {
+  LatencyModel m;
+  m.kind = Kind::kUniform;
+  m.min_ns = min;
+  m.max_ns = max;
+  m.mean_ns = TimeNs((min.ns() + max.ns()) / 2);
+  return m;
+}
+
+LatencyModel LatencyModel::Exponential(TimeNs min, TimeNs mean, TimeNs cap) {
+  LatencyModel m;
+  m.kind = Kind::kExponential;
+  m.min_ns = min;
+  m.mean_ns = mean;
+  m.max_ns = cap;
+  return m;
+}
+
+LatencyModel LatencyModel::Pareto(TimeNs scale, int64_t alpha_milli, TimeNs cap) {
+  LatencyModel m;
+  m.kind = Kind::kPareto;
+  m.min_ns = scale;
+  m.alpha_milli = alpha_milli;
+  m.max_ns = cap;
+  m.mean_ns = scale;
+  return m;
+}
+
+absl::Status LatencyModel::Validate() const {
+  if (min_ns < TimeNs(0)) {
+    return absl::InvalidArgumentError(absl::StrCat("latency min must be >= 0ns, got ", min_ns.ns(), "ns"));
+  }
+  if (kind != Kind::kFixed && max_ns < min_ns) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("latency max (", max_ns.ns(), "ns) must be >= min (", min_ns.ns(), "ns)"));
+  }
+  if (kind == Kind::kExponential && mean_ns <= TimeNs(0)) {
+    return absl::InvalidArgumentError("exponential latency mean must be > 0ns");
+  }
+  if (kind == Kind::kPareto && (alpha_milli <= 0 || min_ns <= TimeNs(0))) {
+    return absl::InvalidArgumentError("pareto latency needs scale > 0ns and shape alpha > 0");
+  }
+  return absl::OkStatus();
+}
+
+TimeNs LatencyModel::Draw(Rng& rng) const {
+  switch (kind) {
+    case Kind::kFixed:
+      return min_ns;
+    case Kind::kUniform:
+      return TimeNs(rng.Between(min_ns.ns(), max_ns.ns()));
+    case Kind::kExponential:
+      return std::min(max_ns, min_ns + rng.Exponential(mean_ns));
+    case Kind::kPareto:
+      return std::min(max_ns, rng.Pareto(min_ns, alpha_milli));
+  }
+  return min_ns;
+}
+
+std::string LatencyModel::Describe() const {
+  switch (kind) {
+    case Kind::kFixed: return fmt::format("fixed {}ns", min_ns.ns());
+    case Kind::kUniform: return fmt::format("uniform [{}ns, {}ns]", min_ns.ns(), max_ns.ns());
+    case Kind::kExponential:
+      return fmt::format("exponential min {}ns mean {}ns cap {}ns", min_ns.ns(), mean_ns.ns(), max_ns.ns());
+    case Kind::kPareto:
+      return fmt::format("pareto scale {}ns alpha {}.{:03} cap {}ns", min_ns.ns(), alpha_milli / 1000,
+                         alpha_milli % 1000, max_ns.ns());
+  }
+  return "?";
+}
+
+Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
+    : node_count_(node_count),
+      links_(static_cast<size_t>(node_count) * node_count, default_link),
+      cut_(static_cast<size_t>(node_count) * node_count, false),
+      last_arrival_(static_cast<size_t>(node_count) * node_count, TimeNs(0)) {
+  link_rngs_.reserve(links_.size());
+  for (uint32_t from = 0; from < node_count; ++from) {
+    for (uint32_t to = 0; to < node_count; ++to) {
+      link_rngs_.push_back(Rng::ForStream(seed, fmt::format("network/link/{}/{}", from, to)));
+    }
+  }
+}
+
+absl::Status Network::CheckNode(NodeId node) const {
+  if (node.value() >= node_count_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown node ", node.value(), " (nodes are 0..", node_count_ - 1, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Network::SetLink(NodeId from, NodeId to, const LinkConfig& config) {
+  if (auto s = CheckNode(from); !s.ok()) return s;
+  if (auto s = CheckNode(to); !s.ok()) return s;
+  if (auto s = config.Validate(); !s.ok()) return s;
+  links_[Index(from, to)] = config;
+  return absl::OkStatus();
+}
+
+absl::Status Network::SetAllLinks(const LinkConfig& config) {
+  if (auto s = config.Validate(); !s.ok()) return s;
+  std::fill(links_.begin(), links_.end(), config);
+  return absl::OkStatus();
+}
+
+absl::Status Network::Partition(const std::vector<std::vector<NodeId>>& groups) {
+  // Group number per node; unlisted nodes share the extra group `groups.size()`.
+  std::vector<size_t> group_of(node_count_, groups.size());
+  std::vector<bool> seen(node_count_, false);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (NodeId node : groups[g]) {
+      if (auto s = CheckNode(node); !s.ok()) return s;
+      if (seen[node.value()]) {
+        return absl::InvalidArgumentError(absl::StrCat("node ", node.value(), " is in more than one partition group"));
+      }
+      seen[node.value()] = true;
+      group_of[node.value()] = g;
+    }
+  }
+  for (uint32_t a = 0; a < node_count_; ++a) {
+    for (uint32_t b = 0; b < node_count_; ++b) {
+      if (group_of[a] != group_of[b]) cut_[Index(NodeId(a), NodeId(b))] = true;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Network::CutOneWay(NodeId from, NodeId to) {
+  if (auto s = CheckNode(from); !s.ok()) return s;
+  if (auto s = CheckNode(to); !s.ok()) return s;
+  cut_[Index(from, to)] = true;
+  return absl::OkStatus();
+}
+
+void Network::HealAll() { std::fill(cut_.begin(), cut_.end(), false); }
+
+Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
+  Routing routing;
+  const size_t index = Index(from, to);
+  if (cut_[index]) {
+    routing.outcome = Routing::Outcome::kPartitioned;
+    return routing;
+  }
+  const LinkConfig& config = links_[index];
+  Rng& rng = link_rngs_[index];
+  if (rng.Chance(config.drop)) {
+    routing.outcome = Routing::Outcome::kLost;
+    return routing;
+  }
+  routing.copies = rng.Chance(config.duplicate) ? 2 : 1;
+  for (int copy = 0; copy < routing.copies; ++copy) {
+    TimeNs arrival = now + config.latency.Draw(rng);
+    if (config.fifo) arrival = std::max(arrival, last_arrival_[index]);
+    last_arrival_[index] = std::max(last_arrival_[index], arrival);
+    routing.arrival[copy] = arrival;
+  }
+  return routing;
+}
+
+}  // namespace sim

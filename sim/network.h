@@ -1,0 +1,94 @@
+// The virtual network decides each message's fate (lost, delayed, duplicated)
+// from per-link settings, cuts and per-link random streams. It schedules
+// nothing itself: the Simulator asks it and queues the deliveries.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sim/rng.h"
+#include "sim/types.h"
+
+namespace sim {
+
+struct LatencyModel {
+  enum class Kind : uint8_t {
+    kFixed,        // always min_ns
+    kUniform,      // uniform in [min_ns, max_ns]
+    kExponential,  // min_ns + Exp(mean_ns), capped at max_ns: a light tail
+    kPareto,       // Pareto(scale = min_ns, shape = alpha_milli/1000), capped at max_ns: a heavy tail
+  };
+  Kind kind = Kind::kFixed;
+  TimeNs min_ns = TimeNs::Millis(1);
+  TimeNs max_ns = TimeNs::Millis(1);
+  TimeNs mean_ns = TimeNs::Millis(1);
+  int64_t alpha_milli = 1500;
+
+  static LatencyModel Fixed(TimeNs latency);
+  static LatencyModel Uniform(TimeNs min, TimeNs max);
+  static LatencyModel Exponential(TimeNs min, TimeNs mean, TimeNs cap);
+  static LatencyModel Pareto(TimeNs scale, int64_t alpha_milli, TimeNs cap);
+
+  absl::Status Validate() const;
+  TimeNs Draw(Rng& rng) const;
+  std::string Describe() const;
+};
+
+struct LinkConfig {
+  LatencyModel latency;
+  Probability drop;
+  Probability duplicate;
+  // Deliver in send order on this link (a TCP-like stream). Off by default:
+  // random latency reorders messages, which protocols must survive.
+  bool fifo = false;
+
+  absl::Status Validate() const { return latency.Validate(); }
+};
+
+// What the network decided for one send.
+struct Routing {
+  enum class Outcome : uint8_t { kDeliver, kLost, kPartitioned };
+  Outcome outcome = Outcome::kDeliver;
+  int copies = 0;        // 1, or 2 when duplicated
+  TimeNs arrival[2];     // global arrival times of the copies
+};
+
+class Network {
+ public:
+  Network(uint32_t node_count, uint64_t seed, LinkConfig default_link);
+
+  uint32_t node_count() const { return node_count_; }
+
+  absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
+  absl::Status SetAllLinks(const LinkConfig& config);
+  const LinkConfig& link(NodeId from, NodeId to) const { return links_[Index(from, to)]; }
+
+  // Splits nodes into groups that cannot reach each other (both directions).
+  // Nodes named in no group form one more group together.
+  absl::Status Partition(const std::vector<std::vector<NodeId>>& groups);
+  // Blocks messages from `from` to `to` only.
+  absl::Status CutOneWay(NodeId from, NodeId to);
+  // Removes every cut and partition.
+  void HealAll();
+  bool IsCut(NodeId from, NodeId to) const { return cut_[Index(from, to)]; }
+
+  // Decides a send at global time `now`. Consumes only the link's own stream.
+  Routing Route(NodeId from, NodeId to, TimeNs now);
+
+  absl::Status CheckNode(NodeId node) const;
+
+ private:
+  size_t Index(NodeId from, NodeId to) const {
+    return static_cast<size_t>(from.value()) * node_count_ + to.value();
+  }
+
+  uint32_t node_count_;
+  std::vector<LinkConfig> links_;
+  std::vector<Rng> link_rngs_;       // one stream per directed link
+  std::vector<bool> cut_;
+  std::vector<TimeNs> last_arrival_;  // for FIFO links
+};
+
+}  // namespace sim

@@ -1,0 +1,68 @@
+// Messages and observations are flat records: a type plus a few named integer
+// fields, in the spirit of etcd's single raftpb.Message struct. Flat records
+// copy without allocating, hash canonically into the trace and print as JSON
+// without each algorithm writing its own encoder.
+#pragma once
+
+#include <array>
+#include <cassert>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace sim {
+
+// Keys and types must be string literals (static storage): records hold views.
+struct Field {
+  std::string_view key;
+  int64_t value = 0;
+};
+
+class Payload {
+ public:
+  static constexpr int kMaxFields = 6;
+
+  Payload() = default;
+  explicit Payload(std::string_view type) : type_(type) {}
+
+  // Adds or overwrites a field. Exceeding kMaxFields is a programmer error.
+  Payload& Set(std::string_view key, int64_t value) {
+    for (int i = 0; i < count_; ++i) {
+      if (fields_[i].key == key) {
+        fields_[i].value = value;
+        return *this;
+      }
+    }
+    assert(count_ < kMaxFields && "Payload holds at most kMaxFields fields");
+    if (count_ < kMaxFields) fields_[count_++] = Field{key, value};
+    return *this;
+  }
+
+  std::string_view type() const { return type_; }
+  bool Is(std::string_view type) const { return type_ == type; }
+  bool Has(std::string_view key) const {
+    for (int i = 0; i < count_; ++i) {
+      if (fields_[i].key == key) return true;
+    }
+    return false;
+  }
+  int64_t Get(std::string_view key, int64_t missing = 0) const {
+    for (int i = 0; i < count_; ++i) {
+      if (fields_[i].key == key) return fields_[i].value;
+    }
+    return missing;
+  }
+  std::span<const Field> fields() const { return {fields_.data(), static_cast<size_t>(count_)}; }
+
+ private:
+  std::string_view type_;
+  std::array<Field, kMaxFields> fields_{};
+  int count_ = 0;
+};
+
+// What one process sends another over the simulated network.
+using Message = Payload;
+// What a process reports about itself for checkers (role, leader claim, ...).
+using Observation = Payload;
+
+}  // namespace sim

@@ -1,0 +1,65 @@
+// How a simulated process (an algorithm's node, a store, a resource) lives in
+// the simulator. A process is a state machine driven by three inputs (start,
+// message, timer); everything it may do goes through Context. It never sees
+// the global clock, the event queue or the network's internals.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "sim/payload.h"
+#include "sim/rng.h"
+#include "sim/types.h"
+
+namespace sim {
+
+struct TimerIdTag {};
+// Names one armed timer; stays unique for the whole run.
+using TimerId = StrongInt<TimerIdTag, uint64_t>;
+
+class Context {
+ public:
+  virtual ~Context() = default;
+
+  virtual NodeId self() const = 0;
+  // The node's own clock: global time seen through its offset and drift.
+  virtual TimeNs LocalNow() const = 0;
+
+  // Hands a message to the network. An unknown destination is rejected: the
+  // send is dropped and the run ends with an InvalidArgument error.
+  virtual void Send(NodeId to, const Message& message) = 0;
+
+  // Arms a one-shot timer `delay` from now on the node's local clock; `tag`
+  // comes back in Process::OnTimer. A negative delay is rejected like Send.
+  virtual TimerId SetTimer(TimeNs delay, uint64_t tag) = 0;
+  // Disarms a timer; cancelling a fired or unknown timer does nothing.
+  virtual void CancelTimer(TimerId timer) = 0;
+
+  // The node's private random stream (independent of every other stream).
+  virtual Rng& rng() = 0;
+
+  // Stable storage survives crash/restart; everything else a process holds
+  // is lost on crash. Writes are synchronous (as after fsync).
+  virtual void Persist(std::string_view key, int64_t value) = 0;
+  virtual std::optional<int64_t> Load(std::string_view key) const = 0;
+
+  // Reports an observation for the checkers (roles, leadership, writes).
+  virtual void Observe(const Observation& observation) = 0;
+};
+
+class Process {
+ public:
+  virtual ~Process() = default;
+  // First boot, and again after each restart (on a fresh object).
+  virtual void OnStart(Context& ctx) = 0;
+  virtual void OnMessage(Context& ctx, NodeId from, const Message& message) = 0;
+  virtual void OnTimer(Context& ctx, TimerId timer, uint64_t tag) = 0;
+};
+
+// Builds a node's process; called at boot and at every restart.
+using ProcessFactory = std::function<std::unique_ptr<Process>(NodeId self)>;
+
+}  // namespace sim

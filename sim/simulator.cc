@@ -1,0 +1,485 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "fmt/format.h"
+
+namespace sim {
+namespace {
+constexpr int64_t kPpmScale = 1000000;
+// Timer ids pack the slot index in the low bits so cancel finds it directly.
+constexpr int kTimerSlotBits = 24;
+constexpr uint64_t kTimerSlotMask = (uint64_t{1} << kTimerSlotBits) - 1;
+}  // namespace
+
+struct Simulator::Node {
+  NodeId id;
+  ProcessFactory factory;
+  std::unique_ptr<Process> process;
+  std::unique_ptr<NodeContext> context;
+  bool up = true;
+  bool paused = false;
+  uint32_t incarnation = 0;  // bumped on restart; stale start events skip
+  // Local clock, piecewise linear: local = anchor_local + (g - anchor_global) * (1e6 + drift_ppm) / 1e6.
+  TimeNs anchor_global;
+  TimeNs anchor_local;
+  int64_t drift_ppm = 0;
+  Rng rng{0};
+  std::map<std::string, int64_t, std::less<>> storage;
+  std::vector<Event> held;  // events that arrived while paused, in order
+
+  TimeNs ReadClock(TimeNs global) const {
+    const __int128 elapsed = global.ns() - anchor_global.ns();
+    return anchor_local + TimeNs(static_cast<int64_t>(elapsed * (kPpmScale + drift_ppm) / kPpmScale));
+  }
+};
+
+class Simulator::NodeContext final : public Context {
+ public:
+  NodeContext(Simulator* sim, NodeId id) : sim_(sim), id_(id) {}
+  NodeId self() const override { return id_; }
+  TimeNs LocalNow() const override { return sim_->LocalTime(id_); }
+  void Send(NodeId to, const Message& message) override { sim_->SendFrom(id_, to, message); }
+  TimerId SetTimer(TimeNs delay, uint64_t tag) override { return sim_->SetTimerFor(id_, delay, tag); }
+  void CancelTimer(TimerId timer) override { sim_->CancelTimerFor(id_, timer); }
+  Rng& rng() override { return sim_->nodes_[id_.value()]->rng; }
+  void Persist(std::string_view key, int64_t value) override { sim_->Persist(id_, key, value); }
+  std::optional<int64_t> Load(std::string_view key) const override {
+    const auto& storage = sim_->nodes_[id_.value()]->storage;
+    auto it = storage.find(key);
+    if (it == storage.end()) return std::nullopt;
+    return it->second;
+  }
+  void Observe(const Observation& observation) override { sim_->Observe(id_, observation); }
+
+ private:
+  Simulator* sim_;
+  NodeId id_;
+};
+
+Simulator::Simulator(uint64_t seed, uint32_t node_count, LinkConfig default_link)
+    : seed_(seed), network_(node_count, seed, default_link) {
+  nodes_.reserve(node_count);
+  for (uint32_t i = 0; i < node_count; ++i) {
+    auto node = std::make_unique<Node>();
+    node->id = NodeId(i);
+    node->context = std::make_unique<NodeContext>(this, NodeId(i));
+    node->rng = Rng::ForStream(seed, fmt::format("node/{}", i));
+    nodes_.push_back(std::move(node));
+  }
+}
+
+Simulator::~Simulator() = default;
+
+absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  if (started_) return absl::FailedPreconditionError("SetProcess after Start");
+  if (!factory) return absl::InvalidArgumentError("empty process factory");
+  nodes_[id.value()]->factory = std::move(factory);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Start() {
+  if (started_) return absl::FailedPreconditionError("Start called twice");
+  for (const auto& node : nodes_) {
+    if (!node->factory) {
+      return absl::FailedPreconditionError(absl::StrCat("node ", node->id.value(), " has no process"));
+    }
+  }
+  started_ = true;
+  for (const auto& node : nodes_) {
+    queue_.Push(now_.ns(), EventKind::kStart, node->id.value(), node->incarnation);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::RunUntil(TimeNs end) {
+  if (!started_) return absl::FailedPreconditionError("RunUntil before Start");
+  if (end < now_) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot run back in time: end ", end.ns(), "ns < now ", now_.ns(), "ns"));
+  }
+  while (status_.ok() && !queue_.empty() && queue_.top().time_ns <= end.ns()) Step();
+  if (status_.ok()) now_ = end;
+  return status_;
+}
+
+bool Simulator::Step() {
+  if (queue_.empty()) return false;
+  const Event event = queue_.Pop();
+  now_ = TimeNs(event.time_ns);
+  ++stats_.events;
+  Dispatch(event);
+  return true;
+}
+
+void Simulator::Dispatch(const Event& event) {
+  switch (event.kind) {
+    case EventKind::kStart: {
+      Node& node = *nodes_[event.node];
+      if (node.up && node.incarnation == event.arg) StartProcess(node.id);
+      break;
+    }
+    case EventKind::kDeliver:
+      DeliverMessage(event);
+      break;
+    case EventKind::kTimer:
+      FireTimer(event);
+      break;
+    case EventKind::kAction: {
+      // Move out first: the action may schedule more actions (reallocating).
+      std::function<void()> action = std::move(actions_[event.arg]);
+      action();
+      break;
+    }
+  }
+}
+
+void Simulator::StartProcess(NodeId id) {
+  Node& node = *nodes_[id.value()];
+  node.process = node.factory(id);
+  Emit({.time = now_, .kind = TraceKind::kStart, .node = id, .local_time = node.ReadClock(now_),
+        .value = node.incarnation});
+  node.process->OnStart(*node.context);
+}
+
+void Simulator::Emit(TraceRecord record) {
+  record.index = next_record_index_++;
+  for (TraceSink* sink : sinks_) sink->OnRecord(record);
+}
+
+void Simulator::Fail(absl::Status status) {
+  if (status_.ok()) status_ = std::move(status);
+}
+
+TimeNs Simulator::LocalTime(NodeId node) const {
+  if (node.value() >= nodes_.size()) return TimeNs(0);
+  return nodes_[node.value()]->ReadClock(now_);
+}
+
+bool Simulator::IsUp(NodeId node) const { return node.value() < nodes_.size() && nodes_[node.value()]->up; }
+bool Simulator::IsPaused(NodeId node) const {
+  return node.value() < nodes_.size() && nodes_[node.value()]->paused;
+}
+
+const std::map<std::string, int64_t, std::less<>>& Simulator::StableStorageOf(NodeId node) const {
+  return nodes_.at(node.value())->storage;
+}
+
+// ---- messages ----
+
+void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
+  if (auto s = CheckNode(to); !s.ok()) {
+    Fail(absl::InvalidArgumentError(
+        fmt::format("node {} sent {} to an {}", from.value(), message.type(), std::string(s.message()))));
+    return;
+  }
+  const uint64_t message_id = next_message_id_++;
+  ++stats_.messages_sent;
+  const TimeNs local = nodes_[from.value()]->ReadClock(now_);
+  Emit({.time = now_, .kind = TraceKind::kSend, .node = from, .peer = to, .message_id = message_id,
+        .local_time = local, .payload = &message});
+  const Routing routing = network_.Route(from, to, now_);
+  if (routing.outcome != Routing::Outcome::kDeliver) {
+    ++stats_.messages_dropped;
+    Emit({.time = now_, .kind = TraceKind::kDrop, .node = from, .peer = to, .message_id = message_id,
+          .local_time = local,
+          .detail = routing.outcome == Routing::Outcome::kLost ? "loss" : "partition"});
+    return;
+  }
+  if (routing.copies == 2) {
+    ++stats_.messages_duplicated;
+    Emit({.time = now_, .kind = TraceKind::kDuplicate, .node = from, .peer = to,
+          .message_id = message_id, .local_time = local});
+  }
+  for (int copy = 0; copy < routing.copies; ++copy) {
+    uint32_t slot;
+    if (!free_in_flight_.empty()) {
+      slot = free_in_flight_.back();
+      free_in_flight_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(in_flight_.size());
+      in_flight_.emplace_back();
+    }
+    in_flight_[slot] = InFlight{from, to, message_id, message};
+    queue_.Push(routing.arrival[copy].ns(), EventKind::kDeliver, to.value(), slot);
+  }
+}
+
+void Simulator::DeliverMessage(const Event& event) {
+  const uint32_t slot = static_cast<uint32_t>(event.arg);
+  Node& node = *nodes_[event.node];
+  const InFlight& flight = in_flight_[slot];
+  const char* drop_reason = nullptr;
+  if (!node.up) {
+    drop_reason = "node-down";
+  } else if (network_.IsCut(flight.from, flight.to)) {
+    drop_reason = "partition";  // the link was cut while the message was in flight
+  } else if (node.paused) {
+    node.held.push_back(event);
+    return;
+  }
+  if (drop_reason != nullptr) {
+    ++stats_.messages_dropped;
+    Emit({.time = now_, .kind = TraceKind::kDrop, .node = flight.from, .peer = flight.to,
+          .message_id = flight.message_id, .local_time = node.ReadClock(now_), .detail = drop_reason});
+    free_in_flight_.push_back(slot);
+    return;
+  }
+  // Copy out: the handler may send, which can reuse this slot.
+  const InFlight delivered = flight;
+  free_in_flight_.push_back(slot);
+  ++stats_.messages_delivered;
+  Emit({.time = now_, .kind = TraceKind::kDeliver, .node = delivered.to, .peer = delivered.from,
+        .message_id = delivered.message_id, .local_time = node.ReadClock(now_),
+        .payload = &delivered.message});
+  node.process->OnMessage(*node.context, delivered.from, delivered.message);
+}
+
+// ---- timers ----
+
+TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
+  // The first global instant at which the node's clock reads >= local.
+  const int64_t ahead = (local - node.anchor_local).ns();
+  if (ahead <= 0) return std::max(now_, node.anchor_global);
+  const __int128 rate = kPpmScale + node.drift_ppm;
+  const __int128 scaled = static_cast<__int128>(ahead) * kPpmScale;
+  const __int128 elapsed = (scaled + rate - 1) / rate;
+  const __int128 global = static_cast<__int128>(node.anchor_global.ns()) + elapsed;
+  const __int128 capped = std::min<__int128>(global, TimeNs::Max().ns());
+  return std::max(now_, TimeNs(static_cast<int64_t>(capped)));
+}
+
+void Simulator::ScheduleTimerEvent(uint32_t slot) {
+  const TimerSlot& timer = timers_[slot];
+  const TimeNs fire_at = GlobalTimeForLocal(*nodes_[timer.node.value()], timer.local_deadline);
+  queue_.Push(fire_at.ns(), EventKind::kTimer, timer.node.value(),
+              slot | (static_cast<uint64_t>(timer.generation) << 32));
+}
+
+TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
+  if (delay < TimeNs(0)) {
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("node ", node_id.value(), " set a timer with negative delay ", delay.ns(), "ns")));
+    return TimerId(0);
+  }
+  uint32_t slot;
+  if (!free_timers_.empty()) {
+    slot = free_timers_.back();
+    free_timers_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(timers_.size());
+    timers_.emplace_back();
+  }
+  Node& node = *nodes_[node_id.value()];
+  TimerSlot& timer = timers_[slot];
+  timer.node = node_id;
+  timer.serial = (next_timer_serial_++ << kTimerSlotBits) | slot;
+  timer.local_deadline = node.ReadClock(now_) + delay;
+  timer.tag = tag;
+  Emit({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
+        .value = static_cast<int64_t>(timer.serial)});
+  ScheduleTimerEvent(slot);
+  return TimerId(timer.serial);
+}
+
+void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
+  const uint64_t slot = timer_id.value() & kTimerSlotMask;
+  if (timer_id.value() == 0 || slot >= timers_.size()) return;
+  TimerSlot& timer = timers_[slot];
+  if (timer.serial != timer_id.value() || timer.node != node_id) return;
+  Emit({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
+        .local_time = nodes_[node_id.value()]->ReadClock(now_), .value = static_cast<int64_t>(timer.serial)});
+  timer.serial = 0;
+  ++timer.generation;
+  free_timers_.push_back(static_cast<uint32_t>(slot));
+}
+
+void Simulator::FireTimer(const Event& event) {
+  const uint32_t slot = static_cast<uint32_t>(event.arg & 0xffffffffu);
+  const uint32_t generation = static_cast<uint32_t>(event.arg >> 32);
+  TimerSlot& timer = timers_[slot];
+  if (timer.serial == 0 || timer.generation != generation) return;  // cancelled or rescheduled
+  Node& node = *nodes_[timer.node.value()];
+  if (node.paused) {
+    node.held.push_back(event);
+    return;
+  }
+  const uint64_t serial = timer.serial;
+  const uint64_t tag = timer.tag;
+  timer.serial = 0;
+  ++timer.generation;
+  free_timers_.push_back(slot);
+  ++stats_.timers_fired;
+  Emit({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
+        .value = static_cast<int64_t>(serial)});
+  node.process->OnTimer(*node.context, TimerId(serial), tag);
+}
+
+void Simulator::RescheduleTimers(NodeId node) {
+  for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
+    TimerSlot& timer = timers_[slot];
+    if (timer.serial == 0 || timer.node != node) continue;
+    ++timer.generation;
+    ScheduleTimerEvent(slot);
+  }
+}
+
+// ---- storage and observations ----
+
+void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
+  Node& n = *nodes_[node.value()];
+  n.storage[std::string(key)] = value;
+  Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
+        .value = value, .detail = key});
+}
+
+void Simulator::Observe(NodeId node, const Observation& observation) {
+  Emit({.time = now_, .kind = TraceKind::kObserve, .node = node,
+        .local_time = nodes_[node.value()]->ReadClock(now_), .payload = &observation});
+}
+
+// ---- faults ----
+
+absl::Status Simulator::ScheduleAt(TimeNs at, std::function<void()> action) {
+  if (at < now_) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot schedule in the past: ", at.ns(), "ns < now ", now_.ns(), "ns"));
+  }
+  if (!action) return absl::InvalidArgumentError("empty action");
+  actions_.push_back(std::move(action));
+  queue_.Push(at.ns(), EventKind::kAction, 0, actions_.size() - 1);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Crash(NodeId id) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  Node& node = *nodes_[id.value()];
+  if (!node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is already down"));
+  node.up = false;
+  node.paused = false;
+  node.process.reset();
+  for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
+    TimerSlot& timer = timers_[slot];
+    if (timer.serial == 0 || timer.node != id) continue;
+    timer.serial = 0;
+    ++timer.generation;
+    free_timers_.push_back(slot);
+  }
+  for (const Event& held : node.held) {
+    if (held.kind == EventKind::kDeliver) free_in_flight_.push_back(static_cast<uint32_t>(held.arg));
+  }
+  node.held.clear();
+  Emit({.time = now_, .kind = TraceKind::kCrash, .node = id, .local_time = node.ReadClock(now_)});
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Restart(NodeId id) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  Node& node = *nodes_[id.value()];
+  if (node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is not down"));
+  node.up = true;
+  ++node.incarnation;
+  Emit({.time = now_, .kind = TraceKind::kRestart, .node = id, .local_time = node.ReadClock(now_),
+        .value = node.incarnation});
+  queue_.Push(now_.ns(), EventKind::kStart, id.value(), node.incarnation);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Pause(NodeId id) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  Node& node = *nodes_[id.value()];
+  if (!node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is down"));
+  if (node.paused) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is already paused"));
+  node.paused = true;
+  Emit({.time = now_, .kind = TraceKind::kPause, .node = id, .local_time = node.ReadClock(now_)});
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Resume(NodeId id) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  Node& node = *nodes_[id.value()];
+  if (!node.paused) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is not paused"));
+  node.paused = false;
+  Emit({.time = now_, .kind = TraceKind::kResume, .node = id, .local_time = node.ReadClock(now_),
+        .value = static_cast<int64_t>(node.held.size())});
+  // Held events run now, in the order they were due; new sequence numbers keep that order.
+  std::vector<Event> held = std::move(node.held);
+  node.held.clear();
+  for (const Event& event : held) queue_.Push(now_.ns(), event.kind, event.node, event.arg);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::SetClockDrift(NodeId id, int64_t drift_ppm) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  if (drift_ppm <= -kPpmScale / 2 || drift_ppm >= kPpmScale / 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("clock drift must be within (-500000, 500000) ppm, got ", drift_ppm));
+  }
+  Node& node = *nodes_[id.value()];
+  node.anchor_local = node.ReadClock(now_);
+  node.anchor_global = now_;
+  node.drift_ppm = drift_ppm;
+  Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.anchor_local,
+        .value = drift_ppm, .detail = "drift"});
+  RescheduleTimers(id);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::ShiftClock(NodeId id, TimeNs delta) {
+  if (auto s = CheckNode(id); !s.ok()) return s;
+  Node& node = *nodes_[id.value()];
+  node.anchor_local = node.ReadClock(now_) + delta;
+  node.anchor_global = now_;
+  Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.anchor_local,
+        .value = delta.ns(), .detail = "shift"});
+  RescheduleTimers(id);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::SetLink(NodeId from, NodeId to, const LinkConfig& config) {
+  if (auto s = network_.SetLink(from, to, config); !s.ok()) return s;
+  const std::string detail = fmt::format("link latency {} drop {} duplicate {}{}", config.latency.Describe(),
+                                         config.drop.ToDouble(), config.duplicate.ToDouble(),
+                                         config.fifo ? " fifo" : "");
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .node = from, .peer = to, .detail = detail});
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::SetAllLinks(const LinkConfig& config) {
+  if (auto s = network_.SetAllLinks(config); !s.ok()) return s;
+  const std::string detail = fmt::format("all links latency {} drop {} duplicate {}{}", config.latency.Describe(),
+                                         config.drop.ToDouble(), config.duplicate.ToDouble(),
+                                         config.fifo ? " fifo" : "");
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .detail = detail});
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Partition(const std::vector<std::vector<NodeId>>& groups) {
+  if (auto s = network_.Partition(groups); !s.ok()) return s;
+  std::string detail = "partition";
+  for (const auto& group : groups) {
+    detail += " [";
+    for (size_t i = 0; i < group.size(); ++i) absl::StrAppend(&detail, i ? "," : "", group[i].value());
+    detail += "]";
+  }
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .detail = detail});
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::CutOneWay(NodeId from, NodeId to) {
+  if (auto s = network_.CutOneWay(from, to); !s.ok()) return s;
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .node = from, .peer = to, .detail = "cut one-way"});
+  return absl::OkStatus();
+}
+
+void Simulator::HealNetwork() {
+  network_.HealAll();
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .detail = "heal"});
+}
+
+void Simulator::Note(std::string_view text, NodeId node) {
+  Emit({.time = now_, .kind = TraceKind::kNote, .node = node, .detail = text});
+}
+
+}  // namespace sim

@@ -1,0 +1,148 @@
+// The single-threaded discrete-event simulator. Events run in (time, sequence)
+// order; the sequence number is assigned at scheduling, so ties resolve in
+// insertion order and a run is a pure function of (setup, seed).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <map>
+#include "absl/status/status.h"
+#include "sim/event_queue.h"
+#include "sim/network.h"
+#include "sim/process.h"
+#include "sim/rng.h"
+#include "sim/trace.h"
+#include "sim/types.h"
+
+namespace sim {
+
+struct SimulatorStats {
+  uint64_t events = 0;
+  uint64_t messages_sent = 0;
+  uint64_t messages_delivered = 0;
+  uint64_t messages_dropped = 0;
+  uint64_t messages_duplicated = 0;
+  uint64_t timers_fired = 0;
+};
+
+class Simulator {
+ public:
+  // `node_count` processes are added with AddNode before Start().
+  Simulator(uint64_t seed, uint32_t node_count, LinkConfig default_link = LinkConfig{});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  uint64_t seed() const { return seed_; }
+  uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
+
+  // Installs node `id`'s process factory. Every node needs one before Start.
+  absl::Status SetProcess(NodeId id, ProcessFactory factory);
+  // Sinks see every record from then on; they must outlive the simulator's use.
+  void AddTraceSink(TraceSink* sink) { sinks_.push_back(sink); }
+
+  // Boots every node at time 0 (in id order).
+  absl::Status Start();
+  // Runs events with time <= end, then sets now to `end`. Returns the first
+  // error any process caused (bad send, negative timer) or OK.
+  absl::Status RunUntil(TimeNs end);
+  // Runs one event; false when the queue is empty.
+  bool Step();
+
+  TimeNs now() const { return now_; }
+  const SimulatorStats& stats() const { return stats_; }
+  const absl::Status& status() const { return status_; }
+  uint64_t trace_records() const { return next_record_index_; }
+
+  // Runs `action` at global time `at` (>= now), in order with other events.
+  // For scenario drivers: fault schedules, checks, annotations.
+  absl::Status ScheduleAt(TimeNs at, std::function<void()> action);
+
+  // Process faults.
+  absl::Status Crash(NodeId node);
+  absl::Status Restart(NodeId node);
+  absl::Status Pause(NodeId node);
+  absl::Status Resume(NodeId node);
+  // Changes the rate of the node's clock from now on: it gains `drift_ppm`
+  // millionths of a second per second (negative: it runs slow).
+  absl::Status SetClockDrift(NodeId node, int64_t drift_ppm);
+  // Jumps the node's clock by `delta` (either direction).
+  absl::Status ShiftClock(NodeId node, TimeNs delta);
+
+  // Network faults; each is traced.
+  absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
+  absl::Status SetAllLinks(const LinkConfig& config);
+  absl::Status Partition(const std::vector<std::vector<NodeId>>& groups);
+  absl::Status CutOneWay(NodeId from, NodeId to);
+  void HealNetwork();
+
+  // Annotates the trace (e.g. the scenario step that is about to happen).
+  void Note(std::string_view text, NodeId node = kNoNode);
+
+  bool IsUp(NodeId node) const;
+  bool IsPaused(NodeId node) const;
+  TimeNs LocalTime(NodeId node) const;
+  // A node's stable storage, for tests and tools.
+  const std::map<std::string, int64_t, std::less<>>& StableStorageOf(NodeId node) const;
+  const Network& network() const { return network_; }
+
+ private:
+  class NodeContext;
+  struct Node;
+  struct InFlight {
+    NodeId from;
+    NodeId to;
+    uint64_t message_id = 0;
+    Message message;
+  };
+  struct TimerSlot {
+    NodeId node;
+    uint64_t serial = 0;        // TimerId value; 0 = slot free
+    uint32_t generation = 0;    // bumped when the queued event goes stale
+    TimeNs local_deadline;
+    uint64_t tag = 0;
+  };
+
+  void Dispatch(const Event& event);
+  void DeliverMessage(const Event& event);
+  void FireTimer(const Event& event);
+  void StartProcess(NodeId node);
+  void Emit(TraceRecord record);
+  void Fail(absl::Status status);
+  absl::Status CheckNode(NodeId node) const { return network_.CheckNode(node); }
+  void RescheduleTimers(NodeId node);
+  void ScheduleTimerEvent(uint32_t slot);
+  TimeNs GlobalTimeForLocal(const Node& node, TimeNs local) const;
+
+  // Context operations, called through NodeContext.
+  void SendFrom(NodeId from, NodeId to, const Message& message);
+  TimerId SetTimerFor(NodeId node, TimeNs delay, uint64_t tag);
+  void CancelTimerFor(NodeId node, TimerId timer);
+  void Persist(NodeId node, std::string_view key, int64_t value);
+  void Observe(NodeId node, const Observation& observation);
+
+  uint64_t seed_;
+  TimeNs now_;
+  bool started_ = false;
+  EventQueue queue_;
+  Network network_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<InFlight> in_flight_;
+  std::vector<uint32_t> free_in_flight_;
+  std::vector<TimerSlot> timers_;
+  std::vector<uint32_t> free_timers_;
+  uint64_t next_timer_serial_ = 1;
+  uint64_t next_message_id_ = 1;
+  std::vector<std::function<void()>> actions_;
+  std::vector<TraceSink*> sinks_;
+  uint64_t next_record_index_ = 0;
+  SimulatorStats stats_;
+  absl::Status status_;
+};
+
+}  // namespace sim

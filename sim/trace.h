@@ -1,0 +1,98 @@
+// Every event of a run becomes a TraceRecord, streamed to sinks as it happens
+// (nothing holds the whole trace). The canonical hash of the record stream is
+// the run's fingerprint: same scenario + seed => same hash, on any machine.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sim/payload.h"
+#include "sim/types.h"
+
+namespace sim {
+
+enum class TraceKind : uint8_t {
+  kStart,         // process started (first boot or restart); value = incarnation
+  kSend,          // node -> peer, message_id, payload
+  kDrop,          // message_id lost; detail = loss | partition | node-down
+  kDuplicate,     // message_id will arrive twice
+  kDeliver,       // message_id handed to peer (node = receiver, peer = sender)
+  kTimerSet,      // value = timer id, local_time = local deadline
+  kTimerCancel,   // value = timer id
+  kTimerFire,     // value = timer id
+  kCrash,         // volatile state and timers lost
+  kRestart,       // process rebuilt from stable storage
+  kPause,         // deliveries and timers held
+  kResume,        // held events released in order
+  kClock,         // clock changed; value = drift ppm, detail = "drift" | "shift"
+  kNetwork,       // partition / cut / heal / link settings; detail describes it
+  kPersist,       // stable storage write; detail = key, value = value
+  kObserve,       // process observation; payload
+  kNote,          // driver annotation (scenario step); detail = text
+};
+
+std::string_view TraceKindName(TraceKind kind);
+
+struct TraceRecord {
+  uint64_t index = 0;          // position in the trace, from 0
+  TimeNs time;                 // global virtual time
+  TraceKind kind = TraceKind::kNote;
+  NodeId node = kNoNode;       // the node the event happened at
+  NodeId peer = kNoNode;       // the other end of a message, if any
+  uint64_t message_id = 0;     // 0 when not about a message
+  TimeNs local_time;           // the node's local clock reading (or deadline)
+  int64_t value = 0;           // kind-specific integer
+  std::string_view detail;     // kind-specific text
+  const Payload* payload = nullptr;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void OnRecord(const TraceRecord& record) = 0;
+};
+
+// Folds records into a 64-bit hash over their canonical fields.
+class TraceHasher final : public TraceSink {
+ public:
+  void OnRecord(const TraceRecord& record) override;
+  uint64_t hash() const { return hash_; }
+  uint64_t records() const { return records_; }
+
+ private:
+  void Mix(uint64_t word);
+  void MixText(std::string_view text);
+  uint64_t hash_ = 0x6a09e667f3bcc909ULL;
+  uint64_t records_ = 0;
+};
+
+std::string FormatTraceHash(uint64_t hash);  // "0x" + 16 hex digits
+
+// One record as a single JSON object (no trailing newline).
+std::string TraceRecordToJson(const TraceRecord& record);
+
+// Streams JSON Lines to PATH.tmp and renames to PATH on Commit(), so a file at
+// PATH is always a whole trace. Destroying it uncommitted removes the temp.
+class JsonlTraceWriter final : public TraceSink {
+ public:
+  static absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> Open(const std::string& path);
+  ~JsonlTraceWriter() override;
+  void OnRecord(const TraceRecord& record) override;
+  absl::Status Commit();
+
+ private:
+  JsonlTraceWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  std::string path_;
+  std::FILE* file_;
+  bool write_failed_ = false;
+};
+
+// Writes CONTENT to PATH whole or not at all (temp file + rename).
+absl::Status WriteFileAtomically(const std::string& path, std::string_view content);
+
+}  // namespace sim

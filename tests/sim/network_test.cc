@@ -1,0 +1,203 @@
+// Each network fault, observed through what processes actually receive.
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+#include "tests/sim/test_processes.h"
+
+namespace sim {
+namespace {
+
+using testing::PingPong;
+using testing::RecordCollector;
+using testing::Seen;
+
+constexpr TimeNs kInterval = TimeNs::Millis(10);
+
+struct PingPongRun {
+  explicit PingPongRun(uint64_t seed, LinkConfig link, int pings = 10)
+      : sim(seed, 2, link) {
+    sim.AddTraceSink(&records);
+    for (uint32_t i = 0; i < 2; ++i) {
+      EXPECT_TRUE(sim.SetProcess(NodeId(i), [this, pings](NodeId) {
+                       return std::make_unique<PingPong>(&sim, &seen, pings, kInterval);
+                     }).ok());
+    }
+    EXPECT_TRUE(sim.Start().ok());
+  }
+  int PingsDelivered() const {
+    int n = 0;
+    for (const auto& d : seen.deliveries) n += (d.to == NodeId(1));
+    return n;
+  }
+  Simulator sim;
+  Seen seen;
+  RecordCollector records;
+};
+
+LinkConfig FixedLink(TimeNs latency) {
+  LinkConfig link;
+  link.latency = LatencyModel::Fixed(latency);
+  return link;
+}
+
+TEST(Network_Latency, FixedLatencyArrivesExactlyThatLate) {
+  PingPongRun run(1, FixedLink(TimeNs::Millis(3)), 1);
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(run.seen.deliveries.size(), 2u);
+  EXPECT_EQ(run.seen.deliveries[0].global, kInterval + TimeNs::Millis(3));      // ping
+  EXPECT_EQ(run.seen.deliveries[1].global, kInterval + TimeNs::Millis(6));      // pong
+}
+
+TEST(Network_Latency, UniformLatencyStaysInRangeAndVaries) {
+  LinkConfig link;
+  link.latency = LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(5));
+  Network network(2, 9, link);
+  TimeNs lo = TimeNs::Max(), hi;
+  for (int i = 0; i < 1000; ++i) {
+    const Routing r = network.Route(NodeId(0), NodeId(1), TimeNs(0));
+    ASSERT_EQ(r.copies, 1);
+    lo = std::min(lo, r.arrival[0]);
+    hi = std::max(hi, r.arrival[0]);
+  }
+  EXPECT_GE(lo, TimeNs::Millis(1));
+  EXPECT_LE(hi, TimeNs::Millis(5));
+  EXPECT_LT(lo, TimeNs::Millis(2));
+  EXPECT_GT(hi, TimeNs::Millis(4));
+}
+
+TEST(Network_Latency, LongTailsRespectMinimumAndCap) {
+  for (const LatencyModel& model :
+       {LatencyModel::Exponential(TimeNs::Millis(1), TimeNs::Millis(2), TimeNs::Millis(50)),
+        LatencyModel::Pareto(TimeNs::Millis(1), 1200, TimeNs::Millis(50))}) {
+    LinkConfig link;
+    link.latency = model;
+    Network network(2, 10, link);
+    TimeNs hi;
+    for (int i = 0; i < 20000; ++i) {
+      const TimeNs arrival = network.Route(NodeId(0), NodeId(1), TimeNs(0)).arrival[0];
+      ASSERT_GE(arrival, TimeNs::Millis(1));
+      ASSERT_LE(arrival, TimeNs::Millis(50));
+      hi = std::max(hi, arrival);
+    }
+    EXPECT_GT(hi, TimeNs::Millis(15)) << model.Describe();  // the tail is reached
+  }
+}
+
+TEST(Network_Drop, DroppedMessagesAreNeverDelivered) {
+  LinkConfig link = FixedLink(TimeNs::Millis(1));
+  link.drop = Probability::Always();
+  PingPongRun run(2, link);
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(run.seen.deliveries.size(), 0u);
+  EXPECT_EQ(run.records.CountDetail(TraceKind::kDrop, "loss"), 10);
+  EXPECT_EQ(run.sim.stats().messages_dropped, 10u);
+}
+
+TEST(Network_Drop, PartialLossLosesSomeButNotAll) {
+  LinkConfig link = FixedLink(TimeNs::Millis(1));
+  link.drop = *Probability::FromDouble(0.5);
+  PingPongRun run(3, link, 200);
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10)).ok());
+  EXPECT_GT(run.PingsDelivered(), 50);
+  EXPECT_LT(run.PingsDelivered(), 150);
+  EXPECT_EQ(run.sim.stats().messages_delivered + run.sim.stats().messages_dropped,
+            run.sim.stats().messages_sent);
+}
+
+TEST(Network_Duplicate, DuplicatedMessagesArriveTwice) {
+  LinkConfig link = FixedLink(TimeNs::Millis(1));
+  link.duplicate = Probability::Always();
+  PingPongRun run(4, link, 1);
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  // One ping arrives twice; each copy is answered by a pong that arrives twice.
+  EXPECT_EQ(run.PingsDelivered(), 2);
+  EXPECT_EQ(run.seen.deliveries.size(), 6u);
+  EXPECT_EQ(run.records.Count(TraceKind::kDuplicate), 3);
+}
+
+TEST(Network_Reorder, RandomLatencyReordersAndFifoDoesNot) {
+  auto out_of_order = [](bool fifo) {
+    LinkConfig link;
+    link.latency = LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(50));
+    link.fifo = fifo;
+    PingPongRun run(5, link, 100);
+    EXPECT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10)).ok());
+    int inversions = 0;
+    int64_t last = -1;
+    for (const auto& d : run.seen.deliveries) {
+      if (d.to != NodeId(1)) continue;
+      inversions += d.seq < last;
+      last = std::max(last, d.seq);
+    }
+    EXPECT_EQ(run.PingsDelivered(), 100);
+    return inversions;
+  };
+  EXPECT_GT(out_of_order(false), 0);
+  EXPECT_EQ(out_of_order(true), 0);
+}
+
+TEST(Network_Partition, PartitionedLinkDeliversNothingUntilHeal) {
+  PingPongRun run(6, FixedLink(TimeNs::Millis(1)), 100);
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(200), [&] {
+    ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(600), [&] { run.sim.HealNetwork(); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(2)).ok());
+  int during = 0, after = 0;
+  for (const auto& d : run.seen.deliveries) {
+    if (d.global >= TimeNs::Millis(200) && d.global < TimeNs::Millis(600)) ++during;
+    if (d.global >= TimeNs::Millis(600)) ++after;
+  }
+  EXPECT_EQ(during, 0);
+  EXPECT_GT(after, 0);
+  EXPECT_GT(run.records.CountDetail(TraceKind::kDrop, "partition"), 0);
+}
+
+TEST(Network_Partition, InFlightMessagesAreCutToo) {
+  PingPongRun run(7, FixedLink(TimeNs::Millis(8)), 1);
+  // The ping leaves at 10ms and would land at 18ms; the cut at 12ms stops it.
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(12), [&] {
+    ASSERT_TRUE(run.sim.Partition({{NodeId(0)}}).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(run.seen.deliveries.size(), 0u);
+}
+
+TEST(Network_OneWayCut, BlocksOnlyOneDirection) {
+  PingPongRun run(8, FixedLink(TimeNs::Millis(1)), 5);
+  ASSERT_TRUE(run.sim.CutOneWay(NodeId(1), NodeId(0)).ok());  // pongs cannot return
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(run.PingsDelivered(), 5);
+  EXPECT_EQ(run.seen.deliveries.size(), 5u);  // no pong reached node 0
+}
+
+TEST(Network_LinkChange, LatencyCanChangeMidRun) {
+  PingPongRun run(9, FixedLink(TimeNs::Millis(1)), 2);
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(15), [&] {
+    ASSERT_TRUE(run.sim.SetLink(NodeId(0), NodeId(1), FixedLink(TimeNs::Millis(7))).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(run.PingsDelivered(), 2);
+  EXPECT_EQ(run.seen.deliveries[0].global, TimeNs::Millis(11));  // ping 0 at 10ms + 1ms
+  EXPECT_EQ(run.seen.deliveries[2].global, TimeNs::Millis(27));  // ping 1 at 20ms + 7ms
+}
+
+TEST(Network_BadInput, RejectedWithClearErrors) {
+  Network network(3, 1, LinkConfig{});
+  LinkConfig negative;
+  negative.latency = LatencyModel::Fixed(TimeNs(-1));
+  EXPECT_EQ(network.SetAllLinks(negative).code(), absl::StatusCode::kInvalidArgument);
+  LinkConfig inverted;
+  inverted.latency = LatencyModel::Uniform(TimeNs(5), TimeNs(1));
+  EXPECT_FALSE(network.SetLink(NodeId(0), NodeId(1), inverted).ok());
+  const absl::Status unknown = network.SetLink(NodeId(0), NodeId(3), LinkConfig{});
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.message().find("unknown node 3"), std::string_view::npos) << unknown;
+  EXPECT_FALSE(network.Partition({{NodeId(0)}, {NodeId(0)}}).ok());
+  EXPECT_FALSE(network.CutOneWay(NodeId(9), NodeId(0)).ok());
+}
+
+}  // namespace
+}  // namespace sim

@@ -1,0 +1,224 @@
+// Process faults, clocks, determinism and error handling of the event loop.
+#include "sim/simulator.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "tests/sim/test_processes.h"
+
+namespace sim {
+namespace {
+
+using testing::PingPong;
+using testing::RecordCollector;
+using testing::Seen;
+using testing::TimerProbe;
+
+LinkConfig FixedLink(TimeNs latency) {
+  LinkConfig link;
+  link.latency = LatencyModel::Fixed(latency);
+  return link;
+}
+
+// One TimerProbe node arming the given delays.
+struct ProbeRun {
+  explicit ProbeRun(std::vector<TimeNs> delays) : sim(1, 1) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(0), [this, delays](NodeId) {
+                     return std::make_unique<TimerProbe>(&sim, &seen, delays);
+                   }).ok());
+    EXPECT_TRUE(sim.Start().ok());
+  }
+  Simulator sim;
+  Seen seen;
+};
+
+TEST(Simulator_Order, SameTimeEventsRunInInsertionOrder) {
+  ProbeRun run({TimeNs::Millis(5), TimeNs::Millis(5), TimeNs::Millis(5), TimeNs::Millis(1)});
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 4u);
+  EXPECT_EQ(run.seen.firings[0].tag, 3u);
+  EXPECT_EQ(run.seen.firings[1].tag, 0u);
+  EXPECT_EQ(run.seen.firings[2].tag, 1u);
+  EXPECT_EQ(run.seen.firings[3].tag, 2u);
+}
+
+TEST(Simulator_Pause, PausedNodesTimerFiresAfterResume) {
+  ProbeRun run({TimeNs::Millis(100)});
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(50), [&] { ASSERT_TRUE(run.sim.Pause(NodeId(0)).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(300), [&] { ASSERT_TRUE(run.sim.Resume(NodeId(0)).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Millis(299)).ok());
+  EXPECT_TRUE(run.seen.firings.empty());  // due at 100ms, but the node is frozen
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 1u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(300));
+  EXPECT_EQ(run.seen.firings[0].local, TimeNs::Millis(300));  // the clock kept running
+}
+
+TEST(Simulator_Pause, HeldDeliveriesArriveOnResumeInOrder) {
+  Simulator sim(2, 2, FixedLink(TimeNs::Millis(1)));
+  Seen seen;
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
+                     return std::make_unique<PingPong>(&sim, &seen, 5, TimeNs::Millis(10));
+                   }).ok());
+  }
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(sim.Pause(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(100), [&] { ASSERT_TRUE(sim.Resume(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  std::vector<int64_t> order;
+  for (const auto& d : seen.deliveries) {
+    if (d.to == NodeId(1)) {
+      EXPECT_EQ(d.global, TimeNs::Millis(100));
+      order.push_back(d.seq);
+    }
+  }
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
+  Simulator sim(3, 2, FixedLink(TimeNs::Millis(1)));
+  Seen seen;
+  std::vector<PingPong*> node1_incarnations;
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
+                   return std::make_unique<PingPong>(&sim, &seen, 10, TimeNs::Millis(10));
+                 }).ok());
+  ASSERT_TRUE(sim.SetProcess(NodeId(1), [&](NodeId) {
+                   auto p = std::make_unique<PingPong>(&sim, &seen, 10, TimeNs::Millis(10));
+                   node1_incarnations.push_back(p.get());
+                   return p;
+                 }).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(35), [&] {
+    EXPECT_EQ(node1_incarnations.back()->volatile_received(), 3);
+    ASSERT_TRUE(sim.Crash(NodeId(1)).ok());
+  }).ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(55), [&] { ASSERT_TRUE(sim.Restart(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(56)).ok());
+  ASSERT_EQ(node1_incarnations.size(), 2u);
+  EXPECT_EQ(node1_incarnations.back()->volatile_received(), 0);     // volatile state is gone
+  EXPECT_EQ(sim.StableStorageOf(NodeId(1)).at("received"), 3);     // stable storage is not
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  // Pings at 40ms and 50ms reached a dead node; the other 8 were received.
+  EXPECT_EQ(sim.StableStorageOf(NodeId(1)).at("received"), 8);
+  EXPECT_EQ(node1_incarnations.back()->volatile_received(), 5);
+}
+
+TEST(Simulator_Crash, CrashedNodesTimersNeverFire) {
+  ProbeRun run({TimeNs::Millis(100), TimeNs::Millis(300)});
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(50), [&] { ASSERT_TRUE(run.sim.Crash(NodeId(0)).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(200), [&] { ASSERT_TRUE(run.sim.Restart(NodeId(0)).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(2)).ok());
+  // Only the restarted incarnation's timers fire: at 200+100 and 200+300 ms.
+  ASSERT_EQ(run.seen.firings.size(), 2u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(300));
+  EXPECT_EQ(run.seen.firings[1].global, TimeNs::Millis(500));
+  EXPECT_EQ(run.seen.starts.size(), 2u);
+}
+
+TEST(Simulator_Clock, FastClockFiresTimersEarlyByTheDriftRatio) {
+  // +100000 ppm: the clock gains 0.1s per second, so a 1.1s local wait takes 1s.
+  ProbeRun fast({TimeNs::Millis(1100)});
+  ASSERT_TRUE(fast.sim.SetClockDrift(NodeId(0), 100000).ok());
+  ASSERT_TRUE(fast.sim.RunUntil(TimeNs::Seconds(5)).ok());
+  ASSERT_EQ(fast.seen.firings.size(), 1u);
+  EXPECT_EQ(fast.seen.firings[0].global, TimeNs::Seconds(1));
+  EXPECT_EQ(fast.seen.firings[0].local, TimeNs::Millis(1100));
+}
+
+TEST(Simulator_Clock, SlowClockFiresTimersLate) {
+  ProbeRun slow({TimeNs::Millis(900)});
+  ASSERT_TRUE(slow.sim.SetClockDrift(NodeId(0), -100000).ok());  // 0.9s local per 1s global
+  ASSERT_TRUE(slow.sim.RunUntil(TimeNs::Seconds(5)).ok());
+  ASSERT_EQ(slow.seen.firings.size(), 1u);
+  EXPECT_EQ(slow.seen.firings[0].global, TimeNs::Seconds(1));
+}
+
+TEST(Simulator_Clock, DriftChangeMidTimerReschedulesIt) {
+  ProbeRun run({TimeNs::Seconds(2)});
+  // 1s at the normal rate, then +250000 ppm: the remaining 1s of local time takes 0.8s.
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Seconds(1), [&] {
+    ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 250000).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 1u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(1800));
+  EXPECT_EQ(run.seen.firings[0].local, TimeNs::Seconds(2));
+}
+
+TEST(Simulator_Clock, ShiftJumpsLocalTimeAndPullsTimersIn) {
+  ProbeRun run({TimeNs::Seconds(1)});
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
+    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), TimeNs::Millis(500)).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 1u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(500));
+  EXPECT_EQ(run.sim.LocalTime(NodeId(0)), TimeNs::Millis(5500));
+}
+
+class BadProcess final : public Process {
+ public:
+  explicit BadProcess(int mode) : mode_(mode) {}
+  void OnStart(Context& ctx) override {
+    if (mode_ == 0) ctx.Send(NodeId(7), Message("bad"));
+    if (mode_ == 1) ctx.SetTimer(TimeNs(-5), 0);
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context&, TimerId, uint64_t) override {}
+
+ private:
+  int mode_;
+};
+
+TEST(Simulator_BadInput, ProcessErrorsEndTheRunWithAClearError) {
+  for (int mode : {0, 1}) {
+    Simulator sim(1, 1);
+    ASSERT_TRUE(sim.SetProcess(NodeId(0), [mode](NodeId) { return std::make_unique<BadProcess>(mode); }).ok());
+    ASSERT_TRUE(sim.Start().ok());
+    const absl::Status status = sim.RunUntil(TimeNs::Seconds(1));
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_NE(status.message().find(mode == 0 ? "unknown node 7" : "negative delay"), std::string_view::npos)
+        << status;
+  }
+}
+
+TEST(Simulator_BadInput, PublicApiRejectsBadArguments) {
+  Simulator sim(1, 2);
+  EXPECT_FALSE(sim.Crash(NodeId(2)).ok());
+  EXPECT_FALSE(sim.Pause(NodeId(5)).ok());
+  EXPECT_FALSE(sim.Resume(NodeId(0)).ok());            // not paused
+  EXPECT_FALSE(sim.Restart(NodeId(0)).ok());           // not down
+  EXPECT_FALSE(sim.SetClockDrift(NodeId(0), 600000).ok());
+  EXPECT_FALSE(sim.SetProcess(NodeId(3), [](NodeId) { return std::unique_ptr<Process>(); }).ok());
+  EXPECT_EQ(sim.Start().code(), absl::StatusCode::kFailedPrecondition);  // no processes yet
+  EXPECT_FALSE(sim.RunUntil(TimeNs(1)).ok());
+  EXPECT_FALSE(sim.ScheduleAt(TimeNs(-1), [] {}).ok());
+}
+
+uint64_t RunPingPongHash(uint64_t seed) {
+  LinkConfig link;
+  link.latency = LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(20));
+  link.drop = *Probability::FromDouble(0.1);
+  link.duplicate = *Probability::FromDouble(0.05);
+  Simulator sim(seed, 2, link);
+  Seen seen;
+  TraceHasher hasher;
+  sim.AddTraceSink(&hasher);
+  for (uint32_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
+                     return std::make_unique<PingPong>(&sim, &seen, 200, TimeNs::Millis(5));
+                   }).ok());
+  }
+  EXPECT_TRUE(sim.Start().ok());
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(2)).ok());
+  return hasher.hash();
+}
+
+TEST(Simulator_Determinism, SameSeedSameHashDifferentSeedDifferentHash) {
+  EXPECT_EQ(RunPingPongHash(11), RunPingPongHash(11));
+  EXPECT_NE(RunPingPongHash(11), RunPingPongHash(12));
+}
+
+}  // namespace
+}  // namespace sim

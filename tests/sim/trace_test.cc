@@ -1,0 +1,82 @@
+#include "sim/trace.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace sim {
+namespace {
+
+TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
+  Message message("m");
+  message.Set("term", 3);
+  TraceRecord base{.time = TimeNs(5), .kind = TraceKind::kSend, .node = NodeId(0), .peer = NodeId(1),
+                   .message_id = 1, .payload = &message};
+  auto hash_of = [](std::vector<TraceRecord> records) {
+    TraceHasher hasher;
+    for (const auto& r : records) hasher.OnRecord(r);
+    return hasher.hash();
+  };
+  const uint64_t h = hash_of({base});
+  TraceRecord other_time = base;
+  other_time.time = TimeNs(6);
+  Message other_message("m");
+  other_message.Set("term", 4);
+  TraceRecord other_field = base;
+  other_field.payload = &other_message;
+  TraceRecord other_kind = base;
+  other_kind.kind = TraceKind::kDeliver;
+  EXPECT_NE(h, hash_of({other_time}));
+  EXPECT_NE(h, hash_of({other_field}));
+  EXPECT_NE(h, hash_of({other_kind}));
+  EXPECT_NE(hash_of({base, other_time}), hash_of({other_time, base}));
+  EXPECT_EQ(h, hash_of({base}));
+  EXPECT_EQ(FormatTraceHash(0xabc), "0x0000000000000abc");
+}
+
+TEST(Trace_Json, OneObjectPerRecordWithPayloadFields) {
+  Message message("raft.vote");
+  message.Set("term", 2).Set("granted", 1);
+  TraceRecord r{.index = 4, .time = TimeNs(10), .kind = TraceKind::kDeliver, .node = NodeId(1),
+                .peer = NodeId(0), .message_id = 9, .local_time = TimeNs(11), .payload = &message};
+  EXPECT_EQ(TraceRecordToJson(r),
+            R"({"i":4,"t":10,"kind":"deliver","node":1,"peer":0,"msg":9,"local":11,"type":"raft.vote",)"
+            R"("fields":{"term":2,"granted":1}})");
+  TraceRecord note{.kind = TraceKind::kNote, .detail = "say \"hi\"\n"};
+  EXPECT_EQ(TraceRecordToJson(note), R"({"i":0,"t":0,"kind":"note","local":0,"detail":"say \"hi\"\u000a"})");
+}
+
+TEST(Trace_Jsonl, WrittenWholeOnCommitAndNotAtAllOtherwise) {
+  const std::string dir = ::testing::TempDir();
+  const std::string committed = dir + "/committed.jsonl";
+  const std::string abandoned = dir + "/abandoned.jsonl";
+  std::filesystem::remove(committed);
+  std::filesystem::remove(abandoned);
+  {
+    auto writer = JsonlTraceWriter::Open(committed);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (int i = 0; i < 3; ++i) (*writer)->OnRecord(TraceRecord{.index = static_cast<uint64_t>(i)});
+    EXPECT_FALSE(std::filesystem::exists(committed));  // nothing visible until Commit
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  {
+    auto writer = JsonlTraceWriter::Open(abandoned);
+    ASSERT_TRUE(writer.ok());
+    (*writer)->OnRecord(TraceRecord{});
+  }
+  std::ifstream in(committed);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 3);
+  EXPECT_FALSE(std::filesystem::exists(abandoned));
+  EXPECT_FALSE(std::filesystem::exists(abandoned + ".tmp"));
+  EXPECT_FALSE(JsonlTraceWriter::Open("/nonexistent-dir/x.jsonl").ok());
+}
+
+}  // namespace
+}  // namespace sim
