@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
-#include "tests/sim/test_processes.h"
+#include "sim/tests/test_processes.h"
 
 namespace sim {
 namespace {

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
-#include "tests/sim/test_processes.h"
+#include "sim/tests/test_processes.h"
 
 namespace sim {
 namespace {

@@ -1,0 +1,71 @@
+// The one interface every election algorithm implements, so that Raft, Bully,
+// Ring and lease-over-CAS are interchangeable in scenarios, the fuzzer and the
+// latency comparison. An algorithm is a factory of sim::Process nodes plus a
+// schema of its options.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "algorithms/options.h"
+#include "sim/process.h"
+#include "sim/types.h"
+
+namespace algorithms {
+
+// How a leader exercises its leadership: every `write_interval` it checks it
+// may still act, spends `write_duration` preparing the write (the window where
+// a GC-like pause makes a write stale) and then sends it to the resource.
+struct LeaderWorkConfig {
+  sim::TimeNs write_interval = sim::TimeNs::Millis(100);
+  sim::TimeNs write_duration = sim::TimeNs::Millis(5);
+};
+
+// Where everything is. Election nodes are 0..node_count-1; the shared
+// resource and (for algorithms that use one) the store come after them.
+struct Cluster {
+  uint32_t node_count = 0;
+  sim::NodeId resource = sim::kNoNode;
+  sim::NodeId store = sim::kNoNode;
+  LeaderWorkConfig leader_work;
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;
+  // Must return the same static vector every time (OptionValues points into it).
+  virtual const std::vector<OptionSpec>& options() const = 0;
+
+  // Checks relations between options (e.g. a TTL shorter than its renewal
+  // interval) and against the cluster. Single values are already in range.
+  // The message names the offending option(s).
+  virtual absl::Status Validate(const OptionValues& options, const Cluster& cluster) const {
+    (void)options;
+    (void)cluster;
+    return absl::OkStatus();
+  }
+
+  // Whether the cluster needs a store process (lease-over-CAS does).
+  virtual bool uses_store() const { return false; }
+
+  virtual std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
+                                                   const OptionValues& options) const = 0;
+  // The store process; only called when uses_store().
+  virtual std::unique_ptr<sim::Process> CreateStore(const Cluster& cluster, const OptionValues& options) const {
+    (void)cluster;
+    (void)options;
+    return nullptr;
+  }
+};
+
+// Every algorithm, sorted by name.
+const std::vector<const Algorithm*>& AllAlgorithms();
+// nullptr when there is no algorithm of that name.
+const Algorithm* FindAlgorithm(std::string_view name);
+
+}  // namespace algorithms

@@ -1,0 +1,59 @@
+// The work a leader does with its leadership: periodic writes to the shared
+// resource, each carrying the leader's fencing token. Shared by all
+// algorithms so that their leaders behave identically towards the resource.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "algorithms/algorithm.h"
+#include "sim/process.h"
+#include "sim/types.h"
+
+namespace algorithms {
+
+// Resource protocol messages.
+inline constexpr std::string_view kResourceWrite = "resource.write";  // fields: token, seq
+inline constexpr std::string_view kResourceAck = "resource.ack";      // fields: token, seq, accepted, highest
+
+class LeaderWork {
+ public:
+  // Timer tags at or above this value belong to LeaderWork; algorithms must
+  // use smaller tags for their own timers.
+  static constexpr uint64_t kFirstReservedTag = uint64_t{1} << 62;
+
+  LeaderWork(sim::NodeId resource, LeaderWorkConfig config) : resource_(resource), config_(config) {}
+
+  // Starts writing with `token` (stops any earlier run). `may_act` is asked
+  // before each write; returning false skips that write (the leader's own
+  // view says it no longer may act).
+  void Begin(sim::Context& ctx, sim::FencingToken token);
+  // Stops writing; a write being prepared is abandoned.
+  void End(sim::Context& ctx);
+  bool active() const { return active_; }
+
+  // Returns true when the timer was LeaderWork's (and handles it).
+  bool OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act);
+
+  uint64_t writes_sent() const { return writes_sent_; }
+
+ private:
+  static constexpr uint64_t kTickTag = kFirstReservedTag;
+  static constexpr uint64_t kSendTag = kFirstReservedTag + 1;
+
+  sim::NodeId resource_;
+  LeaderWorkConfig config_;
+  bool active_ = false;
+  sim::FencingToken token_;
+  sim::TimerId tick_timer_;
+  sim::TimerId send_timer_;
+  bool send_pending_ = false;
+  uint64_t writes_sent_ = 0;
+};
+
+// The shared resource of the fencing-token argument (a blob store): accepts
+// writes, and when `fencing` is on rejects any token lower than the highest
+// it has accepted. Its highest token lives in stable storage.
+std::unique_ptr<sim::Process> MakeSharedResource(bool fencing);
+
+}  // namespace algorithms

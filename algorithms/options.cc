@@ -1,0 +1,185 @@
+#include "algorithms/options.h"
+
+#include <cassert>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "fmt/format.h"
+
+namespace algorithms {
+
+std::string_view OptionTypeName(OptionType type) {
+  switch (type) {
+    case OptionType::kDuration: return "duration";
+    case OptionType::kInt: return "integer";
+    case OptionType::kBool: return "boolean";
+    case OptionType::kRatio: return "ratio";
+    case OptionType::kChoice: return "choice";
+    case OptionType::kIntList: return "integer list";
+  }
+  return "?";
+}
+
+OptionSpec OptionSpec::Duration(std::string name, sim::TimeNs default_ns, std::string help, sim::TimeNs min_ns) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.type = OptionType::kDuration;
+  s.help = std::move(help);
+  s.default_value = default_ns.ns();
+  s.min = min_ns.ns();
+  return s;
+}
+
+OptionSpec OptionSpec::Int(std::string name, int64_t default_value, int64_t min, int64_t max, std::string help) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.type = OptionType::kInt;
+  s.help = std::move(help);
+  s.default_value = default_value;
+  s.min = min;
+  s.max = max;
+  return s;
+}
+
+OptionSpec OptionSpec::Bool(std::string name, bool default_value, std::string help) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.type = OptionType::kBool;
+  s.help = std::move(help);
+  s.default_value = default_value ? 1 : 0;
+  s.min = 0;
+  s.max = 1;
+  return s;
+}
+
+OptionSpec OptionSpec::Ratio(std::string name, int64_t default_ppm, int64_t min_ppm, int64_t max_ppm,
+                             std::string help) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.type = OptionType::kRatio;
+  s.help = std::move(help);
+  s.default_value = default_ppm;
+  s.min = min_ppm;
+  s.max = max_ppm;
+  return s;
+}
+
+OptionSpec OptionSpec::Choice(std::string name, std::vector<std::string> choices, std::string help) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.type = OptionType::kChoice;
+  s.help = std::move(help);
+  s.choices = std::move(choices);
+  s.default_value = 0;
+  s.min = 0;
+  s.max = static_cast<int64_t>(s.choices.size()) - 1;
+  return s;
+}
+
+OptionSpec OptionSpec::IntList(std::string name, std::string help) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.type = OptionType::kIntList;
+  s.help = std::move(help);
+  return s;
+}
+
+namespace {
+std::string DurationText(int64_t ns) {
+  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
+  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
+  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
+  return fmt::format("{}ns", ns);
+}
+std::string RatioText(int64_t ppm) { return fmt::format("{}", static_cast<double>(ppm) / 1e6); }
+}  // namespace
+
+std::string OptionSpec::DefaultText() const {
+  switch (type) {
+    case OptionType::kDuration: return DurationText(default_value);
+    case OptionType::kInt: return fmt::format("{}", default_value);
+    case OptionType::kBool: return default_value ? "true" : "false";
+    case OptionType::kRatio: return RatioText(default_value);
+    case OptionType::kChoice: return fmt::format("\"{}\"", choices.at(default_value));
+    case OptionType::kIntList: return fmt::format("[{}]", fmt::join(default_list, ", "));
+  }
+  return "";
+}
+
+std::string OptionSpec::RangeText() const {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  switch (type) {
+    case OptionType::kDuration:
+      if (max == kMax) return fmt::format(">= {}", DurationText(min));
+      return fmt::format("{} .. {}", DurationText(min), DurationText(max));
+    case OptionType::kInt:
+      if (min == kMin && max == kMax) return "";
+      if (max == kMax) return fmt::format(">= {}", min);
+      return fmt::format("{} .. {}", min, max);
+    case OptionType::kRatio: return fmt::format("{} .. {}", RatioText(min), RatioText(max));
+    case OptionType::kChoice: return fmt::format("one of \"{}\"", fmt::join(choices, "\", \""));
+    case OptionType::kBool:
+    case OptionType::kIntList: return "";
+  }
+  return "";
+}
+
+OptionValues OptionValues::Defaults(const std::vector<OptionSpec>& specs) {
+  OptionValues values;
+  for (const OptionSpec& spec : specs) {
+    values.specs_[spec.name] = &spec;
+    if (spec.type == OptionType::kIntList) {
+      values.lists_[spec.name] = spec.default_list;
+    } else {
+      values.ints_[spec.name] = spec.default_value;
+    }
+  }
+  return values;
+}
+
+int64_t OptionValues::Int(std::string_view name) const {
+  auto it = ints_.find(name);
+  if (it == ints_.end()) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  return it->second;
+}
+
+const std::string& OptionValues::Choice(std::string_view name) const {
+  auto spec = specs_.find(name);
+  if (spec == specs_.end()) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  return spec->second->choices.at(Int(name));
+}
+
+const std::vector<int64_t>& OptionValues::List(std::string_view name) const {
+  auto it = lists_.find(name);
+  if (it == lists_.end()) throw std::logic_error(fmt::format("list option '{}' is not declared", name));
+  return it->second;
+}
+
+void OptionValues::Set(std::string_view name, int64_t value) {
+  auto it = ints_.find(name);
+  if (it == ints_.end()) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  it->second = value;
+}
+
+void OptionValues::SetList(std::string_view name, std::vector<int64_t> values) {
+  auto it = lists_.find(name);
+  if (it == lists_.end()) throw std::logic_error(fmt::format("list option '{}' is not declared", name));
+  it->second = std::move(values);
+}
+
+std::map<std::string, std::string> OptionValues::Describe() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, spec] : specs_) {
+    OptionSpec shown = *spec;
+    if (spec->type == OptionType::kIntList) {
+      shown.default_list = lists_.find(name)->second;
+    } else {
+      shown.default_value = ints_.find(name)->second;
+    }
+    out[name] = shown.DefaultText();
+  }
+  return out;
+}
+
+}  // namespace algorithms

@@ -1,0 +1,25 @@
+#include <algorithm>
+
+#include "algorithms/algorithm.h"
+// Each algorithm adds its header and its line below.
+
+namespace algorithms {
+
+const std::vector<const Algorithm*>& AllAlgorithms() {
+  static const std::vector<const Algorithm*> all = [] {
+    std::vector<const Algorithm*> list = {
+    };
+    std::sort(list.begin(), list.end(), [](const Algorithm* a, const Algorithm* b) { return a->name() < b->name(); });
+    return list;
+  }();
+  return all;
+}
+
+const Algorithm* FindAlgorithm(std::string_view name) {
+  for (const Algorithm* algorithm : AllAlgorithms()) {
+    if (algorithm->name() == name) return algorithm;
+  }
+  return nullptr;
+}
+
+}  // namespace algorithms

@@ -1,0 +1,133 @@
+// A small cluster for algorithm tests: n election nodes of one algorithm, the
+// shared resource and (when the algorithm uses one) the store, plus a sink
+// that tracks what every node last reported. Scenario files are the main way
+// to run algorithms; this is for unit tests that poke at one behaviour.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+#include "algorithms/leader_work.h"
+#include "algorithms/vocabulary.h"
+#include "sim/simulator.h"
+
+namespace algorithms::testing {
+
+class ObservationTracker final : public sim::TraceSink {
+ public:
+  explicit ObservationTracker(uint32_t node_count)
+      : role(node_count, vocab::Role::kFollower), believed_leader(node_count, vocab::kNobody),
+        term(node_count, 0) {}
+
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind == sim::TraceKind::kSend && r.payload != nullptr) ++sent_by_type[std::string(r.payload->type())];
+    if (r.kind == sim::TraceKind::kCrash && r.node.value() < role.size()) {
+      role[r.node.value()] = vocab::Role::kFollower;
+      believed_leader[r.node.value()] = vocab::kNobody;
+    }
+    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
+    const sim::Observation& o = *r.payload;
+    if (o.Is(vocab::kResourceAccept)) ++writes_accepted;
+    if (o.Is(vocab::kResourceReject)) ++writes_rejected;
+    const uint32_t node = r.node.value();
+    if (node >= role.size()) return;
+    if (o.Is(vocab::kRoleChange)) {
+      role[node] = static_cast<vocab::Role>(o.Get(vocab::kFieldRole));
+      if (role[node] == vocab::Role::kLeader) {
+        leader_claims.push_back({r.time, r.node, o.Get(vocab::kFieldTerm)});
+      }
+    } else if (o.Is(vocab::kBelief)) {
+      believed_leader[node] = o.Get(vocab::kFieldLeader);
+    } else if (o.Is(vocab::kTermChange)) {
+      term[node] = o.Get(vocab::kFieldTerm);
+    }
+  }
+
+  // Nodes currently in the leader role.
+  std::vector<uint32_t> Leaders() const {
+    std::vector<uint32_t> out;
+    for (uint32_t i = 0; i < role.size(); ++i) {
+      if (role[i] == vocab::Role::kLeader) out.push_back(i);
+    }
+    return out;
+  }
+  // True when exactly one node leads and every node in `live` believes it.
+  bool AgreeOnSingleLeader(const std::vector<uint32_t>& live) const {
+    const auto leaders = Leaders();
+    if (leaders.size() != 1) return false;
+    for (uint32_t node : live) {
+      if (believed_leader[node] != static_cast<int64_t>(leaders[0])) return false;
+    }
+    return true;
+  }
+
+  struct Claim {
+    sim::TimeNs time;
+    sim::NodeId node;
+    int64_t term;
+  };
+  std::vector<vocab::Role> role;
+  std::vector<int64_t> believed_leader;
+  std::vector<int64_t> term;
+  std::vector<Claim> leader_claims;
+  std::map<std::string, uint64_t> sent_by_type;
+  uint64_t writes_accepted = 0;
+  uint64_t writes_rejected = 0;
+};
+
+// Builds and starts the cluster. Options default to the algorithm's defaults;
+// `configure` may change them before validation.
+class ClusterHarness {
+ public:
+  ClusterHarness(const Algorithm& algorithm, uint32_t node_count, uint64_t seed, sim::LinkConfig link,
+                 const std::function<void(OptionValues&)>& configure = nullptr, bool fencing = true)
+      : algorithm_(algorithm),
+        options_(OptionValues::Defaults(algorithm.options())),
+        sim_(seed, node_count + 1 + (algorithm.uses_store() ? 1 : 0), link),
+        tracker_(node_count) {
+    if (configure) configure(options_);
+    cluster_.node_count = node_count;
+    cluster_.resource = sim::NodeId(node_count);
+    if (algorithm.uses_store()) cluster_.store = sim::NodeId(node_count + 1);
+    validation_ = algorithm.Validate(options_, cluster_);
+    if (!validation_.ok()) return;
+    sim_.AddTraceSink(&tracker_);
+    for (uint32_t i = 0; i < node_count; ++i) {
+      (void)sim_.SetProcess(sim::NodeId(i), [this](sim::NodeId self) {
+        return algorithm_.CreateNode(self, cluster_, options_);
+      });
+    }
+    (void)sim_.SetProcess(cluster_.resource, [fencing](sim::NodeId) { return MakeSharedResource(fencing); });
+    if (algorithm.uses_store()) {
+      (void)sim_.SetProcess(cluster_.store, [this](sim::NodeId) { return algorithm_.CreateStore(cluster_, options_); });
+    }
+    validation_ = sim_.Start();
+  }
+
+  const absl::Status& validation() const { return validation_; }
+  sim::Simulator& sim() { return sim_; }
+  ObservationTracker& tracker() { return tracker_; }
+  const Cluster& cluster() const { return cluster_; }
+
+  std::vector<uint32_t> LiveNodes() const {
+    std::vector<uint32_t> out;
+    for (uint32_t i = 0; i < cluster_.node_count; ++i) {
+      if (sim_.IsUp(sim::NodeId(i))) out.push_back(i);
+    }
+    return out;
+  }
+
+ private:
+  const Algorithm& algorithm_;
+  OptionValues options_;
+  Cluster cluster_;
+  sim::Simulator sim_;
+  ObservationTracker tracker_;
+  absl::Status validation_;
+};
+
+}  // namespace algorithms::testing

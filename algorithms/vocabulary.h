@@ -1,0 +1,80 @@
+// The observation vocabulary: what algorithm nodes and services report and
+// what checkers read. This header is the whole contract between algorithms/
+// and checkers/; checkers never look at an algorithm's internals.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "sim/payload.h"
+#include "sim/types.h"
+
+namespace vocab {
+
+// The role a node believes it has.
+enum class Role : int64_t {
+  // Not trying to lead; may or may not know a leader. Left when the node
+  // suspects the leader (Raft timeout, Bully/Ring missed heartbeats, lease gone).
+  kFollower = 0,
+  // Trying to become leader: Raft candidate (or pre-candidate), Bully/Ring
+  // election in progress, lease acquisition in flight.
+  kCandidate = 1,
+  // Believes it leads `term` and may act (write to the shared resource).
+  kLeader = 2,
+};
+std::string_view RoleName(Role role);
+
+// ---- observation types and their fields ----
+
+// Role change. Fields: role, term; token when role is leader.
+inline constexpr std::string_view kRoleChange = "role";
+// Whom the node now believes leads. Fields: leader (-1 = nobody), term.
+inline constexpr std::string_view kBelief = "believe";
+// The node's current term/epoch changed. Field: term.
+inline constexpr std::string_view kTermChange = "term";
+// The node granted its vote. Fields: term, candidate.
+inline constexpr std::string_view kVote = "vote";
+// A leader decided to write (the check is done, the write is being prepared).
+// Field: token. A process pause landing here is the fencing-token story.
+inline constexpr std::string_view kWriteBegin = "write_begin";
+// A leader sent a write to the shared resource. Fields: token, seq.
+inline constexpr std::string_view kWrite = "write";
+// The shared resource accepted a write. Fields: token, writer, seq, highest (before this write).
+inline constexpr std::string_view kResourceAccept = "resource.accept";
+// The shared resource rejected a stale write. Fields: token, writer, seq, highest.
+inline constexpr std::string_view kResourceReject = "resource.reject";
+
+inline constexpr std::string_view kFieldRole = "role";
+inline constexpr std::string_view kFieldTerm = "term";
+inline constexpr std::string_view kFieldToken = "token";
+inline constexpr std::string_view kFieldLeader = "leader";
+inline constexpr std::string_view kFieldCandidate = "candidate";
+inline constexpr std::string_view kFieldWriter = "writer";
+inline constexpr std::string_view kFieldSeq = "seq";
+inline constexpr std::string_view kFieldHighest = "highest";
+
+inline constexpr int64_t kNobody = -1;
+
+inline sim::Observation RoleChange(Role role, sim::Term term) {
+  return sim::Observation(kRoleChange)
+      .Set(kFieldRole, static_cast<int64_t>(role))
+      .Set(kFieldTerm, static_cast<int64_t>(term.value()));
+}
+inline sim::Observation BecameLeader(sim::Term term, sim::FencingToken token) {
+  return RoleChange(Role::kLeader, term).Set(kFieldToken, static_cast<int64_t>(token.value()));
+}
+inline sim::Observation Belief(sim::NodeId leader, sim::Term term) {
+  return sim::Observation(kBelief)
+      .Set(kFieldLeader, leader == sim::kNoNode ? kNobody : static_cast<int64_t>(leader.value()))
+      .Set(kFieldTerm, static_cast<int64_t>(term.value()));
+}
+inline sim::Observation TermChange(sim::Term term) {
+  return sim::Observation(kTermChange).Set(kFieldTerm, static_cast<int64_t>(term.value()));
+}
+inline sim::Observation Vote(sim::Term term, sim::NodeId candidate) {
+  return sim::Observation(kVote)
+      .Set(kFieldTerm, static_cast<int64_t>(term.value()))
+      .Set(kFieldCandidate, static_cast<int64_t>(candidate.value()));
+}
+
+}  // namespace vocab

@@ -1,0 +1,69 @@
+// Checkers are observers: they read the trace stream (observations plus the
+// simulator's own records such as crashes) and never drive the run. Each one
+// reports the first violation of its invariant with enough context to find
+// it again in the trace.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/trace.h"
+#include "sim/types.h"
+
+namespace checkers {
+
+struct Violation {
+  std::string checker;
+  sim::TimeNs time;
+  uint64_t trace_index = 0;          // the record that exposed it
+  std::vector<sim::NodeId> nodes;    // the nodes involved
+  int64_t term = -1;                 // term/epoch involved, -1 if none
+  int64_t token = -1;                // fencing token involved, -1 if none
+  std::string message;               // one readable sentence
+};
+
+struct CheckerConfig {
+  uint32_t node_count = 0;  // election nodes are 0..node_count-1
+  // Liveness: once every fault has healed at `liveness_after`, a single
+  // leader known to every live election node must exist by
+  // `liveness_after + liveness_within`.
+  sim::TimeNs liveness_after;
+  sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
+};
+
+class Checker : public sim::TraceSink {
+ public:
+  virtual std::string_view name() const = 0;
+  // Called once after the last record, with the run's end time.
+  virtual void Finish(sim::TimeNs end) { (void)end; }
+  const std::optional<Violation>& violation() const { return violation_; }
+
+ protected:
+  // Keeps the first violation only.
+  void Report(Violation violation) {
+    if (!violation_) {
+      violation.checker = std::string(name());
+      violation_ = std::move(violation);
+    }
+  }
+
+ private:
+  std::optional<Violation> violation_;
+};
+
+struct CheckerInfo {
+  std::string name;
+  std::string summary;
+  bool on_by_default;  // run when a scenario does not list its checkers
+};
+
+// Every checker, sorted by name.
+const std::vector<CheckerInfo>& AllCheckers();
+// NotFound for an unknown name.
+absl::StatusOr<std::unique_ptr<Checker>> MakeChecker(std::string_view name, const CheckerConfig& config);
+
+}  // namespace checkers

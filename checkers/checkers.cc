@@ -1,0 +1,1 @@
+#include "checkers/checker.h"
