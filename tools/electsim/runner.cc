@@ -1,0 +1,318 @@
+#include "tools/electsim/runner.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "algorithms/leader_work.h"
+#include "algorithms/vocabulary.h"
+#include "fmt/format.h"
+#include "tools/electsim/duration.h"
+
+namespace electsim {
+namespace {
+
+// Tracks who is in the leader role, to resolve "leader" selectors, and arms
+// "pause during write" steps on the target's next write_begin.
+class LeaderTracker final : public sim::TraceSink {
+ public:
+  explicit LeaderTracker(uint32_t node_count) : claimed_at_(node_count) {}
+
+  void OnRecord(const sim::TraceRecord& r) override {
+    const uint32_t node = r.node.value();
+    if (r.kind == sim::TraceKind::kCrash && node < claimed_at_.size()) claimed_at_[node].reset();
+    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
+    if (r.payload->Is(vocab::kWriteBegin)) {
+      // Fire pending triggers for this node (a trigger may arm further ones).
+      std::vector<std::pair<uint32_t, std::function<void()>>> due;
+      for (auto it = write_triggers_.begin(); it != write_triggers_.end();) {
+        if (it->first == node) {
+          due.push_back(std::move(*it));
+          it = write_triggers_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      for (auto& [unused, action] : due) action();
+    }
+    if (node >= claimed_at_.size() || !r.payload->Is(vocab::kRoleChange)) return;
+    if (r.payload->Get(vocab::kFieldRole) == static_cast<int64_t>(vocab::Role::kLeader)) {
+      claimed_at_[node] = r.index;
+    } else {
+      claimed_at_[node].reset();
+    }
+  }
+
+  // The node that most recently became leader and still is; kNoNode if none.
+  sim::NodeId Leader() const {
+    sim::NodeId best = sim::kNoNode;
+    uint64_t best_index = 0;
+    for (uint32_t i = 0; i < claimed_at_.size(); ++i) {
+      if (claimed_at_[i] && (best == sim::kNoNode || *claimed_at_[i] > best_index)) {
+        best = sim::NodeId(i);
+        best_index = *claimed_at_[i];
+      }
+    }
+    return best;
+  }
+
+  void OnNextWrite(uint32_t node, std::function<void()> action) { write_triggers_.emplace_back(node, std::move(action)); }
+
+ private:
+  std::vector<std::optional<uint64_t>> claimed_at_;  // trace index of the current leadership claim
+  std::vector<std::pair<uint32_t, std::function<void()>>> write_triggers_;
+};
+
+class ScenarioDriver {
+ public:
+  ScenarioDriver(const Scenario& scenario, uint64_t seed)
+      : scenario_(scenario),
+        cluster_(scenario.cluster()),
+        sim_(seed, scenario.total_nodes(), scenario.network),
+        leaders_(scenario.nodes) {}
+
+  absl::StatusOr<RunResult> Run(const RunOptions& options) {
+    RunResult result;
+    result.seed = sim_.seed();
+    sim::TraceHasher hasher;
+    checkers::MetricsCollector metrics(scenario_.nodes);
+    std::vector<std::unique_ptr<checkers::Checker>> checkers;
+    checkers::CheckerConfig config;
+    config.node_count = scenario_.nodes;
+    config.liveness_within = scenario_.liveness_within;
+    config.liveness_after = scenario_.liveness_after.value_or(LastFaultEnd());
+    for (const std::string& name : scenario_.checkers) {
+      auto checker = checkers::MakeChecker(name, config);
+      if (!checker.ok()) return checker.status();
+      checkers.push_back(std::move(*checker));
+    }
+    sim_.AddTraceSink(&hasher);
+    sim_.AddTraceSink(&leaders_);
+    sim_.AddTraceSink(&metrics);
+    for (auto& checker : checkers) sim_.AddTraceSink(checker.get());
+    for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
+
+    for (uint32_t i = 0; i < scenario_.nodes; ++i) {
+      if (auto s = sim_.SetProcess(sim::NodeId(i), [this](sim::NodeId self) {
+            return scenario_.algorithm->CreateNode(self, cluster_, scenario_.options);
+          }); !s.ok()) {
+        return s;
+      }
+    }
+    const bool fencing = scenario_.fencing;
+    if (auto s = sim_.SetProcess(cluster_.resource, [fencing](sim::NodeId) { return algorithms::MakeSharedResource(fencing); }); !s.ok()) {
+      return s;
+    }
+    if (cluster_.store != sim::kNoNode) {
+      if (auto s = sim_.SetProcess(cluster_.store, [this](sim::NodeId) {
+            return scenario_.algorithm->CreateStore(cluster_, scenario_.options);
+          }); !s.ok()) {
+        return s;
+      }
+    }
+    for (const FaultStep& step : scenario_.faults) {
+      if (auto s = sim_.ScheduleAt(step.at, [this, &step] { Apply(step); }); !s.ok()) return s;
+    }
+    if (auto s = sim_.Start(); !s.ok()) return s;
+    if (auto s = sim_.RunUntil(scenario_.duration); !s.ok()) {
+      return absl::InternalError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
+    }
+    metrics.Finish(sim_.now());
+    for (auto& checker : checkers) {
+      checker->Finish(sim_.now());
+      if (checker->violation()) result.violations.push_back(*checker->violation());
+    }
+    result.trace_hash = hasher.hash();
+    result.trace_records = sim_.trace_records();
+    result.end = sim_.now();
+    result.stats = sim_.stats();
+    result.metrics = metrics.metrics();
+    result.notes = std::move(notes_);
+    Judge(result);
+    return result;
+  }
+
+ private:
+  sim::TimeNs LastFaultEnd() const {
+    sim::TimeNs last;
+    for (const FaultStep& step : scenario_.faults) last = std::max(last, step.EndsAt());
+    return last;
+  }
+
+  // kNoNode (with a note) when the selector names nobody right now.
+  sim::NodeId Resolve(const NodeSelector& selector, const FaultStep& step) {
+    switch (selector.kind) {
+      case NodeSelector::Kind::kId: return sim::NodeId(selector.id);
+      case NodeSelector::Kind::kResource: return cluster_.resource;
+      case NodeSelector::Kind::kStore: return cluster_.store;
+      case NodeSelector::Kind::kLeader: {
+        const sim::NodeId leader = leaders_.Leader();
+        if (leader == sim::kNoNode) Skip(step, "there is no leader");
+        return leader;
+      }
+    }
+    return sim::kNoNode;
+  }
+
+  void Skip(const FaultStep& step, const std::string& why) {
+    const std::string note = fmt::format("skipped {} at {}: {}", step.json_path, FormatDuration(step.at), why);
+    sim_.Note(note);
+    notes_.push_back(note);
+  }
+
+  void Check(const FaultStep& step, const absl::Status& status) {
+    if (!status.ok()) Skip(step, std::string(status.message()));
+  }
+
+  // Runs `undo` after the step's "for", if it has one.
+  void UndoLater(const FaultStep& step, std::function<void()> undo) {
+    if (!step.for_ns) return;
+    (void)sim_.ScheduleAt(sim_.now() + *step.for_ns, std::move(undo));
+  }
+
+  void Apply(const FaultStep& step) {
+    sim_.Note(fmt::format("fault {}", step.json_path));
+    using Action = FaultStep::Action;
+    switch (step.action) {
+      case Action::kCrash: {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node == sim::kNoNode) return;
+        Check(step, sim_.Crash(node));
+        UndoLater(step, [this, node, &step] { Check(step, sim_.Restart(node)); });
+        return;
+      }
+      case Action::kRestart: {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node != sim::kNoNode) Check(step, sim_.Restart(node));
+        return;
+      }
+      case Action::kPause: {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node == sim::kNoNode) return;
+        auto pause = [this, node, &step] {
+          Check(step, sim_.Pause(node));
+          UndoLater(step, [this, node, &step] { Check(step, sim_.Resume(node)); });
+        };
+        if (!step.during_write) {
+          pause();
+          return;
+        }
+        // Pause right after the handler that began the write returns.
+        leaders_.OnNextWrite(node.value(), [this, pause] { (void)sim_.ScheduleAt(sim_.now(), pause); });
+        return;
+      }
+      case Action::kResume: {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node != sim::kNoNode) Check(step, sim_.Resume(node));
+        return;
+      }
+      case Action::kPartition:
+      case Action::kIsolate: {
+        std::vector<std::vector<sim::NodeId>> groups;
+        if (step.action == Action::kIsolate) {
+          const sim::NodeId node = Resolve(step.node, step);
+          if (node == sim::kNoNode) return;
+          groups.push_back({node});
+        } else {
+          for (const auto& group : step.groups) {
+            groups.emplace_back();
+            for (const NodeSelector& selector : group) {
+              const sim::NodeId node = Resolve(selector, step);
+              if (node == sim::kNoNode) return;
+              groups.back().push_back(node);
+            }
+          }
+        }
+        Check(step, sim_.Partition(groups));
+        UndoLater(step, [this] { sim_.HealNetwork(); });
+        return;
+      }
+      case Action::kCut: {
+        const sim::NodeId from = Resolve(step.node, step);
+        const sim::NodeId to = Resolve(step.to, step);
+        if (from == sim::kNoNode || to == sim::kNoNode) return;
+        Check(step, sim_.CutOneWay(from, to));
+        UndoLater(step, [this] { sim_.HealNetwork(); });
+        return;
+      }
+      case Action::kHeal:
+        sim_.HealNetwork();
+        return;
+      case Action::kClockDrift: {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node != sim::kNoNode) Check(step, sim_.SetClockDrift(node, step.drift_ppm));
+        return;
+      }
+      case Action::kClockShift: {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node != sim::kNoNode) Check(step, sim_.ShiftClock(node, step.shift));
+        return;
+      }
+      case Action::kNetwork:
+        Check(step, sim_.SetAllLinks(step.link));
+        return;
+      case Action::kLink: {
+        const sim::NodeId from = Resolve(step.node, step);
+        const sim::NodeId to = Resolve(step.to, step);
+        if (from != sim::kNoNode && to != sim::kNoNode) Check(step, sim_.SetLink(from, to, step.link));
+        return;
+      }
+    }
+  }
+
+  void Judge(RunResult& result) const {
+    const Expectation& expect = scenario_.expect;
+    const std::vector<std::string> fired = result.violated_checkers();
+    for (const std::string& name : fired) {
+      if (!std::binary_search(expect.violations.begin(), expect.violations.end(), name)) {
+        result.failed_expectations.push_back(fmt::format("unexpected {} violation", name));
+      }
+    }
+    for (const std::string& name : expect.violations) {
+      if (!std::binary_search(fired.begin(), fired.end(), name)) {
+        result.failed_expectations.push_back(fmt::format("expected a {} violation, none was found", name));
+      }
+    }
+    const auto& m = result.metrics;
+    if (expect.multi_leader && *expect.multi_leader != (m.multi_leader_time > sim::TimeNs(0))) {
+      result.failed_expectations.push_back(*expect.multi_leader
+                                               ? "expected two leaders at once at some point, never saw it"
+                                               : fmt::format("expected never two leaders at once, saw it for {}",
+                                                             FormatDuration(m.multi_leader_time)));
+    }
+    const bool elected = !m.leaders_by_term.empty();
+    if (expect.elected && *expect.elected != elected) {
+      result.failed_expectations.push_back(*expect.elected ? "expected a leader to be elected, none was"
+                                                           : "expected no leader to be elected, one was");
+    }
+    if (expect.writes_rejected_min && m.writes_rejected < *expect.writes_rejected_min) {
+      result.failed_expectations.push_back(fmt::format("expected at least {} rejected stale writes, saw {}",
+                                                       *expect.writes_rejected_min, m.writes_rejected));
+    }
+    if (expect.writes_accepted_min && m.writes_accepted < *expect.writes_accepted_min) {
+      result.failed_expectations.push_back(fmt::format("expected at least {} accepted writes, saw {}",
+                                                       *expect.writes_accepted_min, m.writes_accepted));
+    }
+  }
+
+  const Scenario& scenario_;
+  algorithms::Cluster cluster_;
+  sim::Simulator sim_;
+  LeaderTracker leaders_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::vector<std::string> RunResult::violated_checkers() const {
+  std::vector<std::string> names;
+  for (const auto& v : violations) names.push_back(v.checker);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options) {
+  ScenarioDriver driver(scenario, seed);
+  return driver.Run(options);
+}
+
+}  // namespace electsim

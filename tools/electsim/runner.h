@@ -1,0 +1,41 @@
+// Runs a scenario under a seed: builds the cluster, schedules the faults,
+// feeds the trace to the hasher, the checkers and the metrics, and judges the
+// result against the scenario's expectations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "checkers/checker.h"
+#include "checkers/metrics.h"
+#include "sim/simulator.h"
+#include "sim/trace.h"
+#include "tools/electsim/scenario.h"
+
+namespace electsim {
+
+struct RunResult {
+  uint64_t seed = 0;
+  uint64_t trace_hash = 0;
+  uint64_t trace_records = 0;
+  sim::TimeNs end;
+  sim::SimulatorStats stats;
+  checkers::RunMetrics metrics;
+  std::vector<checkers::Violation> violations;   // one per checker that fired, in checker-name order
+  std::vector<std::string> failed_expectations;  // readable, empty when the run met them all
+  std::vector<std::string> notes;                // fault steps that could not apply (e.g. no leader to crash)
+
+  bool met_expectations() const { return failed_expectations.empty(); }
+  std::vector<std::string> violated_checkers() const;
+};
+
+struct RunOptions {
+  std::vector<sim::TraceSink*> extra_sinks;  // e.g. a JSONL writer
+};
+
+// Errors are bad input only (a scenario that cannot run); violations are results.
+absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options = {});
+
+}  // namespace electsim

@@ -1,0 +1,142 @@
+// The electsim binary end to end: exit statuses, files written whole or not
+// at all, repro and replay.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome Electsim(const std::string& args) {
+  const std::string command = std::string(ELECTSIM_BINARY) + " " + args + " 2>&1";
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, n);
+  const int status = pclose(pipe);
+  outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+std::string Scenario(const std::string& name) { return std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name; }
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("electsim-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, RunPrintsSummaryAndHashAndExitsZero) {
+  const Outcome out = Electsim("run " + Scenario("raft-healthy.json") + " --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_NE(out.output.find("leaders by term:"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("trace-hash: 0x"), std::string::npos) << out.output;
+}
+
+TEST_F(CliTest, SameSeedSameHashDifferentSeedDifferentHash) {
+  auto hash = [&](int seed) {
+    const Outcome out = Electsim("run " + Scenario("raft-leader-crash.json") + " --seed " + std::to_string(seed));
+    const size_t at = out.output.find("trace-hash: ");
+    return at == std::string::npos ? std::string() : out.output.substr(at, 30);
+  };
+  const std::string first = hash(5);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first, hash(5));
+  EXPECT_NE(first, hash(6));
+}
+
+TEST_F(CliTest, MalformedScenarioExitsTwoNamingFileAndPathAndWritesNothing) {
+  const std::string path = Write("bad.json", R"({"nodes": 5, "duration": "-1s", "algorithm": "raft"})");
+  const std::string trace = (dir_ / "trace.jsonl").string();
+  const Outcome out = Electsim("run " + path + " --trace " + trace + " --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find(path + ": at /duration: expected a duration"), std::string::npos) << out.output;
+  EXPECT_FALSE(fs::exists(trace));
+  EXPECT_FALSE(fs::exists(trace + ".tmp"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);  // only bad.json
+}
+
+TEST_F(CliTest, UnknownOptionAndMissingFileExitTwo) {
+  EXPECT_EQ(Electsim("run " + Scenario("raft-healthy.json") + " --sede 3").exit_status, 2);
+  EXPECT_EQ(Electsim("run /nonexistent/scenario.json").exit_status, 2);
+  EXPECT_EQ(Electsim("frobnicate").exit_status, 2);
+  EXPECT_EQ(Electsim("sweep " + Scenario("raft-healthy.json") + " --seeds 0").exit_status, 2);
+}
+
+TEST_F(CliTest, TraceFileIsCompleteJsonLines) {
+  const std::string trace = (dir_ / "trace.jsonl").string();
+  const Outcome out = Electsim("run " + Scenario("raft-healthy.json") + " --trace " + trace);
+  ASSERT_EQ(out.exit_status, 0) << out.output;
+  std::ifstream in(trace);
+  std::string line;
+  uint64_t lines = 0;
+  while (std::getline(in, line)) {
+    ASSERT_TRUE(nlohmann::json::accept(line)) << line;
+    ++lines;
+  }
+  EXPECT_GT(lines, 100u);
+}
+
+TEST_F(CliTest, ViolationWritesReproAndReplayReproducesTheHash) {
+  const Outcome out = Electsim("run " + Scenario("raft-bug-vote-twice.json") + " --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 0) << out.output;  // the scenario expects its violation
+  std::string repro;
+  for (const auto& entry : fs::directory_iterator(dir_)) repro = entry.path().string();
+  ASSERT_FALSE(repro.empty()) << out.output;
+  const Outcome replay = Electsim("replay " + repro);
+  EXPECT_EQ(replay.exit_status, 0) << replay.output;
+  EXPECT_NE(replay.output.find("trace hash matches"), std::string::npos) << replay.output;
+  EXPECT_NE(replay.output.find("election_safety"), std::string::npos) << replay.output;
+
+  // A tampered hash must be caught.
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(repro));
+  doc["trace_hash"] = "0x0000000000000001";
+  const std::string tampered = Write("tampered.json", doc.dump());
+  EXPECT_EQ(Electsim("replay " + tampered).exit_status, 1);
+}
+
+TEST_F(CliTest, UnexpectedViolationExitsOne) {
+  std::ifstream in(Scenario("raft-bug-vote-twice.json"));
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("expect");
+  const std::string path = Write("unexpected.json", doc.dump());
+  const Outcome out = Electsim("run " + path + " --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 1) << out.output;
+  EXPECT_NE(out.output.find("reproduce: build/electsim run"), std::string::npos) << out.output;
+}
+
+TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
+  const Outcome out = Electsim("list");
+  EXPECT_EQ(out.exit_status, 0);
+  for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness"}) {
+    EXPECT_NE(out.output.find(expected), std::string::npos) << expected;
+  }
+}
+
+}  // namespace

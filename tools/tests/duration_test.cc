@@ -1,0 +1,38 @@
+#include "tools/electsim/duration.h"
+
+#include "gtest/gtest.h"
+
+namespace electsim {
+namespace {
+
+TEST(Duration_Parse, UnitsAndValues) {
+  EXPECT_EQ(*ParseDuration("150ms"), sim::TimeNs::Millis(150));
+  EXPECT_EQ(*ParseDuration("2s"), sim::TimeNs::Seconds(2));
+  EXPECT_EQ(*ParseDuration("7ns"), sim::TimeNs(7));
+  EXPECT_EQ(*ParseDuration("250us"), sim::TimeNs::Micros(250));
+  EXPECT_EQ(*ParseDuration("1m"), sim::TimeNs::Seconds(60));
+  EXPECT_EQ(*ParseDuration("0s"), sim::TimeNs(0));
+  EXPECT_EQ(*ParseDuration("-200ms", true), sim::TimeNs::Millis(-200));
+  EXPECT_EQ(*ParseDuration("+200ms", true), sim::TimeNs::Millis(200));
+}
+
+TEST(Duration_Parse, RejectsMalformedWithReason) {
+  for (const char* bad : {"", "ms", "150", "150 ms", "1.5s", "5h", "-5ms", "+5ms", "99999999999999999999s", "10000000000s"}) {
+    auto parsed = ParseDuration(bad);
+    EXPECT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("expected a duration"), std::string::npos) << parsed.status();
+  }
+  EXPECT_NE(ParseDuration("-5ms").status().message().find("cannot be negative"), std::string::npos);
+}
+
+TEST(Duration_Format, LargestExactUnitAndSeconds) {
+  EXPECT_EQ(FormatDuration(sim::TimeNs::Millis(1500)), "1500ms");
+  EXPECT_EQ(FormatDuration(sim::TimeNs::Seconds(2)), "2s");
+  EXPECT_EQ(FormatDuration(sim::TimeNs(0)), "0s");
+  EXPECT_EQ(FormatDuration(sim::TimeNs(-3000)), "-3us");
+  EXPECT_EQ(FormatSeconds(sim::TimeNs(1234567891)), "1.234567s");
+  EXPECT_EQ(FormatSeconds(sim::TimeNs::Millis(5)), "0.005000s");
+}
+
+}  // namespace
+}  // namespace electsim
