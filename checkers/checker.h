@@ -66,4 +66,8 @@ const std::vector<CheckerInfo>& AllCheckers();
 // NotFound for an unknown name.
 absl::StatusOr<std::unique_ptr<Checker>> MakeChecker(std::string_view name, const CheckerConfig& config);
 
+// One line: "election_safety at 1.234567s (trace #812): nodes 1 and 3 both
+// claimed leadership of term 4".
+std::string DescribeViolation(const Violation& violation);
+
 }  // namespace checkers

@@ -1,1 +1,68 @@
+// The checker registry and the one-line rendering of a violation.
+#include <algorithm>
+
+#include "absl/status/status.h"
 #include "checkers/checker.h"
+#include "checkers/factories.h"
+#include "checkers/format.h"
+#include "fmt/format.h"
+
+namespace checkers {
+namespace {
+
+using Factory = std::unique_ptr<Checker> (*)(const CheckerConfig&);
+
+struct Entry {
+  CheckerInfo info;
+  Factory factory;
+};
+
+// Sorted by name; AllCheckers() promises that order.
+const std::vector<Entry>& Registry() {
+  static const std::vector<Entry> entries = {
+      {{"election_safety", "two distinct nodes claim leadership of the same term", true},
+       &MakeElectionSafetyChecker},
+      {{"liveness",
+        "a single leader known to every live node exists within the allowed time after faults heal", false},
+       &MakeLivenessChecker},
+      {{"single_leader", "two or more nodes hold the leader role at the same instant (split brain)", false},
+       &MakeSingleLeaderChecker},
+      {{"single_vote", "a node votes for two different candidates in the same term", true},
+       &MakeSingleVoteChecker},
+      {{"stale_token", "the resource accepts a write with a token lower than one it already accepted", true},
+       &MakeStaleTokenChecker},
+      {{"term_monotonic", "a node's term goes down (terms are persisted across restarts)", true},
+       &MakeTermMonotonicChecker},
+  };
+  return entries;
+}
+
+}  // namespace
+
+const std::vector<CheckerInfo>& AllCheckers() {
+  static const std::vector<CheckerInfo> infos = [] {
+    std::vector<CheckerInfo> out;
+    for (const Entry& entry : Registry()) out.push_back(entry.info);
+    return out;
+  }();
+  return infos;
+}
+
+absl::StatusOr<std::unique_ptr<Checker>> MakeChecker(std::string_view name, const CheckerConfig& config) {
+  for (const Entry& entry : Registry()) {
+    if (entry.info.name == name) return entry.factory(config);
+  }
+  std::string known;
+  for (const Entry& entry : Registry()) {
+    if (!known.empty()) known += ", ";
+    known += entry.info.name;
+  }
+  return absl::NotFoundError(fmt::format("unknown checker \"{}\" (known: {})", name, known));
+}
+
+std::string DescribeViolation(const Violation& violation) {
+  return fmt::format("{} at {} (trace #{}): {}", violation.checker, FormatSeconds(violation.time),
+                     violation.trace_index, violation.message);
+}
+
+}  // namespace checkers

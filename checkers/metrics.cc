@@ -1,1 +1,101 @@
 #include "checkers/metrics.h"
+
+#include <algorithm>
+
+#include "algorithms/vocabulary.h"
+
+namespace checkers {
+
+MetricsCollector::MetricsCollector(uint32_t node_count) : view_(node_count) {
+  OpenEpisode(sim::TimeNs(0), "start");
+}
+
+void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
+  if (finished_) return;
+  AdvanceTo(r.time);
+  if (r.kind == sim::TraceKind::kSend) {
+    ++metrics_.messages_sent;
+    ++metrics_.messages_by_type[r.payload == nullptr ? std::string() : std::string(r.payload->type())];
+    return;
+  }
+  if (r.kind == sim::TraceKind::kObserve && r.payload != nullptr) CountObservation(*r.payload);
+  if (!view_.Apply(r)) return;
+  role_holders_ = view_.RoleHolders().size();
+  TrackLeadership(r);
+}
+
+void MetricsCollector::Finish(sim::TimeNs end) {
+  if (finished_) return;
+  AdvanceTo(end);
+  finished_ = true;
+}
+
+void MetricsCollector::AdvanceTo(sim::TimeNs time) {
+  if (time <= last_time_) return;
+  const sim::TimeNs span = time - last_time_;
+  if (role_holders_ == 0) metrics_.no_leader_time += span;
+  if (role_holders_ >= 2) metrics_.multi_leader_time += span;
+  last_time_ = time;
+}
+
+void MetricsCollector::CountObservation(const sim::Observation& o) {
+  if (o.Is(vocab::kWrite)) ++metrics_.writes_sent;
+  if (o.Is(vocab::kResourceAccept)) ++metrics_.writes_accepted;
+  if (o.Is(vocab::kResourceReject)) ++metrics_.writes_rejected;
+  if (o.Is(vocab::kTermChange) || o.Is(vocab::kRoleChange)) {
+    metrics_.max_term = std::max(metrics_.max_term, o.Get(vocab::kFieldTerm));
+  }
+}
+
+void MetricsCollector::TrackLeadership(const sim::TraceRecord& r) {
+  // 1. Losing the current leader opens the next episode.
+  if (current_leader_) {
+    const NodeView& leader = view_.node(*current_leader_);
+    const char* cause = !leader.up                            ? "leader crashed"
+                        : leader.paused                       ? "leader paused"
+                        : leader.role != vocab::Role::kLeader ? "leader stepped down"
+                                                              : nullptr;
+    if (cause != nullptr) {
+      current_leader_.reset();
+      OpenEpisode(r.time, cause);
+    }
+  }
+
+  // 2. A claim ends a waiting episode; so does a paused leader resuming in its
+  // role while nobody replaced it (it never stopped leading, it was only absent).
+  const uint32_t node = r.node.value();
+  const bool claim = r.kind == sim::TraceKind::kObserve && r.payload->Is(vocab::kRoleChange) &&
+                     view_.node(node).role == vocab::Role::kLeader;
+  const bool resumed_leading = r.kind == sim::TraceKind::kResume && view_.HoldsLeaderRole(node);
+  if (claim) {
+    std::vector<sim::NodeId>& claimers = metrics_.leaders_by_term[view_.node(node).role_term];
+    if (std::find(claimers.begin(), claimers.end(), r.node) == claimers.end()) claimers.push_back(r.node);
+  }
+  if ((claim || resumed_leading) && !current_leader_) {
+    Elect(r.time, r.node, view_.node(node).role_term);
+  } else if (claim && *current_leader_ != node) {
+    // Handed over without a gap: the newcomer's episode takes no time to elect.
+    OpenEpisode(r.time, "leader changed");
+    Elect(r.time, r.node, view_.node(node).role_term);
+  }
+
+  // 3. The latest episode is known once every live node follows its leader.
+  Election& latest = metrics_.elections.back();
+  if (current_leader_ && latest.elected && !latest.known && view_.LiveNonBelievers(*current_leader_).empty()) {
+    latest.known = r.time;
+  }
+}
+
+void MetricsCollector::OpenEpisode(sim::TimeNs at, std::string cause) {
+  metrics_.elections.push_back(Election{.started = at, .cause = std::move(cause)});
+}
+
+void MetricsCollector::Elect(sim::TimeNs at, sim::NodeId leader, int64_t term) {
+  Election& latest = metrics_.elections.back();
+  latest.elected = at;
+  latest.leader = leader;
+  latest.term = term;
+  current_leader_ = leader.value();
+}
+
+}  // namespace checkers

@@ -4,33 +4,41 @@
 #pragma once
 
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "checkers/cluster_view.h"
 #include "sim/trace.h"
 #include "sim/types.h"
 
 namespace checkers {
 
+// One election episode. It starts at time 0 ("start") and again whenever the
+// current leader is lost: it crashes ("leader crashed"), is paused ("leader
+// paused") or leaves the leader role ("leader stepped down"). When another
+// node claims leadership while the current leader still holds the role, that
+// claim is an episode of its own ("leader changed") with elected == started;
+// the previous episode keeps whatever it reached.
 struct Election {
   sim::TimeNs started;                // when the previous leader was lost (0 for the first)
-  std::string cause;                  // "start", "leader crashed", "leader paused", "leader stepped down", ...
-  std::optional<sim::TimeNs> elected; // first leader claim after `started`
-  std::optional<sim::TimeNs> known;   // every live election node believes in that leader
+  std::string cause;                  // "start", "leader crashed", "leader paused", "leader stepped down", "leader changed"
+  std::optional<sim::TimeNs> elected; // first leader claim after `started` (or the paused leader resuming in its role)
+  std::optional<sim::TimeNs> known;   // every live (up, unpaused) election node believes in that leader
   sim::NodeId leader = sim::kNoNode;
   int64_t term = -1;
 };
 
 struct RunMetrics {
   std::vector<Election> elections;
-  std::map<int64_t, std::vector<sim::NodeId>> leaders_by_term;  // term -> nodes that claimed it, in order
+  std::map<int64_t, std::vector<sim::NodeId>> leaders_by_term;  // term -> nodes that claimed it, each once, in order
   int64_t max_term = 0;
   uint64_t messages_sent = 0;                       // all sends, services included
   std::map<std::string, uint64_t> messages_by_type; // sends per message type
-  sim::TimeNs no_leader_time;     // no live node in the leader role
-  sim::TimeNs multi_leader_time;  // two or more nodes in the leader role at once
+  // Both count nodes holding the role (a paused node still holds it), so they
+  // describe beliefs; elections describe availability.
+  sim::TimeNs no_leader_time;     // no up election node in the leader role
+  sim::TimeNs multi_leader_time;  // two or more up election nodes in the leader role at once
   uint64_t writes_sent = 0;
   uint64_t writes_accepted = 0;
   uint64_t writes_rejected = 0;
@@ -40,15 +48,28 @@ class MetricsCollector final : public sim::TraceSink {
  public:
   explicit MetricsCollector(uint32_t node_count);
   void OnRecord(const sim::TraceRecord& record) override;
-  // Closes open intervals at `end`; call once.
+  // Closes open intervals at `end`; call once (later calls do nothing).
   void Finish(sim::TimeNs end);
   const RunMetrics& metrics() const { return metrics_; }
 
  private:
-  // Implementation state lives in metrics.cc's choice of members.
-  struct State;
-  std::shared_ptr<State> state_;
+  // Adds the span since the last record to the no/multi leader times.
+  void AdvanceTo(sim::TimeNs time);
+  void CountObservation(const sim::Observation& observation);
+  // Election episodes, after the view has taken the record in.
+  void TrackLeadership(const sim::TraceRecord& record);
+  void OpenEpisode(sim::TimeNs at, std::string cause);
+  void Elect(sim::TimeNs at, sim::NodeId leader, int64_t term);
+
+  ClusterView view_;
   RunMetrics metrics_;
+  // Time of the last record; no/multi leader time is counted up to here.
+  sim::TimeNs last_time_;
+  // Nodes holding the leader role since the last record.
+  size_t role_holders_ = 0;
+  // Leader of the latest episode while it still leads; unset while an episode waits for its leader.
+  std::optional<uint32_t> current_leader_;
+  bool finished_ = false;
 };
 
 }  // namespace checkers

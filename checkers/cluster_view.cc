@@ -1,0 +1,67 @@
+#include "checkers/cluster_view.h"
+
+namespace checkers {
+
+bool ClusterView::Apply(const sim::TraceRecord& r) {
+  if (!IsElectionNode(r.node)) return false;
+  NodeView& n = nodes_[r.node.value()];
+  switch (r.kind) {
+    case sim::TraceKind::kStart:    // a fresh process: volatile beliefs start empty
+    case sim::TraceKind::kCrash:    // a crashed node is in no role at all
+    case sim::TraceKind::kRestart:
+      n.up = r.kind != sim::TraceKind::kCrash;
+      n.paused = false;
+      n.role = vocab::Role::kFollower;
+      n.believed_leader = vocab::kNobody;
+      return true;
+    case sim::TraceKind::kPause:
+      n.paused = true;
+      return true;
+    case sim::TraceKind::kResume:
+      n.paused = false;
+      return true;
+    case sim::TraceKind::kObserve: {
+      if (r.payload == nullptr) return false;
+      const sim::Observation& o = *r.payload;
+      if (o.Is(vocab::kRoleChange)) {
+        n.role = static_cast<vocab::Role>(o.Get(vocab::kFieldRole));
+        n.role_term = o.Get(vocab::kFieldTerm, -1);
+        return true;
+      }
+      if (o.Is(vocab::kBelief)) {
+        n.believed_leader = o.Get(vocab::kFieldLeader, vocab::kNobody);
+        return true;
+      }
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+std::vector<sim::NodeId> ClusterView::RoleHolders() const {
+  std::vector<sim::NodeId> out;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (HoldsLeaderRole(i)) out.push_back(sim::NodeId(i));
+  }
+  return out;
+}
+
+std::vector<sim::NodeId> ClusterView::LiveLeaders() const {
+  std::vector<sim::NodeId> out;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (IsLive(i) && nodes_[i].role == vocab::Role::kLeader) out.push_back(sim::NodeId(i));
+  }
+  return out;
+}
+
+std::vector<sim::NodeId> ClusterView::LiveNonBelievers(uint32_t leader) const {
+  std::vector<sim::NodeId> out;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (i == leader || !IsLive(i)) continue;
+    if (nodes_[i].believed_leader != static_cast<int64_t>(leader)) out.push_back(sim::NodeId(i));
+  }
+  return out;
+}
+
+}  // namespace checkers

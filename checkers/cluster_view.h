@@ -1,0 +1,59 @@
+// What every election node currently is, rebuilt from the trace: up or
+// crashed, paused or running, its role and whom it believes leads. Shared by
+// the checkers that reason about instants (single_leader, liveness) and by
+// the metrics, so that they all agree on what "in the leader role" means.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/vocabulary.h"
+#include "sim/trace.h"
+#include "sim/types.h"
+
+namespace checkers {
+
+struct NodeView {
+  // False between a crash and the restart.
+  bool up = true;
+  // Frozen: it takes no steps, but still believes whatever it believed.
+  bool paused = false;
+  vocab::Role role = vocab::Role::kFollower;
+  // Term of the last role change; -1 before the first.
+  int64_t role_term = -1;
+  // Leader named by the last belief observation; a fresh process knows nobody.
+  int64_t believed_leader = vocab::kNobody;
+};
+
+class ClusterView {
+ public:
+  explicit ClusterView(uint32_t node_count) : nodes_(node_count) {}
+
+  // Applies one record; returns true when some election node's view changed
+  // (callers re-evaluate their conditions only then).
+  bool Apply(const sim::TraceRecord& record);
+
+  uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
+  bool IsElectionNode(sim::NodeId node) const { return node.value() < nodes_.size(); }
+  const NodeView& node(uint32_t index) const { return nodes_[index]; }
+
+  // Up (a paused node included: it still believes it leads) and in the leader role.
+  bool HoldsLeaderRole(uint32_t index) const {
+    return nodes_[index].up && nodes_[index].role == vocab::Role::kLeader;
+  }
+  // Up and not paused: able to take steps and to learn who leads.
+  bool IsLive(uint32_t index) const { return nodes_[index].up && !nodes_[index].paused; }
+
+  // Nodes holding the leader role (paused ones included), by id.
+  std::vector<sim::NodeId> RoleHolders() const;
+  // Live nodes in the leader role, by id.
+  std::vector<sim::NodeId> LiveLeaders() const;
+  // Live nodes other than `leader` whose belief is not `leader`. The leader
+  // itself needs no belief record: holding the role is its belief.
+  std::vector<sim::NodeId> LiveNonBelievers(uint32_t leader) const;
+
+ private:
+  std::vector<NodeView> nodes_;
+};
+
+}  // namespace checkers

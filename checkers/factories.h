@@ -1,0 +1,17 @@
+// One factory per checker; each lives in its own .cc file next to its class.
+#pragma once
+
+#include <memory>
+
+#include "checkers/checker.h"
+
+namespace checkers {
+
+std::unique_ptr<Checker> MakeElectionSafetyChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeLivenessChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeSingleLeaderChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeSingleVoteChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeStaleTokenChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeTermMonotonicChecker(const CheckerConfig& config);
+
+}  // namespace checkers

@@ -1,0 +1,17 @@
+// Small text helpers for violation messages and reports. Integer arithmetic
+// only, so a message reads the same on every machine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/types.h"
+
+namespace checkers {
+
+// "1.234567s": seconds with six decimals, truncated from integer ns.
+std::string FormatSeconds(sim::TimeNs time);
+// "node 2", "nodes 1 and 3", "nodes 0, 1 and 4".
+std::string NodesPhrase(const std::vector<sim::NodeId>& nodes);
+
+}  // namespace checkers

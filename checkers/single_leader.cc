@@ -1,0 +1,72 @@
+// single_leader (off by default): at no instant do two or more election nodes
+// hold the leader role. A crashed node holds no role; a paused node still
+// believes it leads and so still counts. Stronger than election_safety (the
+// two leaders may have different terms): Raft does not promise it while the
+// network is partitioned, so scenarios switch it on to demonstrate split brain.
+//
+// An instant is judged by the state after all of its records: two records at
+// the same time (a claim and the step-down it races with) are not an overlap.
+#include <optional>
+#include <vector>
+
+#include "checkers/cluster_view.h"
+#include "checkers/factories.h"
+#include "checkers/format.h"
+#include "fmt/format.h"
+
+namespace checkers {
+namespace {
+
+class SingleLeaderChecker final : public Checker {
+ public:
+  explicit SingleLeaderChecker(const CheckerConfig& config) : view_(config.node_count) {}
+
+  std::string_view name() const override { return "single_leader"; }
+
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (violation()) return;
+    if (r.time > now_) CloseInstant();
+    now_ = r.time;
+    if (!view_.Apply(r)) return;
+    const bool several = view_.RoleHolders().size() >= 2;
+    if (several && !overlap_since_index_) overlap_since_index_ = r.index;
+    if (!several) overlap_since_index_.reset();
+  }
+
+  void Finish(sim::TimeNs) override {
+    if (!violation()) CloseInstant();
+  }
+
+ private:
+  void CloseInstant() {
+    if (!overlap_since_index_) return;
+    const std::vector<sim::NodeId> leaders = view_.RoleHolders();
+    int64_t max_term = -1;
+    std::string terms;
+    for (const sim::NodeId node : leaders) {
+      const int64_t term = view_.node(node.value()).role_term;
+      if (term > max_term) max_term = term;
+      if (!terms.empty()) terms += ", ";
+      terms += fmt::format("{}", term);
+    }
+    Report({.time = now_,
+            .trace_index = *overlap_since_index_,
+            .nodes = leaders,
+            .term = max_term,
+            .message = fmt::format("{} were {} in the leader role at once (terms {})", NodesPhrase(leaders),
+                                   leaders.size() == 2 ? "both" : "all", terms)});
+  }
+
+  ClusterView view_;
+  sim::TimeNs now_;
+  // Record after which two or more nodes have held the role, if they still do.
+  std::optional<uint64_t> overlap_since_index_;
+};
+
+}  // namespace
+
+std::unique_ptr<Checker> MakeSingleLeaderChecker(const CheckerConfig& config) {
+  return std::make_unique<SingleLeaderChecker>(config);
+}
+
+}  // namespace checkers

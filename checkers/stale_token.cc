@@ -1,0 +1,61 @@
+// stale_token: the shared resource never accepts a write whose fencing token
+// is lower than a token it already accepted. The maximum is rebuilt from the
+// accept stream itself; the record's "highest" field is the resource's own
+// claim and is not trusted. A token equal to the maximum is fine (the same
+// leader writing again).
+#include <map>
+
+#include "algorithms/vocabulary.h"
+#include "checkers/factories.h"
+#include "fmt/format.h"
+
+namespace checkers {
+namespace {
+
+class StaleTokenChecker final : public Checker {
+ public:
+  explicit StaleTokenChecker(const CheckerConfig&) {}
+
+  std::string_view name() const override { return "stale_token"; }
+
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
+    const sim::Observation& o = *r.payload;
+    if (!o.Is(vocab::kResourceAccept)) return;
+    const int64_t token = o.Get(vocab::kFieldToken);
+    const sim::NodeId writer(static_cast<uint32_t>(o.Get(vocab::kFieldWriter)));
+    // Keyed by the resource's node id, in case a scenario ever has several.
+    auto [it, inserted] = highest_by_resource_.try_emplace(r.node.value(), Accepted{token, writer});
+    if (inserted) return;
+    Accepted& highest = it->second;
+    if (token >= highest.token) {
+      highest = Accepted{token, writer};
+      return;
+    }
+    std::vector<sim::NodeId> nodes = {writer};
+    if (highest.writer != writer) nodes.push_back(highest.writer);
+    Report({.time = r.time,
+            .trace_index = r.index,
+            .nodes = std::move(nodes),
+            .token = token,
+            .message = fmt::format("the resource accepted token {} from node {} after already accepting token {} "
+                                   "from node {}",
+                                   token, writer.value(), highest.token, highest.writer.value())});
+  }
+
+ private:
+  struct Accepted {
+    int64_t token = 0;
+    sim::NodeId writer;
+  };
+  // Highest token each resource accepted, and who wrote it.
+  std::map<uint32_t, Accepted> highest_by_resource_;
+};
+
+}  // namespace
+
+std::unique_ptr<Checker> MakeStaleTokenChecker(const CheckerConfig& config) {
+  return std::make_unique<StaleTokenChecker>(config);
+}
+
+}  // namespace checkers

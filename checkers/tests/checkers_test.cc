@@ -1,0 +1,333 @@
+#include "checkers/checker.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "checkers/tests/trace_builder.h"
+#include "gtest/gtest.h"
+
+namespace checkers {
+namespace {
+
+using trace_testing::Ms;
+using trace_testing::TraceBuilder;
+using sim::NodeId;
+using sim::TraceKind;
+
+std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& config, const TraceBuilder& trace,
+                             sim::TimeNs end) {
+  auto checker = MakeChecker(name, config);
+  EXPECT_TRUE(checker.ok()) << checker.status();
+  trace.FeedTo(**checker);
+  (*checker)->Finish(end);
+  return std::move(*checker);
+}
+
+CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = node_count}; }
+
+// ---- registry and rendering ----
+
+TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
+  std::vector<std::string> names;
+  for (const CheckerInfo& info : AllCheckers()) {
+    names.push_back(info.name);
+    const bool expected_on = info.name != "single_leader" && info.name != "liveness";
+    EXPECT_EQ(info.on_by_default, expected_on) << info.name;
+    EXPECT_FALSE(info.summary.empty()) << info.name;
+    auto checker = MakeChecker(info.name, Nodes(3));
+    ASSERT_TRUE(checker.ok()) << info.name;
+    EXPECT_EQ((*checker)->name(), info.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"election_safety", "liveness", "single_leader", "single_vote",
+                                             "stale_token", "term_monotonic"}));
+}
+
+TEST(Registry_MakeChecker, UnknownNameIsNotFound) {
+  auto checker = MakeChecker("no_such_checker", Nodes(3));
+  EXPECT_EQ(checker.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(DescribeViolation_OneLine, FormatsSecondsFromIntegerNanoseconds) {
+  Violation v{.checker = "election_safety",
+              .time = sim::TimeNs(1234567890),
+              .trace_index = 812,
+              .message = "nodes 1 and 3 both claimed leadership of term 4"};
+  EXPECT_EQ(DescribeViolation(v),
+            "election_safety at 1.234567s (trace #812): nodes 1 and 3 both claimed leadership of term 4");
+  v.time = sim::TimeNs(0);
+  EXPECT_EQ(DescribeViolation(v),
+            "election_safety at 0.000000s (trace #812): nodes 1 and 3 both claimed leadership of term 4");
+  v.time = sim::TimeNs(999);  // truncated, not rounded
+  EXPECT_NE(DescribeViolation(v).find(" at 0.000000s "), std::string::npos);
+  v.time = sim::TimeNs(-1500000);
+  EXPECT_NE(DescribeViolation(v).find(" at -0.001500s "), std::string::npos);
+}
+
+// ---- election_safety ----
+
+TEST(ElectionSafety_Fires, SecondNodeClaimingSameTerm) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Lead(Ms(10), 1, 4);
+  t.Lead(Ms(20), 2, 5);
+  const uint64_t bad = t.Lead(Ms(30), 3, 4);
+  t.Lead(Ms(40), 4, 4);  // later violations are not reported
+  auto checker = RunChecker("election_safety", Nodes(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.checker, "election_safety");
+  EXPECT_EQ(v.time, Ms(30));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1), NodeId(3)}));
+  EXPECT_EQ(v.term, 4);
+  EXPECT_EQ(v.token, 4);
+  EXPECT_EQ(DescribeViolation(v), "election_safety at 0.030000s (trace #7): nodes 1 and 3 both claimed leadership "
+                                  "of term 4");
+}
+
+TEST(ElectionSafety_Quiet, SameNodeReclaimingAndDistinctTerms) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 1, 4);
+  t.Follow(Ms(15), 1, 4);
+  t.Lead(Ms(20), 1, 4);  // the same node re-announcing term 4
+  t.Lead(Ms(30), 2, 5);
+  t.Observe(Ms(40), 2, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(4)));  // not a claim
+  t.Lead(Ms(50), 7, 5);  // node 7 is a service, not an election node
+  auto checker = RunChecker("election_safety", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- stale_token ----
+
+TEST(StaleToken_Fires, AcceptedTokenBelowOneAlreadyAccepted) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Accept(Ms(10), 3, 33, 0, 0);
+  t.Accept(Ms(20), 3, 34, 1, 33);
+  const uint64_t bad = t.Accept(Ms(30), 3, 33, 0, 34);
+  auto checker = RunChecker("stale_token", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(30));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(1)}));
+  EXPECT_EQ(v.token, 33);
+  EXPECT_EQ(v.term, -1);
+  EXPECT_EQ(v.message, "the resource accepted token 33 from node 0 after already accepting token 34 from node 1");
+}
+
+TEST(StaleToken_Quiet, EqualTokenRejectsAndHighestFieldIgnored) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Accept(Ms(10), 3, 33, 0, 0);
+  t.Accept(Ms(20), 3, 34, 1, 33);
+  t.Accept(Ms(30), 3, 34, 1, 34);  // equal to the highest: the same leader again
+  // A stale write the resource rejected is the fence working, not a violation.
+  t.Observe(Ms(40), 3,
+            sim::Observation(vocab::kResourceReject)
+                .Set(vocab::kFieldToken, 33)
+                .Set(vocab::kFieldWriter, 0)
+                .Set(vocab::kFieldHighest, 34));
+  // The "highest" field is informational: only accepted tokens count.
+  t.Accept(Ms(50), 3, 35, 2, 99);
+  auto checker = RunChecker("stale_token", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- term_monotonic ----
+
+TEST(TermMonotonic_Fires, TermLowerAfterRestart) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(10), 2, vocab::TermChange(sim::Term(5)));
+  t.Event(Ms(20), TraceKind::kCrash, 2);
+  t.Event(Ms(30), TraceKind::kRestart, 2);
+  t.Event(Ms(30), TraceKind::kStart, 2);
+  const uint64_t bad = t.Observe(Ms(31), 2, vocab::TermChange(sim::Term(3)));
+  auto checker = RunChecker("term_monotonic", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(31));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2)}));
+  EXPECT_EQ(v.term, 3);
+  EXPECT_EQ(v.message, "node 2's term went down from 5 to 3");
+}
+
+TEST(TermMonotonic_Quiet, EqualRisingAndPerNodeTerms) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(10), 0, vocab::TermChange(sim::Term(5)));
+  t.Observe(Ms(20), 0, vocab::TermChange(sim::Term(5)));  // restated after a restart
+  t.Observe(Ms(30), 1, vocab::TermChange(sim::Term(2)));  // another node may lag behind
+  t.Observe(Ms(40), 0, vocab::TermChange(sim::Term(6)));
+  // Role changes are not term reports.
+  t.Observe(Ms(50), 0, vocab::RoleChange(vocab::Role::kFollower, sim::Term(0)));
+  auto checker = RunChecker("term_monotonic", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- single_vote ----
+
+TEST(SingleVote_Fires, TwoCandidatesInOneTerm) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Observe(Ms(10), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  t.Observe(Ms(11), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  const uint64_t bad = t.Observe(Ms(12), 2, vocab::Vote(sim::Term(3), NodeId(4)));
+  auto checker = RunChecker("single_vote", Nodes(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(12));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(1), NodeId(4)}));
+  EXPECT_EQ(v.term, 3);
+  EXPECT_EQ(v.message, "node 2 voted for both node 1 and node 4 in term 3");
+}
+
+TEST(SingleVote_Quiet, DuplicateVoteAndNewTerms) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Observe(Ms(10), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  t.Observe(Ms(11), 2, vocab::Vote(sim::Term(3), NodeId(1)));  // duplicated request
+  t.Observe(Ms(12), 2, vocab::Vote(sim::Term(4), NodeId(4)));  // a new term frees the vote
+  t.Observe(Ms(13), 3, vocab::Vote(sim::Term(3), NodeId(4)));  // another voter
+  auto checker = RunChecker("single_vote", Nodes(5), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- single_leader ----
+
+TEST(SingleLeader_Fires, PausedLeaderStillBelievesItLeads) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 0, 1);
+  t.Event(Ms(20), TraceKind::kPause, 0);
+  const uint64_t bad = t.Lead(Ms(30), 2, 2);
+  t.Event(Ms(40), TraceKind::kResume, 0);
+  t.Follow(Ms(40), 0, 2);
+  auto checker = RunChecker("single_leader", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(30));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
+  EXPECT_EQ(v.term, 2);
+  EXPECT_EQ(v.message, "nodes 0 and 2 were both in the leader role at once (terms 1, 2)");
+}
+
+TEST(SingleLeader_Fires, OverlapInLastInstantFoundByFinish) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 0, 1);
+  const uint64_t bad = t.Lead(Ms(30), 1, 2);
+  auto checker = RunChecker("single_leader", Nodes(3), t, Ms(30));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+}
+
+TEST(SingleLeader_Quiet, CrashedLeaderAndSameInstantHandover) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 0, 1);
+  t.Event(Ms(20), TraceKind::kCrash, 0);  // a crashed node holds no role
+  t.Lead(Ms(30), 2, 2);
+  t.Event(Ms(40), TraceKind::kRestart, 0);
+  t.Event(Ms(40), TraceKind::kStart, 0);
+  // Within one instant the claim comes before the step-down it races with.
+  t.Lead(Ms(50), 1, 3);
+  t.Follow(Ms(50), 2, 3);
+  auto checker = RunChecker("single_leader", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- liveness ----
+
+CheckerConfig LivenessConfig(uint32_t node_count, int64_t after_ms, int64_t within_ms) {
+  return CheckerConfig{.node_count = node_count, .liveness_after = Ms(after_ms), .liveness_within = Ms(within_ms)};
+}
+
+TEST(Liveness_Fires, NoLeaderEverAppears) {
+  TraceBuilder t;
+  t.Boot(3);
+  for (int64_t ms = 500; ms <= 2500; ms += 500) {
+    t.Observe(Ms(ms), 1, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(ms / 500)));
+  }
+  const uint64_t past_deadline = t.Observe(Ms(3500), 1, vocab::TermChange(sim::Term(7)));
+  t.Observe(Ms(4000), 1, vocab::TermChange(sim::Term(8)));
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.checker, "liveness");
+  EXPECT_EQ(v.time, Ms(3000));
+  EXPECT_EQ(v.trace_index, past_deadline);
+  EXPECT_TRUE(v.nodes.empty());
+  EXPECT_EQ(v.message,
+            "no single leader was known to every live node between 1.000000s and the deadline 3.000000s; "
+            "at the deadline no live election node was in the leader role");
+}
+
+TEST(Liveness_Fires, LastBeliefArrivesAfterDeadline) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(2000), 1, 2);
+  t.Believe(Ms(2000), 0, 1, 2);
+  t.Believe(Ms(3001), 2, 1, 2);
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(3000));
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1), NodeId(2)}));
+  EXPECT_EQ(v.term, 2);
+  EXPECT_NE(v.message.find("node 2 did not believe node 1 led"), std::string::npos) << v.message;
+}
+
+TEST(Liveness_Fires, RunEndsBeforeDeadlineWithoutLeader) {
+  TraceBuilder t;
+  t.Boot(3);
+  const uint64_t last = t.Lead(Ms(500), 0, 1);
+  t.Event(Ms(1500), TraceKind::kCrash, 0);
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 5000), t, Ms(2000));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(2000));
+  EXPECT_EQ(v.trace_index, last + 1);
+  EXPECT_NE(v.message.find("the run ended at 2.000000s, before the liveness deadline 6.000000s"), std::string::npos)
+      << v.message;
+}
+
+TEST(Liveness_Quiet, SatisfiedJustBeforeDeadline) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(2999), 1, 2);
+  t.Believe(Ms(2999), 0, 1, 2);
+  t.Believe(Ms(2999), 2, 1, 2);
+  t.Event(Ms(3500), TraceKind::kCrash, 1);  // losing it afterwards does not undo liveness
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(Liveness_Quiet, LeaderFromBeforeHealingAndCrashedNodeIgnored) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(100), 0, 1);
+  t.Believe(Ms(110), 1, 0, 1);
+  t.Event(Ms(200), TraceKind::kCrash, 2);  // down nodes need not believe anything
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(1000));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(Liveness_Quiet, StateReachedExactlyAtDeadlineCounts) {
+  TraceBuilder t;
+  t.Boot(2);
+  t.Lead(Ms(3000), 1, 2);
+  t.Believe(Ms(3000), 0, 1, 2);
+  t.Follow(Ms(3001), 1, 3);
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000), t, Ms(5000));
+  EXPECT_FALSE(checker->violation());
+}
+
+}  // namespace
+}  // namespace checkers

@@ -1,0 +1,141 @@
+#include "checkers/metrics.h"
+
+#include "checkers/tests/trace_builder.h"
+#include "gtest/gtest.h"
+
+namespace checkers {
+namespace {
+
+using sim::NodeId;
+using sim::TraceKind;
+using trace_testing::Ms;
+using trace_testing::TraceBuilder;
+
+RunMetrics Collect(uint32_t node_count, const TraceBuilder& trace, sim::TimeNs end) {
+  MetricsCollector collector(node_count);
+  trace.FeedTo(collector);
+  collector.Finish(end);
+  return collector.metrics();
+}
+
+TEST(Metrics_Elections, LatencyAfterLeaderCrashIsExact) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(150), 0, vocab::TermChange(sim::Term(1)));
+  t.Lead(Ms(150), 0, 1);
+  t.Believe(Ms(160), 1, 0, 1);
+  t.Believe(Ms(170), 2, 0, 1);
+  t.Event(Ms(2000), TraceKind::kCrash, 0);
+  t.Observe(Ms(2300), 1, vocab::TermChange(sim::Term(2)));
+  t.Lead(Ms(2300), 1, 2);
+  t.Believe(Ms(2305), 2, 1, 2);  // node 0 is down: node 2 is the last that must learn
+  t.Event(Ms(3000), TraceKind::kRestart, 0);
+  t.Event(Ms(3000), TraceKind::kStart, 0);
+  t.Believe(Ms(3010), 0, 1, 2);
+  const RunMetrics m = Collect(3, t, Ms(4000));
+
+  ASSERT_EQ(m.elections.size(), 2u);
+  const Election& first = m.elections[0];
+  EXPECT_EQ(first.cause, "start");
+  EXPECT_EQ(first.started, Ms(0));
+  EXPECT_EQ(first.elected, Ms(150));
+  EXPECT_EQ(first.known, Ms(170));
+  EXPECT_EQ(first.leader, NodeId(0));
+  EXPECT_EQ(first.term, 1);
+
+  const Election& second = m.elections[1];
+  EXPECT_EQ(second.cause, "leader crashed");
+  EXPECT_EQ(second.started, Ms(2000));
+  ASSERT_TRUE(second.elected && second.known);
+  EXPECT_EQ(*second.elected - second.started, Ms(300));
+  EXPECT_EQ(*second.known - second.started, Ms(305));
+  EXPECT_EQ(second.leader, NodeId(1));
+  EXPECT_EQ(second.term, 2);
+
+  EXPECT_EQ(m.no_leader_time, Ms(150 + 300));
+  EXPECT_EQ(m.multi_leader_time, Ms(0));
+  EXPECT_EQ(m.max_term, 2);
+  EXPECT_EQ(m.leaders_by_term,
+            (std::map<int64_t, std::vector<NodeId>>{{1, {NodeId(0)}}, {2, {NodeId(1)}}}));
+}
+
+TEST(Metrics_LeaderTime, PausedLeaderOverlapIsExact) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(100), 0, 1);
+  t.Event(Ms(1000), TraceKind::kPause, 0);
+  t.Lead(Ms(1500), 1, 2);  // node 0 still believes it leads: two role holders
+  t.Event(Ms(2000), TraceKind::kResume, 0);
+  t.Follow(Ms(2010), 0, 2);
+  const RunMetrics m = Collect(3, t, Ms(3000));
+
+  EXPECT_EQ(m.no_leader_time, Ms(100));
+  EXPECT_EQ(m.multi_leader_time, Ms(510));
+  ASSERT_EQ(m.elections.size(), 2u);
+  EXPECT_EQ(m.elections[1].cause, "leader paused");
+  EXPECT_EQ(m.elections[1].started, Ms(1000));
+  EXPECT_EQ(m.elections[1].elected, Ms(1500));
+  EXPECT_EQ(m.elections[1].leader, NodeId(1));
+  EXPECT_FALSE(m.elections[1].known);  // node 2 never said whom it follows
+}
+
+TEST(Metrics_Elections, HandoverStepDownAndResumedLeader) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(100), 0, 1);
+  t.Lead(Ms(200), 1, 2);    // claims while node 0 still leads: "leader changed"
+  t.Follow(Ms(300), 0, 2);  // the old leader stepping down is not the current one leaving
+  t.Follow(Ms(400), 1, 2);  // the current leader steps down
+  t.Lead(Ms(600), 2, 3);
+  t.Event(Ms(700), TraceKind::kPause, 2);
+  t.Event(Ms(800), TraceKind::kResume, 2);  // nobody took over: it leads again
+  const RunMetrics m = Collect(3, t, Ms(1000));
+
+  ASSERT_EQ(m.elections.size(), 4u);
+  EXPECT_EQ(m.elections[1].cause, "leader changed");
+  EXPECT_EQ(m.elections[1].started, Ms(200));
+  EXPECT_EQ(m.elections[1].elected, Ms(200));
+  EXPECT_EQ(m.elections[1].leader, NodeId(1));
+  EXPECT_EQ(m.elections[2].cause, "leader stepped down");
+  EXPECT_EQ(m.elections[2].started, Ms(400));
+  EXPECT_EQ(m.elections[2].elected, Ms(600));
+  EXPECT_EQ(m.elections[2].leader, NodeId(2));
+  EXPECT_EQ(m.elections[3].cause, "leader paused");
+  EXPECT_EQ(m.elections[3].started, Ms(700));
+  EXPECT_EQ(m.elections[3].elected, Ms(800));
+  EXPECT_EQ(m.elections[3].leader, NodeId(2));
+  EXPECT_EQ(m.elections[3].term, 3);
+
+  EXPECT_EQ(m.multi_leader_time, Ms(100));
+  EXPECT_EQ(m.no_leader_time, Ms(100 + 200));
+}
+
+TEST(Metrics_Counts, MessagesByTypeAndWrites) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(1), 0, 1, sim::Message("raft.vote_request"));
+  t.Send(Ms(1), 0, 2, sim::Message("raft.vote_request"));
+  t.Send(Ms(2), 1, 0, sim::Message("raft.vote_reply"));
+  t.Send(Ms(3), 0, 3, sim::Message("resource.write"));
+  t.Send(Ms(4), 3, 0, sim::Message("resource.ack"));  // services' sends count too
+  t.Observe(Ms(3), 0, sim::Observation(vocab::kWrite).Set(vocab::kFieldToken, 1).Set(vocab::kFieldSeq, 1));
+  t.Observe(Ms(3), 0, sim::Observation(vocab::kWrite).Set(vocab::kFieldToken, 1).Set(vocab::kFieldSeq, 2));
+  t.Accept(Ms(4), 3, 1, 0, 0);
+  t.Observe(Ms(5), 3, sim::Observation(vocab::kResourceReject).Set(vocab::kFieldToken, 0));
+  const RunMetrics m = Collect(3, t, Ms(10));
+
+  EXPECT_EQ(m.messages_sent, 5u);
+  EXPECT_EQ(m.messages_by_type, (std::map<std::string, uint64_t>{{"raft.vote_request", 2},
+                                                                  {"raft.vote_reply", 1},
+                                                                  {"resource.write", 1},
+                                                                  {"resource.ack", 1}}));
+  EXPECT_EQ(m.writes_sent, 2u);
+  EXPECT_EQ(m.writes_accepted, 1u);
+  EXPECT_EQ(m.writes_rejected, 1u);
+  EXPECT_EQ(m.no_leader_time, Ms(10));
+  ASSERT_EQ(m.elections.size(), 1u);
+  EXPECT_FALSE(m.elections[0].elected);
+}
+
+}  // namespace
+}  // namespace checkers

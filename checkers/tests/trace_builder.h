@@ -1,0 +1,71 @@
+// Hand-built traces for checker and metrics tests: records with increasing
+// indices whose payloads stay alive as long as the builder.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "algorithms/vocabulary.h"
+#include "sim/trace.h"
+
+namespace checkers::trace_testing {
+
+inline sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
+
+class TraceBuilder {
+ public:
+  // Each returns the new record's trace index.
+  uint64_t Observe(sim::TimeNs time, uint32_t node, const sim::Observation& observation) {
+    payloads_.push_back(observation);
+    return Add({.time = time, .kind = sim::TraceKind::kObserve, .node = sim::NodeId(node),
+                .payload = &payloads_.back()});
+  }
+  uint64_t Send(sim::TimeNs time, uint32_t from, uint32_t to, const sim::Message& message) {
+    payloads_.push_back(message);
+    return Add({.time = time, .kind = sim::TraceKind::kSend, .node = sim::NodeId(from), .peer = sim::NodeId(to),
+                .message_id = records_.size() + 1, .payload = &payloads_.back()});
+  }
+  uint64_t Event(sim::TimeNs time, sim::TraceKind kind, uint32_t node) {
+    return Add({.time = time, .kind = kind, .node = sim::NodeId(node)});
+  }
+  // Every election node boots at time 0, as the simulator does.
+  void Boot(uint32_t node_count) {
+    for (uint32_t i = 0; i < node_count; ++i) Event(sim::TimeNs(0), sim::TraceKind::kStart, i);
+  }
+
+  // Shorthands for the common observations.
+  uint64_t Lead(sim::TimeNs time, uint32_t node, int64_t term) {
+    return Observe(time, node, vocab::BecameLeader(sim::Term(term), sim::FencingToken(term)));
+  }
+  uint64_t Follow(sim::TimeNs time, uint32_t node, int64_t term) {
+    return Observe(time, node, vocab::RoleChange(vocab::Role::kFollower, sim::Term(term)));
+  }
+  uint64_t Believe(sim::TimeNs time, uint32_t node, uint32_t leader, int64_t term) {
+    return Observe(time, node, vocab::Belief(sim::NodeId(leader), sim::Term(term)));
+  }
+  uint64_t Accept(sim::TimeNs time, uint32_t resource, int64_t token, uint32_t writer, int64_t highest) {
+    return Observe(time, resource,
+                   sim::Observation(vocab::kResourceAccept)
+                       .Set(vocab::kFieldToken, token)
+                       .Set(vocab::kFieldWriter, writer)
+                       .Set(vocab::kFieldSeq, 1)
+                       .Set(vocab::kFieldHighest, highest));
+  }
+
+  void FeedTo(sim::TraceSink& sink) const {
+    for (const sim::TraceRecord& record : records_) sink.OnRecord(record);
+  }
+  const std::vector<sim::TraceRecord>& records() const { return records_; }
+
+ private:
+  uint64_t Add(sim::TraceRecord record) {
+    record.index = records_.size();
+    records_.push_back(record);
+    return record.index;
+  }
+
+  std::deque<sim::Payload> payloads_;  // deque: pointers stay valid as it grows
+  std::vector<sim::TraceRecord> records_;
+};
+
+}  // namespace checkers::trace_testing
