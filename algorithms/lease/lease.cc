@@ -1,0 +1,518 @@
+#include "algorithms/lease/lease.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "algorithms/leader_work.h"
+#include "algorithms/lease/store.h"
+#include "algorithms/vocabulary.h"
+#include "fmt/format.h"
+
+namespace algorithms {
+namespace {
+
+using lease::KeyState;
+using lease::KeyStateOf;
+using lease::kLeaderKey;
+
+constexpr std::string_view kOptionLeaseTtl = "lease_ttl";
+constexpr std::string_view kOptionRenewInterval = "renew_interval";
+constexpr std::string_view kOptionRetryInterval = "retry_interval";
+constexpr std::string_view kOptionSafetyMargin = "safety_margin";
+constexpr std::string_view kOptionRequestTimeout = "request_timeout";
+constexpr std::string_view kOptionReleaseOnStepdown = "release_on_stepdown";
+
+constexpr int64_t kPpm = 1000000;
+
+sim::TimeNs ScaleByPpm(sim::TimeNs span, int64_t ppm) {
+  // 128-bit so that long TTLs times a ratio cannot overflow.
+  return sim::TimeNs(static_cast<int64_t>(static_cast<__int128>(span.ns()) * ppm / kPpm));
+}
+
+std::string DurationText(sim::TimeNs d) { return OptionSpec::Duration("", d, "").DefaultText(); }
+
+struct LeaseConfig {
+  sim::NodeId store;
+  sim::NodeId resource;
+  LeaderWorkConfig leader_work;
+  sim::TimeNs lease_ttl;
+  sim::TimeNs renew_interval;
+  sim::TimeNs retry_interval;
+  sim::TimeNs request_timeout;
+  int64_t safety_margin_ppm = kPpm;
+  bool release_on_stepdown = false;
+
+  // How long after sending an acquire/renew the holder may act on its own clock.
+  sim::TimeNs lease_view() const { return ScaleByPpm(lease_ttl, safety_margin_ppm); }
+};
+
+LeaseConfig ConfigFrom(const Cluster& cluster, const OptionValues& options) {
+  LeaseConfig c;
+  c.store = cluster.store;
+  c.resource = cluster.resource;
+  c.leader_work = cluster.leader_work;
+  c.lease_ttl = options.Duration(kOptionLeaseTtl);
+  c.renew_interval = options.Duration(kOptionRenewInterval);
+  c.retry_interval = options.Duration(kOptionRetryInterval);
+  c.request_timeout = options.Duration(kOptionRequestTimeout);
+  c.safety_margin_ppm = options.RatioPpm(kOptionSafetyMargin);
+  c.release_on_stepdown = options.Bool(kOptionReleaseOnStepdown);
+  return c;
+}
+
+class LeaseNode final : public sim::Process {
+ public:
+  enum class State {
+    // Holds no lease. Watches the key (polling as a fallback) and becomes a
+    // candidate when the key is gone, or when the store still names this node
+    // (an acquire whose reply was lost, a lease from before a step-down).
+    kFollower,
+    // An acquire is in flight: put_if_absent, or a cas reclaiming a key the
+    // store says is ours. Leaves to leader on success, to follower on refusal
+    // or timeout.
+    kCandidate,
+    // Holds the lease and its local view of it is valid; renews every
+    // renew_interval. Leaves to follower (StepDown) when the view runs out,
+    // a renewal is refused, or the store reports the lease gone.
+    kLeader,
+  };
+
+  LeaseNode(sim::NodeId self, LeaseConfig config)
+      : self_(self), config_(config), work_(config.resource, config.leader_work) {
+    assert(config_.store != sim::kNoNode && "the lease algorithm needs a store");
+  }
+
+  void OnStart(sim::Context& ctx) override {
+    poll_timer_ = ctx.SetTimer(config_.retry_interval, kPollTag);
+    SendWatch(ctx);
+    // Everyone races at boot; a refusal doubles as a read of who holds it.
+    AcquireByPut(ctx);
+  }
+
+  void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
+    if (from != config_.store) return;  // resource acks carry nothing we act on
+    if (m.Is(lease::kStoreEvent)) {
+      if (m.Get(lease::kFieldKey) != kLeaderKey) return;
+      Learn(ctx, KeyStateOf(m), m.Get(lease::kFieldRev));
+      MaybeAcquire(ctx);
+      return;
+    }
+    if (!m.Is(lease::kStoreReply)) return;
+    // What the store says comes first, whatever the request was (as etcd's
+    // Step handles terms before dispatching on the role).
+    const KeyState reported = KeyStateOf(m);
+    Learn(ctx, reported, m.Get(lease::kFieldRev));
+    auto it = pending_.find(m.Get(lease::kFieldReq));
+    if (it != pending_.end()) {
+      const int64_t req = it->first;
+      const Pending request = it->second;
+      ctx.CancelTimer(request.timeout_timer);
+      pending_.erase(it);
+      const bool ok = m.Get(lease::kFieldOk) != 0;
+      switch (request.kind) {
+        case RequestKind::kAcquire:
+          if (req == acquire_req_) OnAcquireResult(ctx, ok, reported, request.sent_local);
+          break;
+        case RequestKind::kRenew:
+          if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_local);
+          break;
+        case RequestKind::kWatch:
+          if (req == watch_req_) watch_req_ = 0;
+          break;
+        case RequestKind::kRelease:
+          if (!ok) RetryRelease(ctx, reported);
+          break;
+      }
+    }
+    // A reply past its timeout is information only, like an event.
+    MaybeAcquire(ctx);
+  }
+
+  void OnTimer(sim::Context& ctx, sim::TimerId, uint64_t tag) override {
+    // LeaderWork first: a write decided before a pause still goes out after
+    // it (the stale write that fencing exists for).
+    if (work_.OnTimer(ctx, tag, [&] { return LeaseViewValid(ctx); })) return;
+    // After a pause the view-end timer may be queued behind others: nothing
+    // below may act on a view that has already run out.
+    if (state_ == State::kLeader && !LeaseViewValid(ctx)) OnLeaseViewEnd(ctx);
+    if (tag >= kTimeoutTagBase) {
+      OnRequestTimeout(ctx, static_cast<int64_t>(tag - kTimeoutTagBase));
+      return;
+    }
+    switch (tag) {
+      case kPollTag: OnPoll(ctx); break;
+      case kRenewTag: OnRenewDue(ctx); break;
+      case kValidityTag: OnLeaseViewEnd(ctx); break;
+      default: break;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kPollTag = 1;
+  static constexpr uint64_t kRenewTag = 2;
+  static constexpr uint64_t kValidityTag = 3;
+  // Request timeouts carry the request id above this base.
+  static constexpr uint64_t kTimeoutTagBase = uint64_t{1} << 32;
+  static_assert(kTimeoutTagBase < LeaderWork::kFirstReservedTag);
+
+  enum class RequestKind { kAcquire, kRenew, kWatch, kRelease };
+  struct Pending {
+    RequestKind kind;
+    sim::TimeNs sent_local;  // local time the request left: the lease view starts here
+    sim::TimerId timeout_timer;
+  };
+  enum class StepDownReason {
+    kViewExpired,  // the local view ran out (the lease may still be ours at the store)
+    kLost,         // the store refused a renewal or reported the lease gone
+  };
+
+  // ---- knowledge from the store ----
+
+  // Folds in what a reply or event says about the leader key. `rev` orders
+  // them: replies and events can arrive out of order, and an older one must
+  // not undo a newer one.
+  void Learn(sim::Context& ctx, const KeyState& state, int64_t rev) {
+    if (rev < seen_rev_) return;
+    seen_rev_ = rev;
+    key_ = state;
+    if (state.create_rev > term_) {
+      term_ = state.create_rev;
+      ctx.Observe(vocab::TermChange(sim::Term(static_cast<uint64_t>(term_))));
+    }
+    if (state.exists()) {
+      ReportBelief(ctx, HolderId(state.holder), state.create_rev);
+    } else {
+      ReportBelief(ctx, sim::kNoNode, term_);
+    }
+    if (state_ == State::kLeader && !(state.exists() && state.holder == Self() && state.create_rev == lease_create_rev_)) {
+      StepDown(ctx, StepDownReason::kLost);
+    }
+  }
+
+  void ReportBelief(sim::Context& ctx, sim::NodeId holder, int64_t term) {
+    if (belief_reported_ && holder == believed_holder_ && term == believed_term_) return;
+    belief_reported_ = true;
+    believed_holder_ = holder;
+    believed_term_ = term;
+    ctx.Observe(vocab::Belief(holder, sim::Term(static_cast<uint64_t>(term))));
+  }
+
+  // ---- transitions ----
+
+  void BecomeFollower(sim::Context& ctx) { SetState(ctx, State::kFollower); }
+
+  void BecomeCandidate(sim::Context& ctx) { SetState(ctx, State::kCandidate); }
+
+  void BecomeLeader(sim::Context& ctx, const KeyState& lease, sim::TimeNs sent_local) {
+    lease_create_rev_ = lease.create_rev;
+    lease_mod_rev_ = lease.mod_rev;
+    lease_sent_local_ = sent_local;
+    if (lease.create_rev > term_) {
+      term_ = lease.create_rev;
+      ctx.Observe(vocab::TermChange(sim::Term(static_cast<uint64_t>(term_))));
+    }
+    ReportBelief(ctx, self_, lease_create_rev_);
+    state_ = State::kLeader;
+    const sim::FencingToken token(static_cast<uint64_t>(lease_create_rev_));
+    ctx.Observe(vocab::BecameLeader(sim::Term(static_cast<uint64_t>(lease_create_rev_)), token));
+    reported_role_ = vocab::Role::kLeader;
+    work_.Begin(ctx, token);
+    renew_timer_ = ctx.SetTimer(config_.renew_interval, kRenewTag);
+    ArmValidityTimer(ctx);
+  }
+
+  void StepDown(sim::Context& ctx, StepDownReason reason) {
+    work_.End(ctx);
+    ctx.CancelTimer(renew_timer_);
+    ctx.CancelTimer(validity_timer_);
+    renew_req_ = 0;
+    SetState(ctx, State::kFollower);
+    if (reason == StepDownReason::kViewExpired && config_.release_on_stepdown) {
+      // Hand the key back now instead of making everyone wait out the TTL;
+      // harmless if a newer version exists (the delete is then refused).
+      released_create_rev_ = lease_create_rev_;
+      SendRelease(ctx, lease_mod_rev_);
+    }
+    lease_create_rev_ = 0;
+    lease_mod_rev_ = 0;
+  }
+
+  void SendRelease(sim::Context& ctx, int64_t version) {
+    const int64_t req = NewRequest(ctx, RequestKind::kRelease);
+    ctx.Send(config_.store, lease::DeleteRequest(req, kLeaderKey, version));
+  }
+
+  // A renewal in flight at step-down may have moved the version past the one
+  // the delete named; the refusal says the key is still ours, so try again.
+  void RetryRelease(sim::Context& ctx, const KeyState& reported) {
+    if (state_ != State::kFollower || released_create_rev_ == 0) return;
+    if (reported.exists() && reported.holder == Self() && reported.create_rev == released_create_rev_) {
+      SendRelease(ctx, reported.mod_rev);
+    }
+  }
+
+  void SetState(sim::Context& ctx, State state) {
+    state_ = state;
+    const vocab::Role role = state == State::kLeader      ? vocab::Role::kLeader
+                             : state == State::kCandidate ? vocab::Role::kCandidate
+                                                          : vocab::Role::kFollower;
+    if (role == reported_role_) return;
+    reported_role_ = role;
+    ctx.Observe(vocab::RoleChange(role, sim::Term(static_cast<uint64_t>(term_))));
+  }
+
+  // ---- acquiring ----
+
+  // A follower goes for the lease when the key is free, or when the store
+  // still names it (then a cas on that version makes the lease ours again
+  // with a fresh TTL, so the view can start at the cas's send time).
+  void MaybeAcquire(sim::Context& ctx) {
+    if (state_ != State::kFollower) return;
+    if (!key_.exists()) {
+      AcquireByPut(ctx);
+    } else if (key_.holder == Self() && key_.create_rev != released_create_rev_) {
+      AcquireByCas(ctx, key_.mod_rev);
+    }
+  }
+
+  void AcquireByPut(sim::Context& ctx) {
+    BecomeCandidate(ctx);
+    acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
+    ctx.Send(config_.store, lease::PutIfAbsentRequest(acquire_req_, kLeaderKey, Self(), config_.lease_ttl));
+  }
+
+  void AcquireByCas(sim::Context& ctx, int64_t version) {
+    BecomeCandidate(ctx);
+    acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
+    ctx.Send(config_.store, lease::CasRequest(acquire_req_, kLeaderKey, version, Self(), config_.lease_ttl));
+  }
+
+  void OnAcquireResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_local) {
+    acquire_req_ = 0;
+    if (state_ != State::kCandidate) return;
+    // The view check only fails when Validate was skipped (request_timeout
+    // must be shorter than the view): then the lease is held but not used.
+    if (ok && sent_local + config_.lease_view() > ctx.LocalNow()) {
+      BecomeLeader(ctx, reported, sent_local);
+    } else {
+      BecomeFollower(ctx);
+    }
+  }
+
+  // ---- holding ----
+
+  bool LeaseViewValid(sim::Context& ctx) const {
+    return state_ == State::kLeader && lease_sent_local_ + config_.lease_view() > ctx.LocalNow();
+  }
+
+  void ArmValidityTimer(sim::Context& ctx) {
+    ctx.CancelTimer(validity_timer_);
+    const sim::TimeNs left = lease_sent_local_ + config_.lease_view() - ctx.LocalNow();
+    validity_timer_ = ctx.SetTimer(std::max(left, sim::TimeNs(0)), kValidityTag);
+  }
+
+  void OnRenewDue(sim::Context& ctx) {
+    if (state_ != State::kLeader) return;
+    renew_timer_ = ctx.SetTimer(config_.renew_interval, kRenewTag);
+    if (renew_req_ == 0) SendRenew(ctx);
+  }
+
+  void SendRenew(sim::Context& ctx) {
+    renew_req_ = NewRequest(ctx, RequestKind::kRenew);
+    ctx.Send(config_.store, lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
+  }
+
+  void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_local) {
+    renew_req_ = 0;
+    if (state_ != State::kLeader) return;
+    if (ok) {
+      lease_mod_rev_ = reported.mod_rev;
+      lease_sent_local_ = std::max(lease_sent_local_, sent_local);
+      ArmValidityTimer(ctx);
+      return;
+    }
+    if (reported.exists() && reported.holder == Self() && reported.create_rev == lease_create_rev_) {
+      // An earlier renewal whose reply was lost moved the version. Adopt it and
+      // renew again; the view stays anchored at the last acknowledged send,
+      // which is earlier than that renewal's and so still safe.
+      lease_mod_rev_ = reported.mod_rev;
+      SendRenew(ctx);
+      return;
+    }
+    StepDown(ctx, StepDownReason::kLost);
+  }
+
+  void OnLeaseViewEnd(sim::Context& ctx) {
+    if (state_ != State::kLeader || LeaseViewValid(ctx)) return;
+    StepDown(ctx, StepDownReason::kViewExpired);
+    MaybeAcquire(ctx);
+  }
+
+  // ---- requests ----
+
+  int64_t NewRequest(sim::Context& ctx, RequestKind kind) {
+    const int64_t req = next_req_++;
+    const sim::TimerId timer =
+        ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req));
+    pending_[req] = Pending{kind, ctx.LocalNow(), timer};
+    return req;
+  }
+
+  void OnRequestTimeout(sim::Context& ctx, int64_t req) {
+    auto it = pending_.find(req);
+    if (it == pending_.end()) return;
+    const RequestKind kind = it->second.kind;
+    pending_.erase(it);
+    switch (kind) {
+      case RequestKind::kAcquire:
+        if (req != acquire_req_) return;
+        acquire_req_ = 0;
+        // Counts as refused; the next poll tries again.
+        if (state_ == State::kCandidate) BecomeFollower(ctx);
+        return;
+      case RequestKind::kRenew:
+        if (req != renew_req_) return;
+        renew_req_ = 0;
+        // A lost message is not a lost lease: retry at once and keep acting on
+        // the view from the last acknowledged renewal until it runs out.
+        if (state_ == State::kLeader) SendRenew(ctx);
+        return;
+      case RequestKind::kWatch:
+        if (req == watch_req_) watch_req_ = 0;
+        return;
+      case RequestKind::kRelease:
+        return;
+    }
+  }
+
+  void SendWatch(sim::Context& ctx) {
+    if (watch_req_ != 0) return;
+    watch_req_ = NewRequest(ctx, RequestKind::kWatch);
+    ctx.Send(config_.store, lease::WatchRequest(watch_req_, kLeaderKey));
+  }
+
+  // The fallback for lost watches (the store forgets them on restart) and
+  // lost events: a follower re-registers its watch, which also reads the key.
+  void OnPoll(sim::Context& ctx) {
+    poll_timer_ = ctx.SetTimer(config_.retry_interval, kPollTag);
+    if (state_ != State::kFollower) return;
+    MaybeAcquire(ctx);
+    if (state_ == State::kFollower) SendWatch(ctx);
+  }
+
+  int64_t Self() const { return static_cast<int64_t>(self_.value()); }
+  static sim::NodeId HolderId(int64_t holder) {
+    return holder < 0 ? sim::kNoNode : sim::NodeId(static_cast<uint32_t>(holder));
+  }
+
+  const sim::NodeId self_;
+  const LeaseConfig config_;
+  LeaderWork work_;  // the writes a leader makes, fenced by create_rev
+  State state_ = State::kFollower;
+  vocab::Role reported_role_ = vocab::Role::kFollower;  // last role observed, to report changes only
+
+  // What the store last said about the leader key (at revision seen_rev_).
+  KeyState key_;
+  int64_t seen_rev_ = 0;
+  int64_t term_ = 0;  // highest create_rev known: the lease's term, never decreases
+  bool belief_reported_ = false;
+  sim::NodeId believed_holder_ = sim::kNoNode;
+  int64_t believed_term_ = 0;
+
+  // The lease in hand (meaningful in kLeader).
+  int64_t lease_create_rev_ = 0;  // fencing token and term
+  int64_t lease_mod_rev_ = 0;     // version the next renewal compares against
+  sim::TimeNs lease_sent_local_;  // send time of the last acknowledged acquire/renew
+  // Lease handed back on step-down, so the follower does not reclaim it.
+  int64_t released_create_rev_ = 0;
+
+  // Requests in flight, by id; the ids of the ones whose outcome matters.
+  std::map<int64_t, Pending> pending_;
+  int64_t next_req_ = 1;
+  int64_t acquire_req_ = 0;
+  int64_t renew_req_ = 0;
+  int64_t watch_req_ = 0;
+
+  sim::TimerId poll_timer_;
+  sim::TimerId renew_timer_;
+  sim::TimerId validity_timer_;
+};
+
+class LeaseAlgorithmImpl final : public Algorithm {
+ public:
+  std::string_view name() const override { return "lease"; }
+  std::string_view summary() const override {
+    return "lease on a compare-and-swap store: put_if_absent with a TTL, renew by cas, fencing token = "
+           "create revision";
+  }
+
+  const std::vector<OptionSpec>& options() const override {
+    static const std::vector<OptionSpec> specs = {
+        OptionSpec::Duration(std::string(kOptionLeaseTtl), sim::TimeNs::Seconds(1),
+                             "lease time-to-live, measured on the store's clock", sim::TimeNs(1)),
+        OptionSpec::Duration(std::string(kOptionRenewInterval), sim::TimeNs::Millis(333),
+                             "how often the holder renews (etcd keeps alive at TTL/3)", sim::TimeNs(1)),
+        OptionSpec::Duration(std::string(kOptionRetryInterval), sim::TimeNs::Millis(100),
+                             "how often a non-holder polls the key (the fallback for lost watches)",
+                             sim::TimeNs(1)),
+        OptionSpec::Ratio(std::string(kOptionSafetyMargin), 750000, 1, kPpm,
+                          "fraction of the TTL the holder acts for, counted on its own clock from "
+                          "sending the acquire/renew"),
+        OptionSpec::Duration(std::string(kOptionRequestTimeout), sim::TimeNs::Millis(200),
+                             "a store request unanswered this long counts as failed", sim::TimeNs(1)),
+        OptionSpec::Bool(std::string(kOptionReleaseOnStepdown), false,
+                         "delete the key when stepping down instead of letting it expire"),
+    };
+    return specs;
+  }
+
+  absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
+    const LeaseConfig c = ConfigFrom(cluster, options);
+    if (c.renew_interval >= c.lease_ttl) {
+      return absl::InvalidArgumentError(fmt::format("option renew_interval ({}) must be shorter than lease_ttl ({})",
+                                                    DurationText(c.renew_interval), DurationText(c.lease_ttl)));
+    }
+    if (c.request_timeout >= c.lease_ttl) {
+      return absl::InvalidArgumentError(fmt::format("option request_timeout ({}) must be shorter than lease_ttl ({})",
+                                                    DurationText(c.request_timeout), DurationText(c.lease_ttl)));
+    }
+    if (c.renew_interval >= c.lease_view()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option renew_interval ({}) must be shorter than safety_margin * lease_ttl ({}), or the holder "
+          "stops acting between renewals",
+          DurationText(c.renew_interval), DurationText(c.lease_view())));
+    }
+    if (c.request_timeout >= c.lease_view()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option request_timeout ({}) must be shorter than safety_margin * lease_ttl ({}), or an acquire "
+          "answered in time may already be past the holder's view",
+          DurationText(c.request_timeout), DurationText(c.lease_view())));
+    }
+    return absl::OkStatus();
+  }
+
+  bool uses_store() const override { return true; }
+
+  std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
+                                           const OptionValues& options) const override {
+    return std::make_unique<LeaseNode>(self, ConfigFrom(cluster, options));
+  }
+
+  std::unique_ptr<sim::Process> CreateStore(const Cluster& cluster, const OptionValues& options) const override {
+    (void)cluster;
+    (void)options;
+    return lease::MakeStore();
+  }
+};
+
+}  // namespace
+
+const Algorithm& LeaseAlgorithm() {
+  static const LeaseAlgorithmImpl algorithm;
+  return algorithm;
+}
+
+}  // namespace algorithms

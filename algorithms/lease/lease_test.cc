@@ -1,0 +1,339 @@
+// Lease-over-CAS election through the cluster harness: who leads, what
+// happens when the holder dies, pauses or keeps a slow clock, and what the
+// fencing token buys at the resource.
+#include "algorithms/lease/lease.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "algorithms/testing/cluster_harness.h"
+#include "algorithms/vocabulary.h"
+#include "gtest/gtest.h"
+#include "sim/simulator.h"
+
+namespace algorithms {
+namespace {
+
+using testing::ClusterHarness;
+
+sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
+
+sim::LinkConfig FixedLink(sim::TimeNs latency = Ms(1)) {
+  sim::LinkConfig link;
+  link.latency = sim::LatencyModel::Fixed(latency);
+  return link;
+}
+
+sim::LinkConfig JitteryLink() {
+  sim::LinkConfig link;
+  link.latency = sim::LatencyModel::Uniform(Ms(1), Ms(10));
+  return link;
+}
+
+// The one node in the leader role, or -1.
+int64_t SoleLeader(ClusterHarness& h) {
+  const auto leaders = h.tracker().Leaders();
+  return leaders.size() == 1 ? static_cast<int64_t>(leaders[0]) : -1;
+}
+
+// Every write the resource accepted or rejected, as its observation says.
+class ResourceLog final : public sim::TraceSink {
+ public:
+  struct Entry {
+    bool accepted;
+    int64_t token;
+    int64_t highest;  // highest token accepted before this write
+  };
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
+    const bool accept = r.payload->Is(vocab::kResourceAccept);
+    if (!accept && !r.payload->Is(vocab::kResourceReject)) return;
+    entries.push_back({accept, r.payload->Get(vocab::kFieldToken), r.payload->Get(vocab::kFieldHighest)});
+  }
+  // Accepted writes whose token was lower than one accepted earlier.
+  int StaleAccepted() const {
+    return static_cast<int>(std::count_if(entries.begin(), entries.end(),
+                                          [](const Entry& e) { return e.accepted && e.token < e.highest; }));
+  }
+  std::vector<Entry> entries;
+};
+
+// Notes whenever two or more election nodes are in the leader role at once.
+class OverlapWatch final : public sim::TraceSink {
+ public:
+  explicit OverlapWatch(const testing::ObservationTracker& tracker) : tracker_(tracker) {}
+  void OnRecord(const sim::TraceRecord&) override {
+    if (tracker_.Leaders().size() >= 2) overlapped = true;
+  }
+  bool overlapped = false;
+
+ private:
+  const testing::ObservationTracker& tracker_;
+};
+
+// Freezes `node` for `pause` right after its next write_begin past `after`:
+// the decision to write is taken, the write is not yet sent.
+class PauseAtWriteBegin final : public sim::TraceSink {
+ public:
+  PauseAtWriteBegin(sim::Simulator& sim, sim::NodeId node, sim::TimeNs after, sim::TimeNs pause)
+      : sim_(sim), node_(node), after_(after), pause_(pause) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (fired || r.kind != sim::TraceKind::kObserve || r.node != node_ || r.time < after_) return;
+    if (r.payload == nullptr || !r.payload->Is(vocab::kWriteBegin)) return;
+    fired = true;
+    paused_token = r.payload->Get(vocab::kFieldToken);
+    EXPECT_TRUE(sim_.ScheduleAt(sim_.now(), [this] { EXPECT_TRUE(sim_.Pause(node_).ok()); }).ok());
+    EXPECT_TRUE(sim_.ScheduleAt(sim_.now() + pause_, [this] { EXPECT_TRUE(sim_.Resume(node_).ok()); }).ok());
+  }
+  bool fired = false;
+  int64_t paused_token = 0;
+
+ private:
+  sim::Simulator& sim_;
+  sim::NodeId node_;
+  sim::TimeNs after_;
+  sim::TimeNs pause_;
+};
+
+TEST(Lease_Healthy, OneHolderEveryoneBelievesIt) {
+  ClusterHarness h(LeaseAlgorithm(), 5, 1, JitteryLink());
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  const int64_t leader = SoleLeader(h);
+  ASSERT_GE(leader, 0);
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+  // Renewals kept the lease: one acquisition in five seconds, never lost.
+  ASSERT_EQ(h.tracker().leader_claims.size(), 1u);
+  EXPECT_EQ(h.tracker().leader_claims[0].node, sim::NodeId(static_cast<uint32_t>(leader)));
+  for (uint32_t node = 0; node < 5; ++node) EXPECT_EQ(h.tracker().term[node], h.tracker().leader_claims[0].term);
+  EXPECT_GT(h.tracker().writes_accepted, 10u);
+  EXPECT_EQ(h.tracker().writes_rejected, 0u);
+}
+
+TEST(Lease_Crash, AnotherNodeTakesOverAfterTheTtlWithAHigherToken) {
+  ClusterHarness h(LeaseAlgorithm(), 5, 2, FixedLink());
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(2)).ok());
+  const int64_t first = SoleLeader(h);
+  ASSERT_GE(first, 0);
+  const int64_t first_term = h.tracker().leader_claims.back().term;
+  const sim::TimeNs crash_at = h.sim().now();
+  ASSERT_TRUE(h.sim().Crash(sim::NodeId(static_cast<uint32_t>(first))).ok());
+
+  ASSERT_TRUE(h.sim().RunUntil(crash_at + Ms(500)).ok());
+  EXPECT_TRUE(h.tracker().Leaders().empty()) << "nobody may take a lease the store has not expired";
+
+  ASSERT_TRUE(h.sim().RunUntil(crash_at + sim::TimeNs::Seconds(2)).ok());
+  const int64_t second = SoleLeader(h);
+  ASSERT_GE(second, 0);
+  EXPECT_NE(second, first);
+  const auto& claim = h.tracker().leader_claims.back();
+  EXPECT_GT(claim.term, first_term);
+  // The last renewal was at most renew_interval (333ms) before the crash.
+  EXPECT_GE(claim.time, crash_at + Ms(1000 - 334));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+}
+
+// Kleppmann's story: the holder decides to write, freezes past its TTL, the
+// store hands the lease on, the new holder writes, the old one wakes and its
+// write lands. Returns the resource's log; `fencing` is the resource's mode.
+struct FencingOutcome {
+  ResourceLog log;
+  uint64_t accepted = 0;
+  uint64_t rejected = 0;
+  int64_t paused_token = 0;
+  int64_t later_term = 0;
+};
+void RunFencingStory(bool fencing, FencingOutcome* out) {
+  ClusterHarness h(LeaseAlgorithm(), 5, 3, FixedLink(), nullptr, fencing);
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  h.sim().AddTraceSink(&out->log);
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  const int64_t holder = SoleLeader(h);
+  ASSERT_GE(holder, 0);
+  PauseAtWriteBegin pauser(h.sim(), sim::NodeId(static_cast<uint32_t>(holder)), h.sim().now(),
+                           sim::TimeNs::Seconds(3));
+  h.sim().AddTraceSink(&pauser);
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(6)).ok());
+  ASSERT_TRUE(pauser.fired);
+  out->paused_token = pauser.paused_token;
+  out->accepted = h.tracker().writes_accepted;
+  out->rejected = h.tracker().writes_rejected;
+  out->later_term = h.tracker().leader_claims.back().term;
+  // The paused node came back, saw it lost the lease and stepped down.
+  EXPECT_NE(SoleLeader(h), holder);
+}
+
+TEST(Lease_Fencing, WithoutFencingTheStaleWriteIsAccepted) {
+  FencingOutcome out;
+  RunFencingStory(false, &out);
+  ASSERT_GT(out.later_term, out.paused_token) << "another node must have acquired meanwhile";
+  EXPECT_GE(out.log.StaleAccepted(), 1);
+  EXPECT_EQ(out.rejected, 0u);
+  // The stale write is the paused holder's token, accepted over a higher one.
+  bool found = false;
+  for (const auto& e : out.log.entries) found |= e.accepted && e.token == out.paused_token && e.highest > e.token;
+  EXPECT_TRUE(found);
+}
+
+TEST(Lease_Fencing, WithFencingTheStaleWriteIsRejected) {
+  FencingOutcome out;
+  RunFencingStory(true, &out);
+  ASSERT_GT(out.later_term, out.paused_token);
+  EXPECT_GE(out.rejected, 1u);
+  EXPECT_EQ(out.log.StaleAccepted(), 0);
+  for (const auto& e : out.log.entries) {
+    if (!e.accepted) {
+      EXPECT_EQ(e.token, out.paused_token);
+    }
+  }
+}
+
+// The holder is cut off from the store (both ways) after drifting; returns
+// whether two nodes were ever in the leader role at once.
+bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(),
+                   [](OptionValues& o) { o.Set("safety_margin", 900000); });
+  EXPECT_TRUE(h.validation().ok()) << h.validation();
+  OverlapWatch overlap(h.tracker());
+  h.sim().AddTraceSink(&overlap);
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  const int64_t holder = SoleLeader(h);
+  EXPECT_GE(holder, 0);
+  if (holder < 0) return false;
+  const sim::NodeId node(static_cast<uint32_t>(holder));
+  EXPECT_TRUE(h.sim().SetClockDrift(node, holder_drift_ppm).ok());
+  EXPECT_TRUE(h.sim().CutOneWay(node, h.cluster().store).ok());
+  EXPECT_TRUE(h.sim().CutOneWay(h.cluster().store, node).ok());
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  // Whatever happened in between, someone else leads in the end.
+  EXPECT_GE(SoleLeader(h), 0);
+  EXPECT_NE(SoleLeader(h), holder);
+  return overlap.overlapped;
+}
+
+TEST(Lease_ClockDrift, SlowHolderClockGivesTwoLeadersAtOnce) {
+  EXPECT_TRUE(HolderCutFromStoreOverlaps(-400000));
+}
+
+TEST(Lease_ClockDrift, TrueClockAndMarginGiveNoOverlap) {
+  EXPECT_FALSE(HolderCutFromStoreOverlaps(0));
+}
+
+TEST(Lease_StoreRestart, LeadershipResumesWithAHigherToken) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 5, FixedLink());
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  ASSERT_GE(SoleLeader(h), 0);
+  const int64_t first_term = h.tracker().leader_claims.back().term;
+  ASSERT_TRUE(h.sim().Crash(h.cluster().store).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+  EXPECT_TRUE(h.tracker().Leaders().empty()) << "no one may act on a lease it cannot renew";
+  ASSERT_TRUE(h.sim().Restart(h.cluster().store).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  ASSERT_GE(SoleLeader(h), 0);
+  EXPECT_GT(h.tracker().leader_claims.back().term, first_term);
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+}
+
+TEST(Lease_Release, SteppingDownHandsTheKeyOverBeforeTheTtl) {
+  // The view is 2s of a 10s TTL. The holder pauses for 3s: when it wakes its
+  // view has ended, it steps down and deletes the key, and a follower
+  // acquires at once instead of waiting out the TTL.
+  ClusterHarness h(LeaseAlgorithm(), 3, 6, FixedLink(), [](OptionValues& o) {
+    o.Set("release_on_stepdown", 1);
+    o.Set("lease_ttl", sim::TimeNs::Seconds(10).ns());
+    o.Set("renew_interval", sim::TimeNs::Seconds(1).ns());
+    o.Set("safety_margin", 200000);
+  });
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  const int64_t holder = SoleLeader(h);
+  ASSERT_GE(holder, 0);
+  const sim::NodeId node(static_cast<uint32_t>(holder));
+  const int64_t first_term = h.tracker().leader_claims.back().term;
+  ASSERT_TRUE(h.sim().Pause(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(4)).ok());
+  EXPECT_EQ(h.tracker().leader_claims.back().term, first_term) << "the TTL has not run out yet";
+  ASSERT_TRUE(h.sim().Resume(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  ASSERT_GE(SoleLeader(h), 0);
+  EXPECT_GT(h.tracker().leader_claims.back().term, first_term);
+}
+
+TEST(Lease_Release, WithoutReleaseTheHolderReclaimsItsOwnLease) {
+  // Same pause without release: the store still names the woken node, which
+  // steps down when its view is found expired and then renews its own lease
+  // by cas, keeping the same token.
+  ClusterHarness h(LeaseAlgorithm(), 3, 6, FixedLink(), [](OptionValues& o) {
+    o.Set("lease_ttl", sim::TimeNs::Seconds(10).ns());
+    o.Set("renew_interval", sim::TimeNs::Seconds(1).ns());
+    o.Set("safety_margin", 200000);
+  });
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  const int64_t holder = SoleLeader(h);
+  ASSERT_GE(holder, 0);
+  const sim::NodeId node(static_cast<uint32_t>(holder));
+  const int64_t first_term = h.tracker().leader_claims.back().term;
+  ASSERT_TRUE(h.sim().Pause(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(4)).ok());
+  ASSERT_TRUE(h.sim().Resume(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  EXPECT_EQ(SoleLeader(h), holder);
+  EXPECT_EQ(h.tracker().leader_claims.size(), 2u);
+  EXPECT_EQ(h.tracker().leader_claims.back().term, first_term);
+}
+
+TEST(Lease_Validate, RejectsRenewalNotShorterThanTtl) {
+  const Algorithm& lease = LeaseAlgorithm();
+  OptionValues o = OptionValues::Defaults(lease.options());
+  EXPECT_TRUE(lease.Validate(o, Cluster{}).ok());
+  o.Set("lease_ttl", Ms(300).ns());
+  o.Set("renew_interval", Ms(400).ns());
+  const absl::Status s = lease.Validate(o, Cluster{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "option renew_interval (400ms) must be shorter than lease_ttl (300ms)");
+}
+
+TEST(Lease_Validate, RejectsTimeoutOrRenewalBeyondTheHoldersView) {
+  const Algorithm& lease = LeaseAlgorithm();
+  OptionValues o = OptionValues::Defaults(lease.options());
+  o.Set("request_timeout", sim::TimeNs::Seconds(1).ns());
+  EXPECT_NE(lease.Validate(o, Cluster{}).message().find("request_timeout"), std::string::npos);
+  o = OptionValues::Defaults(lease.options());
+  o.Set("safety_margin", 300000);  // view 300ms, renewals every 333ms
+  const absl::Status s = lease.Validate(o, Cluster{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("renew_interval"), std::string::npos);
+  EXPECT_NE(s.message().find("safety_margin"), std::string::npos);
+}
+
+uint64_t TraceHash(uint64_t seed) {
+  ClusterHarness h(LeaseAlgorithm(), 5, seed, JitteryLink());
+  sim::TraceHasher hasher;
+  h.sim().AddTraceSink(&hasher);
+  EXPECT_TRUE(h.sim().ScheduleAt(sim::TimeNs::Seconds(2), [&h] {
+                       const auto leaders = h.tracker().Leaders();
+                       if (!leaders.empty()) {
+                         EXPECT_TRUE(h.sim().Crash(sim::NodeId(leaders[0])).ok());
+                       }
+                     }).ok());
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  return hasher.hash();
+}
+
+TEST(Lease_Determinism, SameSeedSameTraceHash) {
+  EXPECT_EQ(TraceHash(11), TraceHash(11));
+  EXPECT_NE(TraceHash(11), TraceHash(12));
+}
+
+TEST(Lease_Registry, FoundByName) {
+  const Algorithm* found = FindAlgorithm("lease");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found, &LeaseAlgorithm());
+  EXPECT_TRUE(found->uses_store());
+}
+
+}  // namespace
+}  // namespace algorithms

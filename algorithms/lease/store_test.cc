@@ -1,0 +1,222 @@
+// The store on its own: scripted clients send requests at fixed times and the
+// test reads what came back, so every expectation is about the store's
+// behaviour over the simulated network.
+#include "algorithms/lease/store.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "sim/simulator.h"
+
+namespace algorithms::lease {
+namespace {
+
+constexpr sim::NodeId kStoreNode(2);
+constexpr sim::TimeNs kLatency = sim::TimeNs::Millis(1);
+
+struct Received {
+  sim::TimeNs global;
+  sim::NodeId to;
+  sim::Message message;
+};
+
+// Sends each scripted message at its (local) time and records what arrives.
+class ScriptedClient final : public sim::Process {
+ public:
+  ScriptedClient(const sim::Simulator* sim, std::vector<std::pair<sim::TimeNs, sim::Message>> script,
+                 std::vector<Received>* received)
+      : sim_(sim), script_(std::move(script)), received_(received) {}
+
+  void OnStart(sim::Context& ctx) override {
+    if (started_once_) return;  // clients never restart in these tests
+    started_once_ = true;
+    for (size_t i = 0; i < script_.size(); ++i) ctx.SetTimer(script_[i].first, i);
+  }
+  void OnMessage(sim::Context& ctx, sim::NodeId, const sim::Message& m) override {
+    received_->push_back({sim_->now(), ctx.self(), m});
+  }
+  void OnTimer(sim::Context& ctx, sim::TimerId, uint64_t tag) override { ctx.Send(kStoreNode, script_[tag].second); }
+
+ private:
+  const sim::Simulator* sim_;
+  std::vector<std::pair<sim::TimeNs, sim::Message>> script_;
+  std::vector<Received>* received_;
+  bool started_once_ = false;
+};
+
+using Script = std::vector<std::pair<sim::TimeNs, sim::Message>>;
+
+// Two clients (nodes 0 and 1) and the store (node 2) on 1ms links.
+struct StoreRun {
+  StoreRun(Script client0, Script client1, int64_t store_drift_ppm = 0) : sim(7, 3, FixedLink()) {
+    EXPECT_TRUE(sim.SetProcess(sim::NodeId(0), [this, client0](sim::NodeId) {
+                     return std::make_unique<ScriptedClient>(&sim, client0, &received);
+                   }).ok());
+    EXPECT_TRUE(sim.SetProcess(sim::NodeId(1), [this, client1](sim::NodeId) {
+                     return std::make_unique<ScriptedClient>(&sim, client1, &received);
+                   }).ok());
+    EXPECT_TRUE(sim.SetProcess(kStoreNode, [](sim::NodeId) { return MakeStore(); }).ok());
+    EXPECT_TRUE(sim.Start().ok());
+    if (store_drift_ppm != 0) {
+      EXPECT_TRUE(sim.SetClockDrift(kStoreNode, store_drift_ppm).ok());
+    }
+  }
+  static sim::LinkConfig FixedLink() {
+    sim::LinkConfig link;
+    link.latency = sim::LatencyModel::Fixed(kLatency);
+    return link;
+  }
+  // The reply to request `req` sent by `client`.
+  const sim::Message& ReplyTo(uint32_t client, int64_t req) const {
+    for (const Received& r : received) {
+      if (r.to == sim::NodeId(client) && r.message.Is(kStoreReply) && r.message.Get(kFieldReq) == req) {
+        return r.message;
+      }
+    }
+    ADD_FAILURE() << "no reply to request " << req << " of client " << client;
+    static const sim::Message kNone;
+    return kNone;
+  }
+  std::vector<Received> Events() const {
+    std::vector<Received> out;
+    for (const Received& r : received) {
+      if (r.message.Is(kStoreEvent)) out.push_back(r);
+    }
+    return out;
+  }
+
+  sim::Simulator sim;
+  std::vector<Received> received;
+};
+
+sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
+
+TEST(Store_PutIfAbsent, WinsExactlyOnce) {
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))}},
+               {{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 1, sim::TimeNs::Seconds(5))}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  const sim::Message& a = run.ReplyTo(0, 1);
+  const sim::Message& b = run.ReplyTo(1, 1);
+  EXPECT_EQ(a.Get(kFieldOk) + b.Get(kFieldOk), 1);
+  // Both replies report the winner and its revision, the loser's included.
+  const int64_t winner = a.Get(kFieldOk) == 1 ? 0 : 1;
+  EXPECT_EQ(a.Get(kFieldHolder), winner);
+  EXPECT_EQ(b.Get(kFieldHolder), winner);
+  EXPECT_EQ(a.Get(kFieldCreateRev), 1);
+  EXPECT_EQ(b.Get(kFieldCreateRev), 1);
+}
+
+TEST(Store_Cas, WrongVersionFailsRightVersionRenews) {
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))},
+                {Ms(20), CasRequest(2, kLeaderKey, /*version=*/7, 0, sim::TimeNs::Seconds(5))},
+                {Ms(30), CasRequest(3, kLeaderKey, /*version=*/1, 0, sim::TimeNs::Seconds(5))},
+                {Ms(40), CasRequest(4, kLeaderKey, /*version=*/1, 0, sim::TimeNs::Seconds(5))}},
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  EXPECT_EQ(run.ReplyTo(0, 1).Get(kFieldOk), 1);
+  const sim::Message& wrong = run.ReplyTo(0, 2);
+  EXPECT_EQ(wrong.Get(kFieldOk), 0);
+  EXPECT_EQ(wrong.Get(kFieldModRev), 1);  // a failure still says what the version is
+  const sim::Message& right = run.ReplyTo(0, 3);
+  EXPECT_EQ(right.Get(kFieldOk), 1);
+  EXPECT_EQ(right.Get(kFieldCreateRev), 1);  // renewal keeps the fencing token
+  EXPECT_EQ(right.Get(kFieldModRev), 2);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldOk), 0);  // version 1 is gone now
+}
+
+TEST(Store_Revision, StrictlyIncreasesOnWritesOnly) {
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs(0))},
+                {Ms(20), CasRequest(2, kLeaderKey, 1, 0, sim::TimeNs(0))},
+                {Ms(30), PutIfAbsentRequest(3, kLeaderKey, 0, sim::TimeNs(0))},  // fails
+                {Ms(40), PutIfAbsentRequest(4, 5, 0, sim::TimeNs(0))},           // another key
+                {Ms(50), DeleteRequest(5, kLeaderKey, 2)},
+                {Ms(60), PutIfAbsentRequest(6, kLeaderKey, 0, sim::TimeNs(0))}},
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  int64_t last_rev = 0;
+  for (int64_t req : {1, 2, 4, 5, 6}) {
+    const sim::Message& reply = run.ReplyTo(0, req);
+    ASSERT_EQ(reply.Get(kFieldOk), 1) << "request " << req;
+    EXPECT_GT(reply.Get(kFieldRev), last_rev) << "request " << req;
+    last_rev = reply.Get(kFieldRev);
+  }
+  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldOk), 0);
+  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldRev), 2);  // a failed write leaves the revision alone
+  EXPECT_EQ(run.ReplyTo(0, 6).Get(kFieldCreateRev), 5);  // re-created after the delete: a new token
+}
+
+// Put with a 500ms TTL arriving at 11ms; reads at 380ms and 450ms.
+bool ExistsAt450ms(int64_t store_drift_ppm, bool* exists_at_380ms) {
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(500))},
+                {Ms(379), GetRequest(2, kLeaderKey)},
+                {Ms(449), GetRequest(3, kLeaderKey)}},
+               {}, store_drift_ppm);
+  EXPECT_TRUE(run.sim.RunUntil(Ms(600)).ok());
+  *exists_at_380ms = run.ReplyTo(0, 2).Get(kFieldCreateRev) != 0;
+  return run.ReplyTo(0, 3).Get(kFieldCreateRev) != 0;
+}
+
+TEST(Store_Ttl, ExpiresOnTheStoresOwnClock) {
+  bool early = false;
+  // True clock: expiry at 511ms, so both reads see the key.
+  EXPECT_TRUE(ExistsAt450ms(0, &early));
+  EXPECT_TRUE(early);
+  // A store clock 25% fast counts 500ms in 400ms: expiry near 411ms.
+  EXPECT_FALSE(ExistsAt450ms(250000, &early));
+  EXPECT_TRUE(early);
+}
+
+TEST(Store_Watch, NotifiesOnExpiryWithoutAnyRequest) {
+  StoreRun run({{Ms(5), WatchRequest(1, kLeaderKey)}},
+               {{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 1, Ms(200))}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  const std::vector<Received> events = run.Events();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].message.Get(kFieldKind), static_cast<int64_t>(EventKind::kPut));
+  EXPECT_EQ(events[0].message.Get(kFieldHolder), 1);
+  EXPECT_EQ(events[1].message.Get(kFieldKind), static_cast<int64_t>(EventKind::kExpire));
+  EXPECT_EQ(events[1].message.Get(kFieldCreateRev), 0);
+  // Put lands at 11ms, expires at 211ms, the event takes 1ms: the timer, not a
+  // later request, must have found the expiry.
+  EXPECT_EQ(events[1].global, Ms(212));
+}
+
+TEST(Store_Restart, DataSurvivesAndWatchesDoNot) {
+  StoreRun run({{Ms(5), WatchRequest(1, kLeaderKey)},
+                {Ms(10), PutIfAbsentRequest(2, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
+                {Ms(150), GetRequest(3, kLeaderKey)},
+                {Ms(160), PutIfAbsentRequest(4, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
+                {Ms(170), CasRequest(5, kLeaderKey, 1, 0, sim::TimeNs::Seconds(10))}},
+               {});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
+  const sim::Message& get = run.ReplyTo(0, 3);
+  EXPECT_EQ(get.Get(kFieldHolder), 0);
+  EXPECT_EQ(get.Get(kFieldCreateRev), 1);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldOk), 0);
+  const sim::Message& cas = run.ReplyTo(0, 5);
+  EXPECT_EQ(cas.Get(kFieldOk), 1);
+  EXPECT_EQ(cas.Get(kFieldModRev), 2);  // the revision counter survived too
+  // Only the put before the crash was seen by the watch.
+  EXPECT_EQ(run.Events().size(), 1u);
+}
+
+TEST(Store_Restart, LeaseThatRanOutWhileDownIsGone) {
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(100))},
+                {Ms(250), GetRequest(2, kLeaderKey)},
+                {Ms(260), PutIfAbsentRequest(3, kLeaderKey, 0, Ms(100))}},
+               {});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(200), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
+  EXPECT_EQ(run.ReplyTo(0, 2).Get(kFieldCreateRev), 0);
+  EXPECT_EQ(run.ReplyTo(0, 2).Get(kFieldRev), 2);  // the expiry was a write
+  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldOk), 1);
+  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldCreateRev), 3);
+}
+
+}  // namespace
+}  // namespace algorithms::lease
