@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "algorithms/algorithm.h"
+#include "algorithms/raft/raft.h"
 #include "algorithms/lease/lease.h"
 // Each algorithm adds its header and its line below.
 
@@ -9,6 +10,7 @@ namespace algorithms {
 const std::vector<const Algorithm*>& AllAlgorithms() {
   static const std::vector<const Algorithm*> all = [] {
     std::vector<const Algorithm*> list = {
+        &RaftAlgorithm(),
         &LeaseAlgorithm(),
     };
     std::sort(list.begin(), list.end(), [](const Algorithm* a, const Algorithm* b) { return a->name() < b->name(); });
