@@ -11,7 +11,7 @@ namespace electsim {
 absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_negative) {
   const std::string original(text);
   auto error = [&](std::string_view why) {
-    return absl::InvalidArgumentError(fmt::format("expected a duration such as \"150ms\" or \"2s\"{}, got \"{}\" ({})",
+    return absl::InvalidArgumentError(fmt::format("a duration such as \"150ms\" or \"2s\"{}, got \"{}\" ({})",
                                                   allow_negative ? " (a sign is allowed)" : "", original, why));
   };
   bool negative = false;
@@ -58,6 +58,13 @@ std::string FormatDuration(sim::TimeNs duration) {
   if (magnitude % 1000000 == 0) return fmt::format("{}{}ms", sign, magnitude / 1000000);
   if (magnitude % 1000 == 0) return fmt::format("{}{}us", sign, magnitude / 1000);
   return fmt::format("{}{}ns", sign, magnitude);
+}
+
+std::string FormatMillis(sim::TimeNs duration) {
+  const int64_t ns = duration.ns();
+  const char* sign = ns < 0 ? "-" : "";
+  const int64_t magnitude = ns < 0 ? -ns : ns;
+  return fmt::format("{}{}.{:03}ms", sign, magnitude / 1000000, (magnitude % 1000000) / 1000);
 }
 
 std::string FormatSeconds(sim::TimeNs time) {

@@ -15,6 +15,8 @@ absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_nega
 
 // Integer rendering in the largest exact unit ("1500ms", "2s", "0s").
 std::string FormatDuration(sim::TimeNs duration);
+// Milliseconds with three decimals, from integer ns: "186.328ms".
+std::string FormatMillis(sim::TimeNs duration);
 // Seconds with six decimals, from integer ns: "1.234567s".
 std::string FormatSeconds(sim::TimeNs time);
 

@@ -35,14 +35,14 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
       outcome = "no leader elected before the run ended";
     } else {
       outcome = fmt::format("node {} (term {}) elected after {}", e.leader.value(), e.term,
-                            FormatDuration(*e.elected - e.started));
-      outcome += e.known ? fmt::format(", known to all live nodes after {}", FormatDuration(*e.known - e.started))
+                            FormatMillis(*e.elected - e.started));
+      outcome += e.known ? fmt::format(", known to all live nodes after {}", FormatMillis(*e.known - e.started))
                          : ", never known to every live node";
     }
     line(fmt::format("  #{} {} at {}: {}", i + 1, e.cause, FormatSeconds(e.started), outcome));
   }
-  line(fmt::format("time with no leader: {}; with more than one leader: {}", FormatDuration(m.no_leader_time),
-                   FormatDuration(m.multi_leader_time)));
+  line(fmt::format("time with no leader: {}; with more than one leader: {}", FormatMillis(m.no_leader_time),
+                   FormatMillis(m.multi_leader_time)));
   std::string by_type;
   for (const auto& [type, count] : m.messages_by_type) {
     by_type += fmt::format("{}{} {}", by_type.empty() ? "" : ", ", type, count);
