@@ -3,6 +3,8 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/raft/raft.h"
 #include "algorithms/lease/lease.h"
+#include "algorithms/bully/bully.h"
+#include "algorithms/ring/ring.h"
 // Each algorithm adds its header and its line below.
 
 namespace algorithms {
@@ -10,6 +12,8 @@ namespace algorithms {
 const std::vector<const Algorithm*>& AllAlgorithms() {
   static const std::vector<const Algorithm*> all = [] {
     std::vector<const Algorithm*> list = {
+        &BullyAlgorithm(),
+        &RingAlgorithm(),
         &RaftAlgorithm(),
         &LeaseAlgorithm(),
     };

@@ -1,0 +1,396 @@
+#include "algorithms/bully/bully.h"
+
+#include <cassert>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "algorithms/leader_work.h"
+#include "algorithms/vocabulary.h"
+#include "fmt/format.h"
+
+namespace algorithms {
+namespace {
+
+constexpr std::string_view kFieldEpoch = "epoch";
+constexpr std::string_view kFieldRound = "round";
+
+// Stable storage keys.
+constexpr std::string_view kMaxEpochKey = "bully.max_epoch";  // highest epoch ever seen
+constexpr std::string_view kBootsKey = "bully.boots";         // tells a restart from the first boot
+
+// Which nodes start an election at time 0 (index into the option's choices).
+enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone = 3 };
+
+// Our timer tags; all below LeaderWork::kFirstReservedTag.
+constexpr uint64_t kSilenceTag = 1;    // follower: coordinator silent too long
+constexpr uint64_t kElectionTag = 2;   // candidate: answer or coordinator overdue
+constexpr uint64_t kHeartbeatTag = 3;  // leader: time to heartbeat
+static_assert(kHeartbeatTag < LeaderWork::kFirstReservedTag);
+
+std::string DurationText(sim::TimeNs duration) {
+  const int64_t ns = duration.ns();
+  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
+  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
+  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
+  return fmt::format("{}ns", ns);
+}
+
+// One armed timer per purpose: re-arming cancels the previous one, so a tag
+// that fires always belongs to the live timer.
+class Timer {
+ public:
+  void Arm(sim::Context& ctx, sim::TimeNs delay, uint64_t tag) {
+    Cancel(ctx);
+    id_ = ctx.SetTimer(delay, tag);
+    armed_ = true;
+  }
+  void Cancel(sim::Context& ctx) {
+    if (armed_) ctx.CancelTimer(id_);
+    armed_ = false;
+  }
+  // True (and disarmed) when `fired` is this timer.
+  bool Fired(sim::TimerId fired) {
+    if (!armed_ || fired != id_) return false;
+    armed_ = false;
+    return true;
+  }
+
+ private:
+  sim::TimerId id_;
+  bool armed_ = false;
+};
+
+struct BullyConfig {
+  uint32_t node_count = 0;
+  sim::NodeId resource;
+  LeaderWorkConfig leader_work;
+  sim::TimeNs heartbeat_interval_ns;
+  sim::TimeNs heartbeat_timeout_ns;
+  sim::TimeNs answer_timeout_ns;
+  sim::TimeNs coordinator_timeout_ns;
+  StartElection start_election = StartElection::kAll;
+};
+
+class BullyNode final : public sim::Process {
+ public:
+  BullyNode(sim::NodeId self, BullyConfig config)
+      : self_(self), config_(config), work_(config.resource, config.leader_work) {}
+
+  void OnStart(sim::Context& ctx) override {
+    max_epoch_ = static_cast<uint64_t>(ctx.Load(kMaxEpochKey).value_or(0));
+    const int64_t boots = ctx.Load(kBootsKey).value_or(0);
+    ctx.Persist(kBootsKey, boots + 1);
+    if (max_epoch_ > 0) ctx.Observe(vocab::TermChange(sim::Term(max_epoch_)));
+    // A recovered node always challenges: if it is the highest live id it
+    // must take over (that is the "bully").
+    if (boots > 0 || StartsAtBoot()) {
+      BecomeCandidate(ctx);
+    } else {
+      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+    }
+  }
+
+  void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
+    const bool ours = message.Is(kBullyElection) || message.Is(kBullyAnswer) ||
+                      message.Is(kBullyCoordinator) || message.Is(kBullyHeartbeat);
+    if (!ours) return;  // e.g. the resource's acks to our writes
+    // Epoch handling comes before anything else (etcd's Step): a leader that
+    // learns of a newer epoch no longer leads, whatever the message says.
+    ObserveEpoch(ctx, static_cast<uint64_t>(message.Get(kFieldEpoch)));
+    if (message.Is(kBullyElection)) {
+      HandleElection(ctx, from, message.Get(kFieldRound));
+    } else if (message.Is(kBullyAnswer)) {
+      HandleAnswer(ctx, message.Get(kFieldRound));
+    } else {
+      HandleClaim(ctx, from, static_cast<uint64_t>(message.Get(kFieldEpoch)));
+    }
+  }
+
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
+    if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
+    if (silence_timer_.Fired(timer)) {
+      SetBelief(ctx, sim::kNoNode, max_epoch_);
+      BecomeCandidate(ctx);
+    } else if (election_timer_.Fired(timer)) {
+      if (phase_ == Phase::kAwaitingAnswers) {
+        BecomeLeader(ctx);  // nobody higher is alive
+      } else {
+        // Someone higher answered but never announced: it died mid-election.
+        SetBelief(ctx, sim::kNoNode, max_epoch_);
+        BecomeCandidate(ctx);
+      }
+    } else if (heartbeat_timer_.Fired(timer)) {
+      Broadcast(ctx, kBullyHeartbeat);
+      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+    }
+  }
+
+ private:
+  enum class Role {
+    // Follows the coordinator it believes in (or waits for one). Left when
+    // that coordinator falls silent, when a lower id challenges this node, or
+    // when a lower id claims leadership (BecomeCandidate).
+    kFollower,
+    // Running its own election: first waiting for any higher id to answer,
+    // then for the answerer's announcement. Left on an announcement from a
+    // higher id (BecomeFollower) or when nobody higher answers (BecomeLeader).
+    kCandidate,
+    // Coordinator for `leader_epoch_`. Left only on learning of a newer epoch
+    // or of a higher id leading the same epoch (BecomeFollower).
+    kLeader,
+  };
+  // Where a candidate's election stands.
+  enum class Phase {
+    kAwaitingAnswers,      // challenged every higher id; silence means we win
+    kAwaitingCoordinator,  // a higher id answered; it must announce in time
+  };
+
+  bool StartsAtBoot() const {
+    switch (config_.start_election) {
+      case StartElection::kAll: return true;
+      case StartElection::kLowest: return self_.value() == 0;
+      case StartElection::kHighest: return self_.value() + 1 == config_.node_count;
+      case StartElection::kNone: return false;
+    }
+    return false;
+  }
+
+  // ---- transitions ----
+
+  // Starts (or restarts) this node's own election.
+  void BecomeCandidate(sim::Context& ctx) {
+    assert(role_ != Role::kLeader);
+    silence_timer_.Cancel(ctx);
+    SetRole(ctx, Role::kCandidate);
+    phase_ = Phase::kAwaitingAnswers;
+    ++election_round_;
+    for (uint32_t id = self_.value() + 1; id < config_.node_count; ++id) {
+      ctx.Send(sim::NodeId(id), Stamp(sim::Message(kBullyElection)).Set(kFieldRound, election_round_));
+    }
+    // Waited even when there is nobody higher to ask: a recovered top node
+    // hears the current coordinator's heartbeat meanwhile and so picks an
+    // epoch above it instead of reusing it.
+    election_timer_.Arm(ctx, config_.answer_timeout_ns, kElectionTag);
+  }
+
+  void BecomeLeader(sim::Context& ctx) {
+    const uint64_t epoch = max_epoch_ + 1;
+    SetMaxEpoch(ctx, epoch);
+    leader_epoch_ = epoch;
+    election_timer_.Cancel(ctx);
+    silence_timer_.Cancel(ctx);
+    role_ = Role::kLeader;
+    ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
+    SetBelief(ctx, self_, epoch);
+    Broadcast(ctx, kBullyCoordinator);
+    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+    work_.Begin(ctx, sim::FencingToken(epoch));
+  }
+
+  // Follows `leader` (kNoNode: nobody known yet) at `epoch`.
+  void BecomeFollower(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (role_ == Role::kLeader) {
+      work_.End(ctx);
+      heartbeat_timer_.Cancel(ctx);
+    }
+    election_timer_.Cancel(ctx);
+    SetRole(ctx, Role::kFollower);
+    SetBelief(ctx, leader, epoch);
+    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+  }
+
+  // ---- message handlers ----
+
+  void ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
+    if (epoch <= max_epoch_) return;
+    SetMaxEpoch(ctx, epoch);
+    if (role_ == Role::kLeader) BecomeFollower(ctx, sim::kNoNode, epoch);
+  }
+
+  void HandleElection(sim::Context& ctx, sim::NodeId from, int64_t round) {
+    if (from >= self_) return;  // only lower ids challenge us
+    ctx.Send(from, Stamp(sim::Message(kBullyAnswer)).Set(kFieldRound, round));
+    switch (role_) {
+      case Role::kLeader:
+        // Already coordinator: telling the challenger is enough; a fresh
+        // election would only burn an epoch.
+        ctx.Send(from, Stamp(sim::Message(kBullyCoordinator)));
+        break;
+      case Role::kCandidate:
+        break;  // our own election already covers the challenger
+      case Role::kFollower:
+        BecomeCandidate(ctx);
+        break;
+    }
+  }
+
+  void HandleAnswer(sim::Context& ctx, int64_t round) {
+    if (role_ != Role::kCandidate || phase_ != Phase::kAwaitingAnswers || round != election_round_) return;
+    phase_ = Phase::kAwaitingCoordinator;
+    election_timer_.Arm(ctx, config_.coordinator_timeout_ns, kElectionTag);
+  }
+
+  // A coordinator announcement or heartbeat from `from` for `epoch`.
+  void HandleClaim(sim::Context& ctx, sim::NodeId from, uint64_t epoch) {
+    if (epoch < max_epoch_) {
+      // A coordinator of an old epoch (e.g. back from a partition). Only the
+      // current leader answers it, so that it steps down without a storm.
+      if (role_ == Role::kLeader) ctx.Send(from, Stamp(sim::Message(kBullyCoordinator)));
+      return;
+    }
+    // From here on epoch == max_epoch_ (ObserveEpoch ran first).
+    switch (role_) {
+      case Role::kLeader:
+        // Two coordinators of one epoch (a healed partition): the higher id keeps it.
+        if (from > self_) {
+          BecomeFollower(ctx, from, epoch);
+        } else {
+          ctx.Send(from, Stamp(sim::Message(kBullyCoordinator)));
+        }
+        return;
+      case Role::kCandidate:
+        if (from > self_) BecomeFollower(ctx, from, epoch);
+        return;  // a lower claimant loses to our running election
+      case Role::kFollower:
+        if (from == leader_ && epoch == belief_epoch_) {
+          silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+          return;
+        }
+        // Between two coordinators of one epoch, keep the higher id.
+        if (leader_ != sim::kNoNode && epoch == belief_epoch_ && from < leader_) return;
+        if (from < self_) {
+          BecomeCandidate(ctx);  // we outrank the claimant: bully it
+        } else {
+          BecomeFollower(ctx, from, epoch);
+        }
+        return;
+    }
+  }
+
+  // ---- helpers ----
+
+  sim::Message Stamp(sim::Message message) const {
+    // A leader's messages carry its own epoch; it equals max_epoch_ because a
+    // leader steps down the moment it sees a higher one.
+    message.Set(kFieldEpoch, static_cast<int64_t>(max_epoch_));
+    return message;
+  }
+
+  void Broadcast(sim::Context& ctx, std::string_view type) {
+    const sim::Message message = Stamp(sim::Message(type));
+    for (uint32_t id = 0; id < config_.node_count; ++id) {
+      if (id != self_.value()) ctx.Send(sim::NodeId(id), message);
+    }
+  }
+
+  void SetMaxEpoch(sim::Context& ctx, uint64_t epoch) {
+    max_epoch_ = epoch;
+    ctx.Persist(kMaxEpochKey, static_cast<int64_t>(epoch));
+    ctx.Observe(vocab::TermChange(sim::Term(epoch)));
+  }
+
+  void SetRole(sim::Context& ctx, Role role) {
+    if (role == role_) return;
+    role_ = role;
+    ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
+                                  sim::Term(max_epoch_)));
+  }
+
+  void SetBelief(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (leader == leader_ && epoch == belief_epoch_) return;
+    leader_ = leader;
+    belief_epoch_ = epoch;
+    ctx.Observe(vocab::Belief(leader, sim::Term(epoch)));
+  }
+
+  const sim::NodeId self_;
+  const BullyConfig config_;
+  Role role_ = Role::kFollower;
+  Phase phase_ = Phase::kAwaitingAnswers;
+  // Highest epoch seen anywhere (stable); the next announcement uses one more.
+  uint64_t max_epoch_ = 0;
+  // The epoch this node leads, while it is leader.
+  uint64_t leader_epoch_ = 0;
+  // Whom this node believes coordinates, and in which epoch.
+  sim::NodeId leader_ = sim::kNoNode;
+  uint64_t belief_epoch_ = 0;
+  // Tells answers to this election from late answers to an earlier one.
+  int64_t election_round_ = 0;
+  Timer silence_timer_;
+  Timer election_timer_;
+  Timer heartbeat_timer_;
+  LeaderWork work_;
+};
+
+class Bully final : public Algorithm {
+ public:
+  std::string_view name() const override { return "bully"; }
+  std::string_view summary() const override {
+    return "Bully (Garcia-Molina): the highest live id wins; epochs as terms and fencing tokens; no quorum";
+  }
+
+  const std::vector<OptionSpec>& options() const override {
+    static const std::vector<OptionSpec> specs = {
+        OptionSpec::Duration("heartbeat_interval", sim::TimeNs::Millis(50),
+                             "how often the coordinator tells every node it is alive", sim::TimeNs(1)),
+        OptionSpec::Duration("heartbeat_timeout", sim::TimeNs::Millis(200),
+                             "coordinator silence after which a node starts an election", sim::TimeNs(1)),
+        OptionSpec::Duration("answer_timeout", sim::TimeNs::Millis(100),
+                             "how long a candidate waits for a higher id to answer before announcing itself",
+                             sim::TimeNs(1)),
+        OptionSpec::Duration("coordinator_timeout", sim::TimeNs::Millis(300),
+                             "how long a candidate that got an answer waits for the announcement before retrying",
+                             sim::TimeNs(1)),
+        OptionSpec::Choice("start_election", {"all", "lowest", "highest", "none"},
+                           "which nodes start an election at time 0 (\"none\": only on timeout)"),
+    };
+    return specs;
+  }
+
+  absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
+    const sim::TimeNs interval = options.Duration("heartbeat_interval");
+    const sim::TimeNs timeout = options.Duration("heartbeat_timeout");
+    const sim::TimeNs answer = options.Duration("answer_timeout");
+    const sim::TimeNs coordinator = options.Duration("coordinator_timeout");
+    if (cluster.node_count == 0) return absl::InvalidArgumentError("bully needs at least one node");
+    if (interval >= timeout) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option heartbeat_interval ({}) must be less than heartbeat_timeout ({}): followers would "
+          "suspect a healthy coordinator",
+          DurationText(interval), DurationText(timeout)));
+    }
+    if (answer >= coordinator) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option answer_timeout ({}) must be less than coordinator_timeout ({}): the node that answered "
+          "itself waits answer_timeout before it can announce",
+          DurationText(answer), DurationText(coordinator)));
+    }
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
+                                           const OptionValues& options) const override {
+    BullyConfig config;
+    config.node_count = cluster.node_count;
+    config.resource = cluster.resource;
+    config.leader_work = cluster.leader_work;
+    config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
+    config.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
+    config.answer_timeout_ns = options.Duration("answer_timeout");
+    config.coordinator_timeout_ns = options.Duration("coordinator_timeout");
+    config.start_election = static_cast<StartElection>(options.Int("start_election"));
+    return std::make_unique<BullyNode>(self, config);
+  }
+};
+
+}  // namespace
+
+const Algorithm& BullyAlgorithm() {
+  static const Bully algorithm;
+  return algorithm;
+}
+
+}  // namespace algorithms

@@ -1,0 +1,489 @@
+#include "algorithms/ring/ring.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "algorithms/leader_work.h"
+#include "algorithms/vocabulary.h"
+#include "fmt/format.h"
+
+namespace algorithms {
+namespace {
+
+constexpr std::string_view kFieldEpoch = "epoch";
+constexpr std::string_view kFieldId = "id";
+constexpr std::string_view kFieldLeader = "leader";
+constexpr std::string_view kFieldSeq = "seq";
+
+// Stable storage keys.
+constexpr std::string_view kMaxEpochKey = "ring.max_epoch";  // highest epoch ever seen
+constexpr std::string_view kBootsKey = "ring.boots";         // tells a restart from the first boot
+
+// Which nodes start an election at time 0 (index into the option's choices).
+enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
+
+// Our timer tags; all below LeaderWork::kFirstReservedTag. An ack timer's tag
+// is kAckTagBase + the hop's sequence number.
+constexpr uint64_t kSilenceTag = 1;    // no leader (or no election result) heard in time
+constexpr uint64_t kHeartbeatTag = 2;  // leader: time to heartbeat
+constexpr uint64_t kAckTagBase = 16;
+static_assert(kAckTagBase < LeaderWork::kFirstReservedTag / 2);
+
+// A successor that missed an ack is skipped for this many heartbeat timeouts
+// (or until it is heard from): long enough to cover the rest of the election
+// and a retry, short enough that a restarted or healed node rejoins the ring.
+constexpr int64_t kDeadMarkTimeouts = 5;
+
+std::string DurationText(sim::TimeNs duration) {
+  const int64_t ns = duration.ns();
+  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
+  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
+  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
+  return fmt::format("{}ns", ns);
+}
+
+// One armed timer per purpose: re-arming cancels the previous one, so a tag
+// that fires always belongs to the live timer.
+class Timer {
+ public:
+  void Arm(sim::Context& ctx, sim::TimeNs delay, uint64_t tag) {
+    Cancel(ctx);
+    id_ = ctx.SetTimer(delay, tag);
+    armed_ = true;
+  }
+  void Cancel(sim::Context& ctx) {
+    if (armed_) ctx.CancelTimer(id_);
+    armed_ = false;
+  }
+  // True (and disarmed) when `fired` is this timer.
+  bool Fired(sim::TimerId fired) {
+    if (!armed_ || fired != id_) return false;
+    armed_ = false;
+    return true;
+  }
+
+ private:
+  sim::TimerId id_;
+  bool armed_ = false;
+};
+
+struct RingConfig {
+  uint32_t node_count = 0;
+  sim::NodeId resource;
+  LeaderWorkConfig leader_work;
+  std::vector<int64_t> ids;  // election id of each ring position (resolved: never empty)
+  sim::TimeNs heartbeat_interval_ns;
+  sim::TimeNs heartbeat_timeout_ns;
+  sim::TimeNs ack_timeout_ns;
+  StartElection start_election = StartElection::kAll;
+};
+
+class RingNode final : public sim::Process {
+ public:
+  RingNode(sim::NodeId self, RingConfig config)
+      : self_(self),
+        config_(std::move(config)),
+        own_id_(config_.ids[self.value()]),
+        dead_until_(config_.node_count, sim::TimeNs(0)),
+        work_(config_.resource, config_.leader_work) {}
+
+  void OnStart(sim::Context& ctx) override {
+    max_epoch_ = static_cast<uint64_t>(ctx.Load(kMaxEpochKey).value_or(0));
+    // Rounds begun before a crash are not rejoined: their messages may be
+    // half-way round and the node has forgotten what it forwarded.
+    decided_epoch_ = max_epoch_;
+    const int64_t boots = ctx.Load(kBootsKey).value_or(0);
+    ctx.Persist(kBootsKey, boots + 1);
+    if (max_epoch_ > 0) ctx.Observe(vocab::TermChange(sim::Term(max_epoch_)));
+    // A restarted node just listens: the leader's heartbeats reach every node.
+    if (boots == 0 && StartsAtBoot()) {
+      StartElection(ctx);
+    } else {
+      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+    }
+  }
+
+  void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
+    const bool ours = message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) ||
+                      message.Is(kRingHeartbeat);
+    if (!ours || from.value() >= config_.node_count) return;  // e.g. the resource's acks to our writes
+    dead_until_[from.value()] = sim::TimeNs(0);  // it is alive after all
+    // Epoch handling comes before anything else (etcd's Step): a leader that
+    // learns of a newer epoch no longer leads, whatever the message says.
+    const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
+    ObserveEpoch(ctx, epoch);
+    if (message.Is(kRingAck)) {
+      HandleAck(ctx, from, message.Get(kFieldSeq));
+      return;
+    }
+    if (message.Is(kRingHeartbeat)) {
+      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(message.Get(kFieldLeader))), epoch);
+      return;
+    }
+    // Ring hops are acknowledged whatever becomes of them: the ack only says
+    // "I am alive", which is what the sender needs to know.
+    ctx.Send(from, Stamp(sim::Message(kRingAck)).Set(kFieldSeq, message.Get(kFieldSeq)));
+    if (message.Is(kRingElection)) {
+      HandleElection(ctx, message.Get(kFieldId), epoch);
+    } else {
+      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(message.Get(kFieldLeader))), epoch);
+    }
+  }
+
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
+    if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
+    if (tag >= kAckTagBase) {
+      HandleAckTimeout(ctx, static_cast<int64_t>(tag - kAckTagBase));
+    } else if (silence_timer_.Fired(timer)) {
+      StartElection(ctx);
+    } else if (heartbeat_timer_.Fired(timer)) {
+      const sim::Message heartbeat =
+          Stamp(sim::Message(kRingHeartbeat)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value());
+      for (uint32_t node = 0; node < config_.node_count; ++node) {
+        if (node != self_.value()) ctx.Send(sim::NodeId(node), heartbeat);
+      }
+      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+    }
+  }
+
+ private:
+  enum class Role {
+    // Not taking part in a running election; follows the leader it believes
+    // in, if any. Left when an election message reaches it or the leader
+    // falls silent (BecomeCandidate).
+    kFollower,
+    // A participant of the current round (Chang-Roberts' "participant"
+    // flag). Left when the round's ELECTED or a heartbeat of its epoch
+    // arrives (BecomeFollower) or when its own id comes home (BecomeLeader).
+    kCandidate,
+    // Won round `max_epoch_`. Left only on learning of a newer epoch or of a
+    // larger id leading the same one (BecomeFollower).
+    kLeader,
+  };
+
+  // A ring hop awaiting its ack.
+  struct PendingHop {
+    sim::Message message;
+    sim::NodeId to;
+    sim::TimerId ack_timer;
+  };
+
+  bool StartsAtBoot() const {
+    switch (config_.start_election) {
+      case StartElection::kAll: return true;
+      case StartElection::kLowest: return own_id_ == *std::min_element(config_.ids.begin(), config_.ids.end());
+      case StartElection::kNone: return false;
+    }
+    return false;
+  }
+
+  // ---- transitions ----
+
+  // Opens a new round with this node as initiator.
+  void StartElection(sim::Context& ctx) {
+    assert(role_ != Role::kLeader);
+    SetBelief(ctx, sim::kNoNode, max_epoch_);  // suspects whoever led
+    SetMaxEpoch(ctx, max_epoch_ + 1);
+    BecomeCandidate(ctx);
+    SendAround(ctx, ElectionMessage(own_id_, max_epoch_));
+  }
+
+  // Joins the current round (epoch max_epoch_).
+  void BecomeCandidate(sim::Context& ctx) {
+    assert(role_ != Role::kLeader);
+    if (!participant_) {
+      participant_ = true;
+      // The round must produce a leader within a heartbeat timeout, or this
+      // node starts a newer one.
+      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+    }
+    SetRole(ctx, Role::kCandidate);
+  }
+
+  void BecomeLeader(sim::Context& ctx, uint64_t epoch) {
+    participant_ = false;
+    decided_epoch_ = std::max(decided_epoch_, epoch);
+    silence_timer_.Cancel(ctx);
+    role_ = Role::kLeader;
+    ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
+    SetBelief(ctx, self_, epoch);
+    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+    work_.Begin(ctx, sim::FencingToken(epoch));
+    forwarded_elected_ = {epoch, self_};
+    SendAround(ctx, Stamp(sim::Message(kRingElected)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value()));
+  }
+
+  // Follows `leader` (kNoNode: nobody known) at `epoch`.
+  void BecomeFollower(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (role_ == Role::kLeader) {
+      work_.End(ctx);
+      heartbeat_timer_.Cancel(ctx);
+    }
+    SetRole(ctx, Role::kFollower);
+    SetBelief(ctx, leader, epoch);
+    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+  }
+
+  // ---- message handlers ----
+
+  void ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
+    if (epoch <= max_epoch_) return;
+    SetMaxEpoch(ctx, epoch);
+    if (role_ == Role::kLeader) BecomeFollower(ctx, sim::kNoNode, epoch);
+  }
+
+  // ELECTION(id) of round `epoch` arrived from the predecessor.
+  void HandleElection(sim::Context& ctx, int64_t id, uint64_t epoch) {
+    // An older round, or one whose result is already known, is over.
+    if (epoch < max_epoch_ || epoch <= decided_epoch_) return;
+    if (id == own_id_) {
+      BecomeLeader(ctx, epoch);  // our id went all the way round: nobody is larger
+    } else if (id > own_id_) {
+      // Forward each id once per round: with successors skipped, an id whose
+      // owner is unreachable could otherwise circle for ever.
+      if (std::find(forwarded_ids_.begin(), forwarded_ids_.end(), id) != forwarded_ids_.end()) return;
+      forwarded_ids_.push_back(id);
+      BecomeCandidate(ctx);
+      SendAround(ctx, ElectionMessage(id, epoch));
+    } else if (!participant_) {
+      BecomeCandidate(ctx);
+      SendAround(ctx, ElectionMessage(own_id_, epoch));
+    }
+    // else: a smaller id at a participant, which already sent something larger.
+  }
+
+  // ELECTED naming `leader` for `epoch` arrived from the predecessor.
+  void HandleElected(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (epoch < max_epoch_ || leader == self_ || leader.value() >= config_.node_count) return;
+    if (forwarded_elected_ == std::pair{epoch, leader}) return;  // a duplicate
+    if (!Outranks(leader, epoch)) return;
+    forwarded_elected_ = {epoch, leader};
+    decided_epoch_ = std::max(decided_epoch_, epoch);
+    participant_ = false;
+    BecomeFollower(ctx, leader, epoch);
+    SendAround(ctx, Stamp(sim::Message(kRingElected))
+                        .Set(kFieldId, config_.ids[leader.value()])
+                        .Set(kFieldLeader, leader.value()));
+  }
+
+  void HandleHeartbeat(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (epoch < max_epoch_ || leader == self_ || leader.value() >= config_.node_count) return;
+    if (!Outranks(leader, epoch)) return;
+    decided_epoch_ = std::max(decided_epoch_, epoch);
+    participant_ = false;
+    BecomeFollower(ctx, leader, epoch);
+  }
+
+  void HandleAck(sim::Context& ctx, sim::NodeId from, int64_t seq) {
+    auto it = pending_.find(seq);
+    if (it == pending_.end() || it->second.to != from) return;
+    ctx.CancelTimer(it->second.ack_timer);
+    pending_.erase(it);
+  }
+
+  void HandleAckTimeout(sim::Context& ctx, int64_t seq) {
+    auto it = pending_.find(seq);
+    if (it == pending_.end()) return;
+    const PendingHop hop = it->second;
+    pending_.erase(it);
+    dead_until_[hop.to.value()] = ctx.LocalNow() + config_.heartbeat_timeout_ns * kDeadMarkTimeouts;
+    // Pass the message on to the next live successor unless its round is over.
+    const uint64_t epoch = static_cast<uint64_t>(hop.message.Get(kFieldEpoch));
+    if (epoch < max_epoch_) return;
+    if (hop.message.Is(kRingElection) && epoch <= decided_epoch_) return;
+    SendAround(ctx, hop.message);
+  }
+
+  // ---- helpers ----
+
+  // Whether a claim by `leader` for `epoch` (>= max_epoch_) beats what this
+  // node holds. Two leaders of one epoch exist only after a partition; the
+  // larger election id keeps it.
+  bool Outranks(sim::NodeId leader, uint64_t epoch) const {
+    const int64_t claimant = config_.ids[leader.value()];
+    if (role_ == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
+    if (leader_ == sim::kNoNode || belief_epoch_ != epoch || leader_ == leader) return true;
+    return claimant > config_.ids[leader_.value()];
+  }
+
+  // Sends `message` to the first successor not marked dead, awaiting its ack.
+  void SendAround(sim::Context& ctx, sim::Message message) {
+    std::optional<sim::NodeId> next;
+    for (uint32_t step = 1; step < config_.node_count; ++step) {
+      const uint32_t node = (self_.value() + step) % config_.node_count;
+      if (dead_until_[node] <= ctx.LocalNow()) {
+        next = sim::NodeId(node);
+        break;
+      }
+    }
+    if (!next) {
+      // Nobody else answers: this node is a ring of one. An open round it
+      // carries can only end with itself as leader.
+      const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
+      if (message.Is(kRingElection) && epoch == max_epoch_ && epoch > decided_epoch_) BecomeLeader(ctx, epoch);
+      return;
+    }
+    const int64_t seq = ++last_seq_;
+    message.Set(kFieldSeq, seq);
+    ctx.Send(*next, message);
+    const sim::TimerId timer = ctx.SetTimer(config_.ack_timeout_ns, kAckTagBase + static_cast<uint64_t>(seq));
+    pending_.emplace(seq, PendingHop{message, *next, timer});
+  }
+
+  sim::Message ElectionMessage(int64_t id, uint64_t epoch) const {
+    return sim::Message(kRingElection).Set(kFieldId, id).Set(kFieldEpoch, static_cast<int64_t>(epoch));
+  }
+
+  sim::Message Stamp(sim::Message message) const {
+    message.Set(kFieldEpoch, static_cast<int64_t>(max_epoch_));
+    return message;
+  }
+
+  // Every new epoch opens a new round: the participant flag and the
+  // forwarded ids belong to one round.
+  void SetMaxEpoch(sim::Context& ctx, uint64_t epoch) {
+    max_epoch_ = epoch;
+    participant_ = false;
+    forwarded_ids_.clear();
+    ctx.Persist(kMaxEpochKey, static_cast<int64_t>(epoch));
+    ctx.Observe(vocab::TermChange(sim::Term(epoch)));
+  }
+
+  void SetRole(sim::Context& ctx, Role role) {
+    if (role == role_) return;
+    role_ = role;
+    ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
+                                  sim::Term(max_epoch_)));
+  }
+
+  void SetBelief(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (leader == leader_ && epoch == belief_epoch_) return;
+    leader_ = leader;
+    belief_epoch_ = epoch;
+    ctx.Observe(vocab::Belief(leader, sim::Term(epoch)));
+  }
+
+  const sim::NodeId self_;
+  const RingConfig config_;
+  const int64_t own_id_;
+  Role role_ = Role::kFollower;
+  // Highest epoch seen anywhere (stable). It is also the current round.
+  uint64_t max_epoch_ = 0;
+  // Highest epoch whose leader is known; its election messages are stale.
+  uint64_t decided_epoch_ = 0;
+  // Chang-Roberts' flag: this node has sent an id in round max_epoch_.
+  bool participant_ = false;
+  // Ids larger than ours forwarded in round max_epoch_.
+  std::vector<int64_t> forwarded_ids_;
+  // The last ELECTED passed on, so a duplicate is not passed on again.
+  std::pair<uint64_t, sim::NodeId> forwarded_elected_{0, sim::kNoNode};
+  // Whom this node believes leads, and in which epoch.
+  sim::NodeId leader_ = sim::kNoNode;
+  uint64_t belief_epoch_ = 0;
+  // Per ring position, the local time until which it is skipped as dead.
+  std::vector<sim::TimeNs> dead_until_;
+  // Hops awaiting an ack, by sequence number.
+  std::map<int64_t, PendingHop> pending_;
+  int64_t last_seq_ = 0;
+  Timer silence_timer_;
+  Timer heartbeat_timer_;
+  LeaderWork work_;
+};
+
+class Ring final : public Algorithm {
+ public:
+  std::string_view name() const override { return "ring"; }
+  std::string_view summary() const override {
+    return "Ring (Chang-Roberts) with acked hops, dead-successor skipping and heartbeats; epochs as terms and "
+           "fencing tokens; no quorum";
+  }
+
+  const std::vector<OptionSpec>& options() const override {
+    static const std::vector<OptionSpec> specs = {
+        OptionSpec::IntList("ids",
+                            "election id of each ring position, all distinct (empty: the node index); the "
+                            "largest id wins"),
+        OptionSpec::Duration("heartbeat_interval", sim::TimeNs::Millis(50),
+                             "how often the leader tells every node it is alive", sim::TimeNs(1)),
+        OptionSpec::Duration("heartbeat_timeout", sim::TimeNs::Millis(200),
+                             "leader silence (or election without result) after which a node starts an election",
+                             sim::TimeNs(1)),
+        OptionSpec::Duration("ack_timeout", sim::TimeNs::Millis(25),
+                             "how long a hop waits for the successor's ack before skipping it as dead",
+                             sim::TimeNs(1)),
+        OptionSpec::Choice("start_election", {"all", "lowest", "none"},
+                           "which nodes start an election at time 0 (\"lowest\": the smallest id; \"none\": only "
+                           "on timeout)"),
+    };
+    return specs;
+  }
+
+  absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
+    if (cluster.node_count == 0) return absl::InvalidArgumentError("ring needs at least one node");
+    const std::vector<int64_t>& ids = options.List("ids");
+    if (!ids.empty()) {
+      if (ids.size() != cluster.node_count) {
+        return absl::InvalidArgumentError(fmt::format("option ids: expected {} entries (one per node), got {}",
+                                                      cluster.node_count, ids.size()));
+      }
+      std::map<int64_t, size_t> first_position;
+      for (size_t position = 0; position < ids.size(); ++position) {
+        auto [it, inserted] = first_position.emplace(ids[position], position);
+        if (!inserted) {
+          return absl::InvalidArgumentError(fmt::format("option ids: id {} appears twice (positions {} and {})",
+                                                        ids[position], it->second, position));
+        }
+      }
+    }
+    const sim::TimeNs interval = options.Duration("heartbeat_interval");
+    const sim::TimeNs timeout = options.Duration("heartbeat_timeout");
+    const sim::TimeNs ack = options.Duration("ack_timeout");
+    if (interval >= timeout) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option heartbeat_interval ({}) must be less than heartbeat_timeout ({}): followers would suspect a "
+          "healthy leader",
+          DurationText(interval), DurationText(timeout)));
+    }
+    if (ack >= timeout) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option ack_timeout ({}) must be less than heartbeat_timeout ({}): skipping one dead successor would "
+          "outlast the election",
+          DurationText(ack), DurationText(timeout)));
+    }
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
+                                           const OptionValues& options) const override {
+    RingConfig config;
+    config.node_count = cluster.node_count;
+    config.resource = cluster.resource;
+    config.leader_work = cluster.leader_work;
+    config.ids = options.List("ids");
+    if (config.ids.empty()) {
+      for (uint32_t node = 0; node < cluster.node_count; ++node) config.ids.push_back(node);
+    }
+    config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
+    config.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
+    config.ack_timeout_ns = options.Duration("ack_timeout");
+    config.start_election = static_cast<StartElection>(options.Int("start_election"));
+    return std::make_unique<RingNode>(self, std::move(config));
+  }
+};
+
+}  // namespace
+
+const Algorithm& RingAlgorithm() {
+  static const Ring algorithm;
+  return algorithm;
+}
+
+}  // namespace algorithms

@@ -1,0 +1,248 @@
+#include "algorithms/ring/ring.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/testing/cluster_harness.h"
+#include "gtest/gtest.h"
+#include "sim/trace.h"
+
+namespace algorithms {
+namespace {
+
+using sim::NodeId;
+using sim::TimeNs;
+using testing::ClusterHarness;
+
+sim::LinkConfig FixedLatency(TimeNs latency) {
+  sim::LinkConfig link;
+  link.latency = sim::LatencyModel::Fixed(latency);
+  return link;
+}
+
+std::vector<uint32_t> AllNodes(uint32_t n) {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < n; ++i) out.push_back(i);
+  return out;
+}
+
+uint64_t Sent(ClusterHarness& h, std::string_view type) {
+  auto it = h.tracker().sent_by_type.find(std::string(type));
+  return it == h.tracker().sent_by_type.end() ? 0 : it->second;
+}
+
+constexpr int64_t kStartLowest = 1;  // index of "lowest" in start_election
+
+TEST(RingTest, Registry_FindsRingByName) {
+  EXPECT_EQ(FindAlgorithm("ring"), &RingAlgorithm());
+  EXPECT_EQ(RingAlgorithm().name(), "ring");
+}
+
+TEST(RingTest, HealthyNetwork_LargestIdLeadsAndEveryNodeBelievesIt) {
+  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  ASSERT_EQ(h.tracker().leader_claims.size(), 1u);
+  EXPECT_EQ(h.tracker().leader_claims[0].term, 1);
+  EXPECT_GT(h.tracker().writes_accepted, 0u);
+  EXPECT_EQ(h.tracker().writes_rejected, 0u);
+}
+
+TEST(RingTest, HealthyNetwork_ElectionIdsNotNodeIndexDecide) {
+  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)),
+                   [](OptionValues& o) { o.SetList("ids", {3, 9, 1, 7, 5}); });
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+}
+
+TEST(RingTest, LeaderCrash_NewLeaderElectedAndRestartedNodeFollows) {
+  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+
+  ASSERT_TRUE(h.sim().Crash(NodeId(4)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+  EXPECT_EQ(h.tracker().leader_claims.back().term, 2);
+
+  // Chang-Roberts has no take-over: the recovered node hears the leader's
+  // heartbeats and follows it.
+  ASSERT_TRUE(h.sim().Restart(NodeId(4)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_EQ(h.tracker().term[4], 2);
+}
+
+// Node 0 starts alone at t=0 (1 ms per hop). E(0) reaches 1 at 1 ms; 1 sends
+// E(1) towards 2, due at 2 ms; 2 crashes at 1.5 ms with it in flight. After
+// ack_timeout (25 ms) node 1 skips 2 and the same round goes on:
+// 1->3 E(1), 3->4 E(3), 4->0 E(4), 0->1 E(4), 1->3 E(4) (2 still skipped),
+// 3->4 E(4): node 4 is elected in epoch 1, with no second round.
+TEST(RingTest, SuccessorCrashedMidElection_SameRoundStillElects) {
+  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)),
+                   [](OptionValues& o) { o.Set("start_election", kStartLowest); });
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().ScheduleAt(TimeNs::Micros(1500), [&h] { (void)h.sim().Crash(NodeId(2)); }).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Millis(100)).ok());
+  ASSERT_FALSE(h.sim().IsUp(NodeId(2)));
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+  ASSERT_EQ(h.tracker().leader_claims.size(), 1u);
+  EXPECT_EQ(h.tracker().leader_claims[0].term, 1);
+  EXPECT_EQ(h.tracker().leader_claims[0].time, TimeNs::Millis(32));
+  // 0->1 and the lost 1->2, then the six hops listed above: 8 in all.
+  EXPECT_EQ(Sent(h, kRingElection), 8u);
+  // ELECTED goes round the four live nodes, skipping 2: 4->0->1->3->4.
+  EXPECT_EQ(Sent(h, kRingElected), 4u);
+}
+
+// The would-be winner dies with the election message on its way to it: node 3
+// sends E(3) to 4 at 3 ms, 4 crashes at 3.5 ms. Node 3 skips 4 after
+// ack_timeout, E(3) goes round 0, 1, 2 (all smaller, all participants that
+// forward larger ids) and comes home: 3 wins the same round.
+TEST(RingTest, LargestIdCrashedMidElection_NextLargestWinsSameRound) {
+  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)),
+                   [](OptionValues& o) { o.Set("start_election", kStartLowest); });
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().ScheduleAt(TimeNs::Micros(3500), [&h] { (void)h.sim().Crash(NodeId(4)); }).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+  ASSERT_EQ(h.tracker().leader_claims.size(), 1u);
+  EXPECT_EQ(h.tracker().leader_claims[0].term, 1);
+}
+
+TEST(RingTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
+  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().Partition({{NodeId(0), NodeId(1)}, {NodeId(2), NodeId(3), NodeId(4)}}).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  // No quorum: each side's sub-ring (dead successors skipped) elects its largest id.
+  EXPECT_EQ(h.tracker().Leaders(), (std::vector<uint32_t>{1, 4}));
+  EXPECT_EQ(h.tracker().believed_leader, (std::vector<int64_t>{1, 1, 4, 4, 4}));
+
+  // Once healed, the larger id of the shared epoch wins everywhere.
+  h.sim().HealNetwork();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+}
+
+// Message counts with a fixed 1 ms latency and no loss. "Every node starts at
+// once" means every node initiates at t=0, before any message can arrive
+// (the first arrivals are at 1 ms), so every node is already a participant
+// when the first id reaches it: exactly the textbook setting. ACKs, the
+// ELECTED round and heartbeats are separate message types.
+class RingCountTest : public ::testing::TestWithParam<uint32_t> {};
+
+// Ids decreasing along the direction of travel (position i has id n-i):
+// every id is forwarded until it reaches node 0, the largest. Node 0's id
+// makes n hops; the id of node j >= 1 makes n-j hops (j -> ... -> n-1 -> 0).
+// n + sum_{j=1}^{n-1} (n-j) = n + n(n-1)/2 = n(n+1)/2 ELECTION messages.
+TEST_P(RingCountTest, AllStartIdsDecreasing_ElectionMessagesAreNTimesNPlusOneOverTwo) {
+  const uint32_t n = GetParam();
+  std::vector<int64_t> ids;
+  for (uint32_t i = 0; i < n; ++i) ids.push_back(n - i);
+  ClusterHarness h(RingAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)),
+                   [&ids](OptionValues& o) { o.SetList("ids", ids); });
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(Sent(h, kRingElection), uint64_t{n} * (n + 1) / 2);
+  EXPECT_EQ(Sent(h, kRingElected), uint64_t{n});
+  // One ack per ring hop, nothing retransmitted.
+  EXPECT_EQ(Sent(h, kRingAck), uint64_t{n} * (n + 1) / 2 + n);
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{0});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(n)));
+}
+
+// Ids increasing along the direction of travel (the default: id = index):
+// each node's own id dies at its successor (a larger participant) except the
+// largest, which goes all the way round. n initial messages + n-1 forwards of
+// the largest id = 2n-1 ELECTION messages.
+TEST_P(RingCountTest, AllStartIdsIncreasing_ElectionMessagesAreTwoNMinusOne) {
+  const uint32_t n = GetParam();
+  ClusterHarness h(RingAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)));
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(Sent(h, kRingElection), 2 * uint64_t{n} - 1);
+  EXPECT_EQ(Sent(h, kRingElected), uint64_t{n});
+  EXPECT_EQ(Sent(h, kRingAck), 3 * uint64_t{n} - 1);
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{n - 1});
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(n)));
+}
+
+INSTANTIATE_TEST_SUITE_P(NodeCounts, RingCountTest, ::testing::Range(3u, 9u));
+
+absl::Status ValidateWith(const std::function<void(OptionValues&)>& configure) {
+  OptionValues options = OptionValues::Defaults(RingAlgorithm().options());
+  configure(options);
+  Cluster cluster;
+  cluster.node_count = 5;
+  return RingAlgorithm().Validate(options, cluster);
+}
+
+TEST(RingTest, Validate_AcceptsDefaultsAndDistinctIds) {
+  EXPECT_TRUE(ValidateWith([](OptionValues&) {}).ok());
+  EXPECT_TRUE(ValidateWith([](OptionValues& o) { o.SetList("ids", {-4, 0, 12, 7, 3}); }).ok());
+}
+
+TEST(RingTest, Validate_RejectsDuplicateIdsNamingBothPositions) {
+  const absl::Status status = ValidateWith([](OptionValues& o) { o.SetList("ids", {2, 7, 5, 7, 9}); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "option ids: id 7 appears twice (positions 1 and 3)");
+}
+
+TEST(RingTest, Validate_RejectsWrongIdCount) {
+  const absl::Status status = ValidateWith([](OptionValues& o) { o.SetList("ids", {1, 2, 3, 4}); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "option ids: expected 5 entries (one per node), got 4");
+}
+
+TEST(RingTest, Validate_RejectsHeartbeatIntervalNotBelowTimeout) {
+  const absl::Status status = ValidateWith([](OptionValues& o) { o.Set("heartbeat_interval", TimeNs::Seconds(1).ns()); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "option heartbeat_interval (1s) must be less than heartbeat_timeout (200ms): followers would "
+            "suspect a healthy leader");
+}
+
+TEST(RingTest, Validate_RejectsAckTimeoutNotBelowHeartbeatTimeout) {
+  const absl::Status status = ValidateWith([](OptionValues& o) { o.Set("ack_timeout", TimeNs::Millis(250).ns()); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "option ack_timeout (250ms) must be less than heartbeat_timeout (200ms): skipping one dead successor "
+            "would outlast the election");
+}
+
+uint64_t RunHash(uint64_t seed) {
+  sim::LinkConfig link;
+  link.latency = sim::LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(10));
+  link.drop = sim::Probability::FromParts(sim::Probability::kOne / 20);
+  ClusterHarness h(RingAlgorithm(), 5, seed, link);
+  sim::TraceHasher hasher;
+  h.sim().AddTraceSink(&hasher);
+  EXPECT_TRUE(h.validation().ok());
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_TRUE(h.sim().Crash(NodeId(2)).ok());
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  EXPECT_TRUE(h.sim().Restart(NodeId(2)).ok());
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
+  return hasher.hash();
+}
+
+TEST(RingTest, Determinism_SameSeedSameTraceHash) {
+  const uint64_t first = RunHash(7);
+  EXPECT_EQ(first, RunHash(7));
+  EXPECT_NE(first, RunHash(8));
+}
+
+}  // namespace
+}  // namespace algorithms
