@@ -382,7 +382,9 @@ absl::Status Simulator::Restart(NodeId id) {
   ++node.incarnation;
   Emit({.time = now_, .kind = TraceKind::kRestart, .node = id, .local_time = node.ReadClock(now_),
         .value = node.incarnation});
-  queue_.Push(now_.ns(), EventKind::kStart, id.value(), node.incarnation);
+  // Boot now rather than through a queued start event: a message due at this
+  // same instant must find a process to deliver to.
+  StartProcess(id);
   return absl::OkStatus();
 }
 

@@ -104,6 +104,24 @@ TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
   EXPECT_EQ(node1_incarnations.back()->volatile_received(), 5);
 }
 
+TEST(Simulator_Crash, MessageArrivingAtTheRestartInstantReachesTheNewProcess) {
+  Simulator sim(4, 2, FixedLink(TimeNs::Millis(1)));
+  Seen seen;
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
+                     return std::make_unique<PingPong>(&sim, &seen, 1, TimeNs::Millis(10));
+                   }).ok());
+  }
+  ASSERT_TRUE(sim.Start().ok());
+  // The restart is queued before the ping (sent at 10ms, due at 11ms), so it runs first.
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(sim.Crash(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(11), [&] { ASSERT_TRUE(sim.Restart(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(seen.deliveries.size(), 2u);  // the ping, then its pong
+  EXPECT_EQ(seen.deliveries[0].to, NodeId(1));
+  EXPECT_EQ(seen.deliveries[0].global, TimeNs::Millis(11));
+}
+
 TEST(Simulator_Crash, CrashedNodesTimersNeverFire) {
   ProbeRun run({TimeNs::Millis(100), TimeNs::Millis(300)});
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(50), [&] { ASSERT_TRUE(run.sim.Crash(NodeId(0)).ok()); }).ok());

@@ -1,0 +1,73 @@
+// The shipped demonstration scenarios must depend on what they demonstrate:
+// with the checker a scenario relies on switched off, or with fencing taken
+// away from a scenario that shows fencing at work, the scenario must go red.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tools/electsim/runner.h"
+#include "tools/electsim/scenario.h"
+
+namespace electsim {
+namespace {
+
+std::vector<std::string> ScenarioFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(ScenarioFiles, EveryShippedScenarioMeetsItsExpectations) {
+  const auto files = ScenarioFiles();
+  ASSERT_GE(files.size(), 10u);
+  for (const std::string& file : files) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    auto result = RunScenario(*scenario, scenario->seed);
+    ASSERT_TRUE(result.ok()) << file << ": " << result.status();
+    EXPECT_TRUE(result->met_expectations()) << file << ": " << result->failed_expectations.front();
+  }
+}
+
+TEST(ScenarioFiles, ExpectedViolationsDisappearWithTheirChecker) {
+  int demonstrations = 0;
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    for (const std::string& checker : scenario->expect.violations) {
+      Scenario without = *scenario;
+      without.checkers.erase(std::find(without.checkers.begin(), without.checkers.end(), checker));
+      auto result = RunScenario(without, without.seed);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_FALSE(result->met_expectations()) << file << " still passes without " << checker;
+      ++demonstrations;
+    }
+  }
+  EXPECT_GE(demonstrations, 8);
+}
+
+TEST(ScenarioFiles, FencedScenariosGoRedWithoutFencing) {
+  int fenced = 0;
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    if (!scenario->expect.writes_rejected_min || !scenario->fencing) continue;
+    Scenario unfenced = *scenario;
+    unfenced.fencing = false;
+    auto result = RunScenario(unfenced, unfenced.seed);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_FALSE(result->met_expectations()) << file << " still passes without fencing";
+    const auto fired = result->violated_checkers();
+    EXPECT_TRUE(std::count(fired.begin(), fired.end(), "stale_token")) << file;
+    ++fenced;
+  }
+  EXPECT_GE(fenced, 2);
+}
+
+}  // namespace
+}  // namespace electsim
