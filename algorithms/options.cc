@@ -117,7 +117,10 @@ std::string OptionSpec::RangeText() const {
       if (min == kMin && max == kMax) return "";
       if (max == kMax) return fmt::format(">= {}", min);
       return fmt::format("{} .. {}", min, max);
-    case OptionType::kRatio: return fmt::format("{} .. {}", RatioText(min), RatioText(max));
+    case OptionType::kRatio:
+      // One part per million is the smallest ratio held: show it as open at 0.
+      if (min == 1) return fmt::format("in (0, {}]", RatioText(max));
+      return fmt::format("in [{}, {}]", RatioText(min), RatioText(max));
     case OptionType::kChoice: return fmt::format("one of \"{}\"", fmt::join(choices, "\", \""));
     case OptionType::kBool:
     case OptionType::kIntList: return "";

@@ -57,7 +57,14 @@ void MetricsCollector::TrackLeadership(const sim::TraceRecord& r) {
                                                               : nullptr;
     if (cause != nullptr) {
       current_leader_.reset();
-      OpenEpisode(r.time, cause);
+      // Another live node still leads (split brain resolving): no election is
+      // needed, it simply becomes the leader the metrics follow.
+      const std::vector<sim::NodeId> others = view_.LiveLeaders();
+      if (others.empty()) {
+        OpenEpisode(r.time, cause);
+      } else {
+        current_leader_ = others.back().value();
+      }
     }
   }
 

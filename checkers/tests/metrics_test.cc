@@ -110,6 +110,22 @@ TEST(Metrics_Elections, HandoverStepDownAndResumedLeader) {
   EXPECT_EQ(m.no_leader_time, Ms(100 + 200));
 }
 
+TEST(Metrics_Elections, SplitBrainResolvingOpensNoEpisode) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(100), 0, 1);
+  t.Lead(Ms(200), 1, 1);    // a second leader (no quorum): "leader changed"
+  t.Follow(Ms(300), 1, 2);  // the newer one steps down; node 0 still leads
+  t.Follow(Ms(500), 0, 2);  // now nobody leads
+  const RunMetrics m = Collect(3, t, Ms(1000));
+
+  ASSERT_EQ(m.elections.size(), 3u);
+  EXPECT_EQ(m.elections[1].cause, "leader changed");
+  EXPECT_EQ(m.elections[2].cause, "leader stepped down");
+  EXPECT_EQ(m.elections[2].started, Ms(500));  // not 300: node 0 led throughout
+  EXPECT_FALSE(m.elections[2].elected);
+}
+
 TEST(Metrics_Counts, MessagesByTypeAndWrites) {
   TraceBuilder t;
   t.Boot(3);

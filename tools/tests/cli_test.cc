@@ -89,6 +89,32 @@ TEST_F(CliTest, UnknownOptionAndMissingFileExitTwo) {
   EXPECT_EQ(Electsim("sweep " + Scenario("raft-healthy.json") + " --seeds 0").exit_status, 2);
 }
 
+TEST_F(CliTest, BadAlgorithmOptionsExitTwoWithAPreciseMessage) {
+  struct Case {
+    std::string algorithm;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R"({"name": "lease", "options": {"lease_ttl": "300ms", "renew_interval": "400ms"}})",
+       "renew_interval (400ms) must be shorter than lease_ttl (300ms)"},
+      {R"({"name": "lease", "options": {"safety_margin": 0}})", "at /algorithm/options/safety_margin: expected a number"},
+      {R"({"name": "lease", "options": {"safety_margin": 1.5}})", "at /algorithm/options/safety_margin: expected a number"},
+      {R"({"name": "ring", "options": {"ids": [3, 7, 5, 7, 1]}})", "option ids: id 7 appears twice (positions 1 and 3)"},
+      {R"({"name": "ring", "options": {"ids": [1, 2]}})", "ids"},
+      {R"({"name": "raft", "options": {"heartbeat_interval": "500ms"}})", "heartbeat_interval"},
+      {R"({"name": "bully", "options": {"start_election": "random"}})", "one of \"all\", \"lowest\""},
+      {R"({"name": "raft", "options": {"pre_vote": "yes"}})", "at /algorithm/options/pre_vote: expected true or false"},
+  };
+  for (const Case& c : cases) {
+    const std::string path =
+        Write("options.json", R"({"nodes": 5, "duration": "1s", "algorithm": )" + c.algorithm + "}");
+    const Outcome out = Electsim("run " + path);
+    EXPECT_EQ(out.exit_status, 2) << c.algorithm << "\n" << out.output;
+    EXPECT_NE(out.output.find(path + ": at /algorithm"), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find(c.message), std::string::npos) << c.message << "\n" << out.output;
+  }
+}
+
 TEST_F(CliTest, TraceFileIsCompleteJsonLines) {
   const std::string trace = (dir_ / "trace.jsonl").string();
   const Outcome out = Electsim("run " + Scenario("raft-healthy.json") + " --trace " + trace);
