@@ -550,6 +550,10 @@ absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::stri
     return Parser(source).Parse(document);
   } catch (const ScenarioError& error) {
     return absl::InvalidArgumentError(error.message);
+  } catch (const json::exception& error) {
+    // The parser checks types before reading values; this is a safety net
+    // so that no input can end the process.
+    return absl::InvalidArgumentError(fmt::format("{}: unreadable scenario: {}", source, error.what()));
   }
 }
 
@@ -557,6 +561,9 @@ absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string&
   json document;
   try {
     document = json::parse(text.begin(), text.end());
+  } catch (const json::out_of_range& error) {
+    // A number too large for a double ("1e400") is rejected while parsing.
+    return absl::InvalidArgumentError(fmt::format("{}: invalid JSON: {}", source, error.what()));
   } catch (const json::parse_error& error) {
     // Turn the byte offset into line:column, which is what editors show.
     size_t line = 1, column = 1;

@@ -63,6 +63,11 @@ TEST(Scenario_Errors, BadJsonNamesFileLineAndColumn) {
   EXPECT_NE(error.find("invalid JSON"), std::string::npos) << error;
 }
 
+TEST(Scenario_Errors, NumberTooLargeForJsonIsBadInputNotACrash) {
+  const std::string error = ErrorOf(R"({"nodes": 1e400, "duration": "1s", "algorithm": "raft"})");
+  EXPECT_NE(error.find("scenarios/x.json: invalid JSON"), std::string::npos) << error;
+}
+
 TEST(Scenario_Errors, UnknownKeyNamesPathAndAllowedKeys) {
   const std::string error = ErrorOf(Variant("\"description\"", "\"descripton\""));
   EXPECT_NE(error.find("scenarios/x.json: at /descripton: expected no key \"descripton\" here"), std::string::npos)
