@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace algorithms {
 
@@ -85,18 +86,12 @@ OptionSpec OptionSpec::IntList(std::string name, std::string help) {
 }
 
 namespace {
-std::string DurationText(int64_t ns) {
-  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
-  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
-  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
-  return fmt::format("{}ns", ns);
-}
 std::string RatioText(int64_t ppm) { return fmt::format("{}", static_cast<double>(ppm) / 1e6); }
 }  // namespace
 
 std::string OptionSpec::DefaultText() const {
   switch (type) {
-    case OptionType::kDuration: return DurationText(default_value);
+    case OptionType::kDuration: return sim::FormatDuration(sim::TimeNs(default_value));
     case OptionType::kInt: return fmt::format("{}", default_value);
     case OptionType::kBool: return default_value ? "true" : "false";
     case OptionType::kRatio: return RatioText(default_value);
@@ -111,8 +106,8 @@ std::string OptionSpec::RangeText() const {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   switch (type) {
     case OptionType::kDuration:
-      if (max == kMax) return fmt::format(">= {}", DurationText(min));
-      return fmt::format("{} .. {}", DurationText(min), DurationText(max));
+      if (max == kMax) return fmt::format(">= {}", sim::FormatDuration(sim::TimeNs(min)));
+      return fmt::format("{} .. {}", sim::FormatDuration(sim::TimeNs(min)), sim::FormatDuration(sim::TimeNs(max)));
     case OptionType::kInt:
       if (min == kMin && max == kMax) return "";
       if (max == kMax) return fmt::format(">= {}", min);

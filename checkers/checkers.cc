@@ -5,6 +5,7 @@
 #include "checkers/checker.h"
 #include "checkers/factories.h"
 #include "checkers/format.h"
+#include "sim/format.h"
 #include "fmt/format.h"
 
 namespace checkers {
@@ -61,7 +62,7 @@ absl::StatusOr<std::unique_ptr<Checker>> MakeChecker(std::string_view name, cons
 }
 
 std::string DescribeViolation(const Violation& violation) {
-  return fmt::format("{} at {} (trace #{}): {}", violation.checker, FormatSeconds(violation.time),
+  return fmt::format("{} at {} (trace #{}): {}", violation.checker, sim::FormatSeconds(violation.time),
                      violation.trace_index, violation.message);
 }
 

@@ -9,8 +9,6 @@
 
 namespace checkers {
 
-// "1.234567s": seconds with six decimals, truncated from integer ns.
-std::string FormatSeconds(sim::TimeNs time);
 // "node 2", "nodes 1 and 3", "nodes 0, 1 and 4".
 std::string NodesPhrase(const std::vector<sim::NodeId>& nodes);
 

@@ -14,6 +14,7 @@
 #include "checkers/cluster_view.h"
 #include "checkers/factories.h"
 #include "checkers/format.h"
+#include "sim/format.h"
 #include "fmt/format.h"
 
 namespace checkers {
@@ -61,7 +62,7 @@ class LivenessChecker final : public Checker {
             .term = LeaderTerm(),
             .message = fmt::format("the run ended at {}, before the liveness deadline {}, without a single leader "
                                    "known to every live node since {}; at the end {}",
-                                   FormatSeconds(end), FormatSeconds(deadline_), FormatSeconds(after_),
+                                   sim::FormatSeconds(end), sim::FormatSeconds(deadline_), sim::FormatSeconds(after_),
                                    DescribeState())});
   }
 
@@ -80,7 +81,7 @@ class LivenessChecker final : public Checker {
             .term = LeaderTerm(),
             .message = fmt::format("no single leader was known to every live node between {} and the deadline {}; "
                                    "at the deadline {}",
-                                   FormatSeconds(after_), FormatSeconds(deadline_), DescribeState())});
+                                   sim::FormatSeconds(after_), sim::FormatSeconds(deadline_), DescribeState())});
   }
 
   // The leaders, then the live nodes that did not follow the only leader.

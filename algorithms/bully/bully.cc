@@ -8,8 +8,10 @@
 
 #include "absl/status/status.h"
 #include "algorithms/leader_work.h"
+#include "algorithms/one_shot_timer.h"
 #include "algorithms/vocabulary.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace algorithms {
 namespace {
@@ -30,38 +32,6 @@ constexpr uint64_t kElectionTag = 2;   // candidate: answer or coordinator overd
 constexpr uint64_t kHeartbeatTag = 3;  // leader: time to heartbeat
 static_assert(kHeartbeatTag < LeaderWork::kFirstReservedTag);
 
-std::string DurationText(sim::TimeNs duration) {
-  const int64_t ns = duration.ns();
-  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
-  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
-  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
-  return fmt::format("{}ns", ns);
-}
-
-// One armed timer per purpose: re-arming cancels the previous one, so a tag
-// that fires always belongs to the live timer.
-class Timer {
- public:
-  void Arm(sim::Context& ctx, sim::TimeNs delay, uint64_t tag) {
-    Cancel(ctx);
-    id_ = ctx.SetTimer(delay, tag);
-    armed_ = true;
-  }
-  void Cancel(sim::Context& ctx) {
-    if (armed_) ctx.CancelTimer(id_);
-    armed_ = false;
-  }
-  // True (and disarmed) when `fired` is this timer.
-  bool Fired(sim::TimerId fired) {
-    if (!armed_ || fired != id_) return false;
-    armed_ = false;
-    return true;
-  }
-
- private:
-  sim::TimerId id_;
-  bool armed_ = false;
-};
 
 struct BullyConfig {
   uint32_t node_count = 0;
@@ -319,9 +289,9 @@ class BullyNode final : public sim::Process {
   uint64_t belief_epoch_ = 0;
   // Tells answers to this election from late answers to an earlier one.
   int64_t election_round_ = 0;
-  Timer silence_timer_;
-  Timer election_timer_;
-  Timer heartbeat_timer_;
+  OneShotTimer silence_timer_;
+  OneShotTimer election_timer_;
+  OneShotTimer heartbeat_timer_;
   LeaderWork work_;
 };
 
@@ -360,13 +330,13 @@ class Bully final : public Algorithm {
       return absl::InvalidArgumentError(fmt::format(
           "option heartbeat_interval ({}) must be less than heartbeat_timeout ({}): followers would "
           "suspect a healthy coordinator",
-          DurationText(interval), DurationText(timeout)));
+          sim::FormatDuration(interval), sim::FormatDuration(timeout)));
     }
     if (answer >= coordinator) {
       return absl::InvalidArgumentError(fmt::format(
           "option answer_timeout ({}) must be less than coordinator_timeout ({}): the node that answered "
           "itself waits answer_timeout before it can announce",
-          DurationText(answer), DurationText(coordinator)));
+          sim::FormatDuration(answer), sim::FormatDuration(coordinator)));
     }
     return absl::OkStatus();
   }

@@ -10,6 +10,7 @@
 #include "algorithms/lease/store.h"
 #include "algorithms/vocabulary.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace algorithms {
 namespace {
@@ -31,8 +32,6 @@ sim::TimeNs ScaleByPpm(sim::TimeNs span, int64_t ppm) {
   // 128-bit so that long TTLs times a ratio cannot overflow.
   return sim::TimeNs(static_cast<int64_t>(static_cast<__int128>(span.ns()) * ppm / kPpm));
 }
-
-std::string DurationText(sim::TimeNs d) { return OptionSpec::Duration("", d, "").DefaultText(); }
 
 struct LeaseConfig {
   sim::NodeId store;
@@ -473,23 +472,23 @@ class LeaseAlgorithmImpl final : public Algorithm {
     const LeaseConfig c = ConfigFrom(cluster, options);
     if (c.renew_interval >= c.lease_ttl) {
       return absl::InvalidArgumentError(fmt::format("option renew_interval ({}) must be shorter than lease_ttl ({})",
-                                                    DurationText(c.renew_interval), DurationText(c.lease_ttl)));
+                                                    sim::FormatDuration(c.renew_interval), sim::FormatDuration(c.lease_ttl)));
     }
     if (c.request_timeout >= c.lease_ttl) {
       return absl::InvalidArgumentError(fmt::format("option request_timeout ({}) must be shorter than lease_ttl ({})",
-                                                    DurationText(c.request_timeout), DurationText(c.lease_ttl)));
+                                                    sim::FormatDuration(c.request_timeout), sim::FormatDuration(c.lease_ttl)));
     }
     if (c.renew_interval >= c.lease_view()) {
       return absl::InvalidArgumentError(fmt::format(
           "option renew_interval ({}) must be shorter than safety_margin * lease_ttl ({}), or the holder "
           "stops acting between renewals",
-          DurationText(c.renew_interval), DurationText(c.lease_view())));
+          sim::FormatDuration(c.renew_interval), sim::FormatDuration(c.lease_view())));
     }
     if (c.request_timeout >= c.lease_view()) {
       return absl::InvalidArgumentError(fmt::format(
           "option request_timeout ({}) must be shorter than safety_margin * lease_ttl ({}), or an acquire "
           "answered in time may already be past the holder's view",
-          DurationText(c.request_timeout), DurationText(c.lease_view())));
+          sim::FormatDuration(c.request_timeout), sim::FormatDuration(c.lease_view())));
     }
     return absl::OkStatus();
   }

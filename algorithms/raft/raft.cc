@@ -5,6 +5,7 @@
 
 #include "algorithms/vocabulary.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace algorithms {
 namespace raft {
@@ -331,13 +332,6 @@ bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
 
 namespace {
 
-std::string DurationText(sim::TimeNs d) {
-  const int64_t ns = d.ns();
-  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
-  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
-  return fmt::format("{}ns", ns);
-}
-
 class Raft final : public Algorithm {
  public:
   std::string_view name() const override { return "raft"; }
@@ -379,26 +373,26 @@ class Raft final : public Algorithm {
     const sim::TimeNs heartbeat = options.Duration("heartbeat_interval");
     if (min <= sim::TimeNs(0)) {
       return absl::InvalidArgumentError(
-          fmt::format("election_timeout_min must be > 0, got {}", DurationText(min)));
+          fmt::format("election_timeout_min must be > 0, got {}", sim::FormatDuration(min)));
     }
     if (max <= sim::TimeNs(0)) {
       return absl::InvalidArgumentError(
-          fmt::format("election_timeout_max must be > 0, got {}", DurationText(max)));
+          fmt::format("election_timeout_max must be > 0, got {}", sim::FormatDuration(max)));
     }
     if (heartbeat <= sim::TimeNs(0)) {
       return absl::InvalidArgumentError(
-          fmt::format("heartbeat_interval must be > 0, got {}", DurationText(heartbeat)));
+          fmt::format("heartbeat_interval must be > 0, got {}", sim::FormatDuration(heartbeat)));
     }
     if (max < min) {
       return absl::InvalidArgumentError(
-          fmt::format("election_timeout_max ({}) must be >= election_timeout_min ({})", DurationText(max),
-                      DurationText(min)));
+          fmt::format("election_timeout_max ({}) must be >= election_timeout_min ({})", sim::FormatDuration(max),
+                      sim::FormatDuration(min)));
     }
     if (heartbeat >= min) {
       return absl::InvalidArgumentError(fmt::format(
           "heartbeat_interval ({}) must be < election_timeout_min ({}), or followers time out between "
           "heartbeats",
-          DurationText(heartbeat), DurationText(min)));
+          sim::FormatDuration(heartbeat), sim::FormatDuration(min)));
     }
     return absl::OkStatus();
   }

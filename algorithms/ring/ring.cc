@@ -12,8 +12,10 @@
 
 #include "absl/status/status.h"
 #include "algorithms/leader_work.h"
+#include "algorithms/one_shot_timer.h"
 #include "algorithms/vocabulary.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace algorithms {
 namespace {
@@ -42,38 +44,6 @@ static_assert(kAckTagBase < LeaderWork::kFirstReservedTag / 2);
 // and a retry, short enough that a restarted or healed node rejoins the ring.
 constexpr int64_t kDeadMarkTimeouts = 5;
 
-std::string DurationText(sim::TimeNs duration) {
-  const int64_t ns = duration.ns();
-  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
-  if (ns != 0 && ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
-  if (ns != 0 && ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
-  return fmt::format("{}ns", ns);
-}
-
-// One armed timer per purpose: re-arming cancels the previous one, so a tag
-// that fires always belongs to the live timer.
-class Timer {
- public:
-  void Arm(sim::Context& ctx, sim::TimeNs delay, uint64_t tag) {
-    Cancel(ctx);
-    id_ = ctx.SetTimer(delay, tag);
-    armed_ = true;
-  }
-  void Cancel(sim::Context& ctx) {
-    if (armed_) ctx.CancelTimer(id_);
-    armed_ = false;
-  }
-  // True (and disarmed) when `fired` is this timer.
-  bool Fired(sim::TimerId fired) {
-    if (!armed_ || fired != id_) return false;
-    armed_ = false;
-    return true;
-  }
-
- private:
-  sim::TimerId id_;
-  bool armed_ = false;
-};
 
 struct RingConfig {
   uint32_t node_count = 0;
@@ -393,8 +363,8 @@ class RingNode final : public sim::Process {
   // Hops awaiting an ack, by sequence number.
   std::map<int64_t, PendingHop> pending_;
   int64_t last_seq_ = 0;
-  Timer silence_timer_;
-  Timer heartbeat_timer_;
+  OneShotTimer silence_timer_;
+  OneShotTimer heartbeat_timer_;
   LeaderWork work_;
 };
 
@@ -450,13 +420,13 @@ class Ring final : public Algorithm {
       return absl::InvalidArgumentError(fmt::format(
           "option heartbeat_interval ({}) must be less than heartbeat_timeout ({}): followers would suspect a "
           "healthy leader",
-          DurationText(interval), DurationText(timeout)));
+          sim::FormatDuration(interval), sim::FormatDuration(timeout)));
     }
     if (ack >= timeout) {
       return absl::InvalidArgumentError(fmt::format(
           "option ack_timeout ({}) must be less than heartbeat_timeout ({}): skipping one dead successor would "
           "outlast the election",
-          DurationText(ack), DurationText(timeout)));
+          sim::FormatDuration(ack), sim::FormatDuration(timeout)));
     }
     return absl::OkStatus();
   }

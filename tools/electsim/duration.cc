@@ -49,29 +49,4 @@ absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_nega
   return sim::TimeNs(negative ? -ns : ns);
 }
 
-std::string FormatDuration(sim::TimeNs duration) {
-  const int64_t ns = duration.ns();
-  const char* sign = ns < 0 ? "-" : "";
-  const int64_t magnitude = ns < 0 ? -ns : ns;
-  if (magnitude == 0) return "0s";
-  if (magnitude % 1000000000 == 0) return fmt::format("{}{}s", sign, magnitude / 1000000000);
-  if (magnitude % 1000000 == 0) return fmt::format("{}{}ms", sign, magnitude / 1000000);
-  if (magnitude % 1000 == 0) return fmt::format("{}{}us", sign, magnitude / 1000);
-  return fmt::format("{}{}ns", sign, magnitude);
-}
-
-std::string FormatMillis(sim::TimeNs duration) {
-  const int64_t ns = duration.ns();
-  const char* sign = ns < 0 ? "-" : "";
-  const int64_t magnitude = ns < 0 ? -ns : ns;
-  return fmt::format("{}{}.{:03}ms", sign, magnitude / 1000000, (magnitude % 1000000) / 1000);
-}
-
-std::string FormatSeconds(sim::TimeNs time) {
-  const int64_t ns = time.ns();
-  const char* sign = ns < 0 ? "-" : "";
-  const int64_t magnitude = ns < 0 ? -ns : ns;
-  return fmt::format("{}{}.{:06}s", sign, magnitude / 1000000000, (magnitude % 1000000000) / 1000);
-}
-
 }  // namespace electsim

@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "sim/trace.h"
+#include "sim/format.h"
 #include "tools/electsim/duration.h"
 
 namespace electsim {
@@ -16,7 +17,7 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
   line(fmt::format("scenario: {} ({})", scenario.name, scenario.source));
   if (!scenario.description.empty()) line(fmt::format("  {}", scenario.description));
   line(fmt::format("algorithm: {}, {} nodes, seed {}, simulated {}", scenario.algorithm->name(), scenario.nodes,
-                   result.seed, FormatDuration(result.end)));
+                   result.seed, sim::FormatDuration(result.end)));
   if (m.leaders_by_term.empty()) {
     line("leaders by term: none elected");
   } else {
@@ -35,14 +36,14 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
       outcome = "no leader elected before the run ended";
     } else {
       outcome = fmt::format("node {} (term {}) elected after {}", e.leader.value(), e.term,
-                            FormatMillis(*e.elected - e.started));
-      outcome += e.known ? fmt::format(", known to all live nodes after {}", FormatMillis(*e.known - e.started))
+                            sim::FormatMillis(*e.elected - e.started));
+      outcome += e.known ? fmt::format(", known to all live nodes after {}", sim::FormatMillis(*e.known - e.started))
                          : ", never known to every live node";
     }
-    line(fmt::format("  #{} {} at {}: {}", i + 1, e.cause, FormatSeconds(e.started), outcome));
+    line(fmt::format("  #{} {} at {}: {}", i + 1, e.cause, sim::FormatSeconds(e.started), outcome));
   }
-  line(fmt::format("time with no leader: {}; with more than one leader: {}", FormatMillis(m.no_leader_time),
-                   FormatMillis(m.multi_leader_time)));
+  line(fmt::format("time with no leader: {}; with more than one leader: {}", sim::FormatMillis(m.no_leader_time),
+                   sim::FormatMillis(m.multi_leader_time)));
   std::string by_type;
   for (const auto& [type, count] : m.messages_by_type) {
     by_type += fmt::format("{}{} {}", by_type.empty() ? "" : ", ", type, count);

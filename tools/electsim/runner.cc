@@ -6,6 +6,7 @@
 #include "algorithms/leader_work.h"
 #include "algorithms/vocabulary.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 #include "tools/electsim/duration.h"
 
 namespace electsim {
@@ -154,7 +155,7 @@ class ScenarioDriver {
   }
 
   void Skip(const FaultStep& step, const std::string& why) {
-    const std::string note = fmt::format("skipped {} at {}: {}", step.json_path, FormatDuration(step.at), why);
+    const std::string note = fmt::format("skipped {} at {}: {}", step.json_path, sim::FormatDuration(step.at), why);
     sim_.Note(note);
     notes_.push_back(note);
   }
@@ -277,7 +278,7 @@ class ScenarioDriver {
       result.failed_expectations.push_back(*expect.multi_leader
                                                ? "expected two leaders at once at some point, never saw it"
                                                : fmt::format("expected never two leaders at once, saw it for {}",
-                                                             FormatDuration(m.multi_leader_time)));
+                                                             sim::FormatDuration(m.multi_leader_time)));
     }
     const bool elected = !m.leaders_by_term.empty();
     if (expect.elected && *expect.elected != elected) {

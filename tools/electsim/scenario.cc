@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "checkers/checker.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 #include "tools/electsim/duration.h"
 
 namespace electsim {
@@ -306,7 +307,7 @@ class Parser {
     FaultStep step;
     step.json_path = path;
     step.at = Duration(Require(value, path, "at", "a duration: when the step happens"), Child(path, "at"));
-    if (step.at > s.duration) Fail(Child(path, "at"), fmt::format("a time within the run's duration ({})", FormatDuration(s.duration)), &value["at"]);
+    if (step.at > s.duration) Fail(Child(path, "at"), fmt::format("a time within the run's duration ({})", sim::FormatDuration(s.duration)), &value["at"]);
     static const std::vector<std::pair<std::string, FaultStep::Action>> kActions = {
         {"crash", FaultStep::Action::kCrash},     {"restart", FaultStep::Action::kRestart},
         {"pause", FaultStep::Action::kPause},     {"resume", FaultStep::Action::kResume},
@@ -466,7 +467,7 @@ class Parser {
       if (s.leader_work.write_interval <= sim::TimeNs(0)) Fail("/leader_work/interval", "a duration > 0", &(*v)["interval"]);
       if (s.leader_work.write_duration >= s.leader_work.write_interval) {
         Fail("/leader_work/duration", fmt::format("a duration shorter than leader_work.interval ({})",
-                                                  FormatDuration(s.leader_work.write_interval)));
+                                                  sim::FormatDuration(s.leader_work.write_interval)));
       }
     }
     if (auto status = s.algorithm->Validate(s.options, s.cluster()); !status.ok()) {

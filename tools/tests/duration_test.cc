@@ -25,15 +25,5 @@ TEST(Duration_Parse, RejectsMalformedWithReason) {
   EXPECT_NE(ParseDuration("-5ms").status().message().find("cannot be negative"), std::string::npos);
 }
 
-TEST(Duration_Format, LargestExactUnitAndSeconds) {
-  EXPECT_EQ(FormatDuration(sim::TimeNs::Millis(1500)), "1500ms");
-  EXPECT_EQ(FormatDuration(sim::TimeNs::Seconds(2)), "2s");
-  EXPECT_EQ(FormatDuration(sim::TimeNs(0)), "0s");
-  EXPECT_EQ(FormatDuration(sim::TimeNs(-3000)), "-3us");
-  EXPECT_EQ(FormatSeconds(sim::TimeNs(1234567891)), "1.234567s");
-  EXPECT_EQ(FormatSeconds(sim::TimeNs::Millis(5)), "0.005000s");
-  EXPECT_EQ(FormatMillis(sim::TimeNs(186328555)), "186.328ms");
-}
-
 }  // namespace
 }  // namespace electsim
