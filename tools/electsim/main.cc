@@ -28,6 +28,7 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;   // a violation the scenario did not expect, or an expectation not met
 constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
 
 int ReportError(const absl::Status& status) {
   std::cerr << "electsim: " << status.message() << "\n";
@@ -232,7 +233,7 @@ int Sweep(const std::vector<std::string>& paths, uint64_t first_seed, uint64_t c
   }
   if (g_interrupted.load()) {
     std::cout << "interrupted: results above cover the seeds that finished\n";
-    return kExitFailed;
+    return kExitInterrupted;
   }
   return any_failed ? kExitFailed : kExitOk;
 }
