@@ -171,7 +171,7 @@ class ScenarioDriver {
   }
 
   void Apply(const FaultStep& step) {
-    sim_.Note(fmt::format("fault {}", step.json_path));
+    sim_.Note(fmt::format("fault {}: {}", step.json_path, step.Describe()));
     using Action = FaultStep::Action;
     switch (step.action) {
       case Action::kCrash: {

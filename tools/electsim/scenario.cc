@@ -28,6 +28,34 @@ std::string NodeSelector::Describe() const {
   return "?";
 }
 
+std::string FaultStep::Describe() const {
+  std::string text = action_key;
+  switch (action) {
+    case Action::kCrash:
+    case Action::kRestart:
+    case Action::kPause:
+    case Action::kResume:
+    case Action::kIsolate:
+    case Action::kClockDrift:
+    case Action::kClockShift:
+      text += " " + node.Describe();
+      break;
+    case Action::kCut:
+    case Action::kLink:
+      text += fmt::format(" from {} to {}", node.Describe(), to.Describe());
+      break;
+    case Action::kPartition:
+    case Action::kHeal:
+    case Action::kNetwork:
+      break;
+  }
+  if (action == Action::kClockDrift) text += fmt::format(" drift {} ppm", drift_ppm);
+  if (action == Action::kClockShift) text += fmt::format(" shift {}", sim::FormatDuration(shift));
+  if (during_write) text += " during its next write";
+  if (for_ns) text += fmt::format(" for {}", sim::FormatDuration(*for_ns));
+  return text;
+}
+
 algorithms::Cluster Scenario::cluster() const {
   algorithms::Cluster c;
   c.node_count = nodes;
@@ -326,6 +354,7 @@ class Parser {
         step.action = action;
       }
     }
+    step.action_key = action_key;
     if (action_key.empty()) {
       Fail(path, "one action: crash, restart, pause, resume, partition, isolate, cut, heal, clock, network or link");
     }

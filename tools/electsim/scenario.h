@@ -31,7 +31,8 @@ struct FaultStep {
     kClockDrift, kClockShift, kNetwork, kLink,
   };
   sim::TimeNs at;
-  std::string json_path;  // "/faults/3", for messages and notes
+  std::string json_path;   // "/faults/3", for messages and notes
+  std::string action_key;  // the step's action as written: "crash", "clock", ...
   Action action = Action::kHeal;
   NodeSelector node;                              // crash, restart, pause, resume, isolate, clock; cut/link: from
   NodeSelector to;                                // cut, link
@@ -41,6 +42,8 @@ struct FaultStep {
   int64_t drift_ppm = 0;
   sim::TimeNs shift;
   sim::LinkConfig link;                           // network, link
+  // "crash the leader for 3s": for trace notes and reports.
+  std::string Describe() const;
   // When the fault (including its undo) is over.
   sim::TimeNs EndsAt() const { return for_ns ? at + *for_ns : at; }
 };
