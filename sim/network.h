@@ -44,6 +44,13 @@ struct LinkConfig {
   // random latency reorders messages, which protocols must survive.
   bool fifo = false;
 
+  // A loss-free link with a fixed latency: the usual setting for exact tests.
+  static LinkConfig Fixed(TimeNs latency) {
+    LinkConfig link;
+    link.latency = LatencyModel::Fixed(latency);
+    return link;
+  }
+
   absl::Status Validate() const { return latency.Validate(); }
 };
 

@@ -16,34 +16,17 @@ using sim::NodeId;
 using sim::TimeNs;
 using testing::ClusterHarness;
 
-sim::LinkConfig FixedLatency(TimeNs latency) {
-  sim::LinkConfig link;
-  link.latency = sim::LatencyModel::Fixed(latency);
-  return link;
-}
-
-std::vector<uint32_t> AllNodes(uint32_t n) {
-  std::vector<uint32_t> out;
-  for (uint32_t i = 0; i < n; ++i) out.push_back(i);
-  return out;
-}
-
-uint64_t Sent(ClusterHarness& h, std::string_view type) {
-  auto it = h.tracker().sent_by_type.find(std::string(type));
-  return it == h.tracker().sent_by_type.end() ? 0 : it->second;
-}
-
 TEST(BullyTest, Registry_FindsBullyByName) {
   EXPECT_EQ(FindAlgorithm("bully"), &BullyAlgorithm());
   EXPECT_EQ(BullyAlgorithm().name(), "bully");
 }
 
 TEST(BullyTest, HealthyNetwork_HighestIdLeadsAndEveryNodeBelievesIt) {
-  ClusterHarness h(BullyAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
   ASSERT_EQ(h.tracker().leader_claims.size(), 1u);
   EXPECT_EQ(h.tracker().leader_claims[0].term, 1);
   for (uint32_t i = 0; i < 5; ++i) EXPECT_EQ(h.tracker().term[i], 1) << "node " << i;
@@ -53,7 +36,7 @@ TEST(BullyTest, HealthyNetwork_HighestIdLeadsAndEveryNodeBelievesIt) {
 }
 
 TEST(BullyTest, LeaderCrash_NextHighestTakesOverThenRecoveredHighestBulliesBack) {
-  ClusterHarness h(BullyAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
@@ -67,7 +50,7 @@ TEST(BullyTest, LeaderCrash_NextHighestTakesOverThenRecoveredHighestBulliesBack)
   ASSERT_TRUE(h.sim().Restart(NodeId(4)).ok());
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
   // The recovered node kept epoch 1 in stable storage but heard node 3's
   // epoch 2 while waiting for answers, so it took a fresh epoch: every
   // leadership has its own epoch (and fencing token).
@@ -78,7 +61,7 @@ TEST(BullyTest, LeaderCrash_NextHighestTakesOverThenRecoveredHighestBulliesBack)
 }
 
 TEST(BullyTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
-  ClusterHarness h(BullyAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().Partition({{NodeId(0), NodeId(1)}, {NodeId(2), NodeId(3), NodeId(4)}}).ok());
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
@@ -90,7 +73,7 @@ TEST(BullyTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
   h.sim().HealNetwork();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 // Message counts with a fixed 1 ms latency and no loss (all default timeouts
@@ -104,18 +87,18 @@ class BullyCountTest : public ::testing::TestWithParam<uint32_t> {};
 // i = 0..n-2:  sum_{i=0}^{n-2} (n-1-i) = n(n-1)/2.
 TEST_P(BullyCountTest, LowestStarts_ElectionMessagesAreNTimesNMinusOneOverTwo) {
   const uint32_t n = GetParam();
-  ClusterHarness h(BullyAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(BullyAlgorithm(), n, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [](OptionValues& o) { o.Set("start_election", 1); });  // "lowest"
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_EQ(Sent(h, kBullyElection), uint64_t{n} * (n - 1) / 2);
+  EXPECT_EQ(h.tracker().Sent(kBullyElection), uint64_t{n} * (n - 1) / 2);
   // Every node but the top one is challenged by node 0... and node i by all
   // i lower ids, each answered: also n(n-1)/2 answers.
-  EXPECT_EQ(Sent(h, kBullyAnswer), uint64_t{n} * (n - 1) / 2);
+  EXPECT_EQ(h.tracker().Sent(kBullyAnswer), uint64_t{n} * (n - 1) / 2);
   // One announcement to the n-1 others.
-  EXPECT_EQ(Sent(h, kBullyCoordinator), uint64_t{n} - 1);
+  EXPECT_EQ(h.tracker().Sent(kBullyCoordinator), uint64_t{n} - 1);
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{n - 1});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(n)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 // The top id starts: it has nobody to challenge, so 0 ELECTION messages; it
@@ -123,15 +106,15 @@ TEST_P(BullyCountTest, LowestStarts_ElectionMessagesAreNTimesNMinusOneOverTwo) {
 // timeout is longer) simply follow.
 TEST_P(BullyCountTest, HighestStarts_NoElectionMessages) {
   const uint32_t n = GetParam();
-  ClusterHarness h(BullyAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(BullyAlgorithm(), n, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [](OptionValues& o) { o.Set("start_election", 2); });  // "highest"
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_EQ(Sent(h, kBullyElection), 0u);
-  EXPECT_EQ(Sent(h, kBullyAnswer), 0u);
-  EXPECT_EQ(Sent(h, kBullyCoordinator), uint64_t{n} - 1);
+  EXPECT_EQ(h.tracker().Sent(kBullyElection), 0u);
+  EXPECT_EQ(h.tracker().Sent(kBullyAnswer), 0u);
+  EXPECT_EQ(h.tracker().Sent(kBullyCoordinator), uint64_t{n} - 1);
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{n - 1});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(n)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 // Everybody starts at time 0: node i challenges its n-1-i higher ids at once,
@@ -139,10 +122,10 @@ TEST_P(BullyCountTest, HighestStarts_NoElectionMessages) {
 // election anywhere): again n(n-1)/2.
 TEST_P(BullyCountTest, AllStart_ElectionMessagesAreNTimesNMinusOneOverTwo) {
   const uint32_t n = GetParam();
-  ClusterHarness h(BullyAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(BullyAlgorithm(), n, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_EQ(Sent(h, kBullyElection), uint64_t{n} * (n - 1) / 2);
+  EXPECT_EQ(h.tracker().Sent(kBullyElection), uint64_t{n} * (n - 1) / 2);
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{n - 1});
 }
 
@@ -181,7 +164,7 @@ TEST(BullyTest, Validate_RejectsAnswerTimeoutNotBelowCoordinatorTimeout) {
 }
 
 TEST(BullyTest, Validate_HarnessRefusesToStartWithBadOptions) {
-  ClusterHarness h(BullyAlgorithm(), 3, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(BullyAlgorithm(), 3, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [](OptionValues& o) { o.Set("heartbeat_interval", TimeNs::Seconds(1).ns()); });
   EXPECT_FALSE(h.validation().ok());
 }

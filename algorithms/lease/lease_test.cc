@@ -18,11 +18,7 @@ using testing::ClusterHarness;
 
 sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
 
-sim::LinkConfig FixedLink(sim::TimeNs latency = Ms(1)) {
-  sim::LinkConfig link;
-  link.latency = sim::LatencyModel::Fixed(latency);
-  return link;
-}
+sim::LinkConfig FixedLink(sim::TimeNs latency = Ms(1)) { return sim::LinkConfig::Fixed(latency); }
 
 sim::LinkConfig JitteryLink() {
   sim::LinkConfig link;

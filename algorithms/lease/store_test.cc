@@ -63,11 +63,7 @@ struct StoreRun {
       EXPECT_TRUE(sim.SetClockDrift(kStoreNode, store_drift_ppm).ok());
     }
   }
-  static sim::LinkConfig FixedLink() {
-    sim::LinkConfig link;
-    link.latency = sim::LatencyModel::Fixed(kLatency);
-    return link;
-  }
+  static sim::LinkConfig FixedLink() { return sim::LinkConfig::Fixed(kLatency); }
   // The reply to request `req` sent by `client`.
   const sim::Message& ReplyTo(uint32_t client, int64_t req) const {
     for (const Received& r : received) {

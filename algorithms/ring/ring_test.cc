@@ -15,23 +15,6 @@ using sim::NodeId;
 using sim::TimeNs;
 using testing::ClusterHarness;
 
-sim::LinkConfig FixedLatency(TimeNs latency) {
-  sim::LinkConfig link;
-  link.latency = sim::LatencyModel::Fixed(latency);
-  return link;
-}
-
-std::vector<uint32_t> AllNodes(uint32_t n) {
-  std::vector<uint32_t> out;
-  for (uint32_t i = 0; i < n; ++i) out.push_back(i);
-  return out;
-}
-
-uint64_t Sent(ClusterHarness& h, std::string_view type) {
-  auto it = h.tracker().sent_by_type.find(std::string(type));
-  return it == h.tracker().sent_by_type.end() ? 0 : it->second;
-}
-
 constexpr int64_t kStartLowest = 1;  // index of "lowest" in start_election
 
 TEST(RingTest, Registry_FindsRingByName) {
@@ -40,11 +23,11 @@ TEST(RingTest, Registry_FindsRingByName) {
 }
 
 TEST(RingTest, HealthyNetwork_LargestIdLeadsAndEveryNodeBelievesIt) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
   ASSERT_EQ(h.tracker().leader_claims.size(), 1u);
   EXPECT_EQ(h.tracker().leader_claims[0].term, 1);
   EXPECT_GT(h.tracker().writes_accepted, 0u);
@@ -52,16 +35,16 @@ TEST(RingTest, HealthyNetwork_LargestIdLeadsAndEveryNodeBelievesIt) {
 }
 
 TEST(RingTest, HealthyNetwork_ElectionIdsNotNodeIndexDecide) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [](OptionValues& o) { o.SetList("ids", {3, 9, 1, 7, 5}); });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 TEST(RingTest, LeaderCrash_NewLeaderElectedAndRestartedNodeFollows) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
@@ -77,7 +60,7 @@ TEST(RingTest, LeaderCrash_NewLeaderElectedAndRestartedNodeFollows) {
   ASSERT_TRUE(h.sim().Restart(NodeId(4)).ok());
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
   EXPECT_EQ(h.tracker().term[4], 2);
 }
 
@@ -87,7 +70,7 @@ TEST(RingTest, LeaderCrash_NewLeaderElectedAndRestartedNodeFollows) {
 // 1->3 E(1), 3->4 E(3), 4->0 E(4), 0->1 E(4), 1->3 E(4) (2 still skipped),
 // 3->4 E(4): node 4 is elected in epoch 1, with no second round.
 TEST(RingTest, SuccessorCrashedMidElection_SameRoundStillElects) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [](OptionValues& o) { o.Set("start_election", kStartLowest); });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().ScheduleAt(TimeNs::Micros(1500), [&h] { (void)h.sim().Crash(NodeId(2)); }).ok());
@@ -99,9 +82,9 @@ TEST(RingTest, SuccessorCrashedMidElection_SameRoundStillElects) {
   EXPECT_EQ(h.tracker().leader_claims[0].term, 1);
   EXPECT_EQ(h.tracker().leader_claims[0].time, TimeNs::Millis(32));
   // 0->1 and the lost 1->2, then the six hops listed above: 8 in all.
-  EXPECT_EQ(Sent(h, kRingElection), 8u);
+  EXPECT_EQ(h.tracker().Sent(kRingElection), 8u);
   // ELECTED goes round the four live nodes, skipping 2: 4->0->1->3->4.
-  EXPECT_EQ(Sent(h, kRingElected), 4u);
+  EXPECT_EQ(h.tracker().Sent(kRingElected), 4u);
 }
 
 // The would-be winner dies with the election message on its way to it: node 3
@@ -109,7 +92,7 @@ TEST(RingTest, SuccessorCrashedMidElection_SameRoundStillElects) {
 // ack_timeout, E(3) goes round 0, 1, 2 (all smaller, all participants that
 // forward larger ids) and comes home: 3 wins the same round.
 TEST(RingTest, LargestIdCrashedMidElection_NextLargestWinsSameRound) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [](OptionValues& o) { o.Set("start_election", kStartLowest); });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().ScheduleAt(TimeNs::Micros(3500), [&h] { (void)h.sim().Crash(NodeId(4)); }).ok());
@@ -121,7 +104,7 @@ TEST(RingTest, LargestIdCrashedMidElection_NextLargestWinsSameRound) {
 }
 
 TEST(RingTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().Partition({{NodeId(0), NodeId(1)}, {NodeId(2), NodeId(3), NodeId(4)}}).ok());
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
@@ -133,7 +116,7 @@ TEST(RingTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
   h.sim().HealNetwork();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(5)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 // Message counts with a fixed 1 ms latency and no loss. "Every node starts at
@@ -151,16 +134,16 @@ TEST_P(RingCountTest, AllStartIdsDecreasing_ElectionMessagesAreNTimesNPlusOneOve
   const uint32_t n = GetParam();
   std::vector<int64_t> ids;
   for (uint32_t i = 0; i < n; ++i) ids.push_back(n - i);
-  ClusterHarness h(RingAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)),
+  ClusterHarness h(RingAlgorithm(), n, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
                    [&ids](OptionValues& o) { o.SetList("ids", ids); });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_EQ(Sent(h, kRingElection), uint64_t{n} * (n + 1) / 2);
-  EXPECT_EQ(Sent(h, kRingElected), uint64_t{n});
+  EXPECT_EQ(h.tracker().Sent(kRingElection), uint64_t{n} * (n + 1) / 2);
+  EXPECT_EQ(h.tracker().Sent(kRingElected), uint64_t{n});
   // One ack per ring hop, nothing retransmitted.
-  EXPECT_EQ(Sent(h, kRingAck), uint64_t{n} * (n + 1) / 2 + n);
+  EXPECT_EQ(h.tracker().Sent(kRingAck), uint64_t{n} * (n + 1) / 2 + n);
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{0});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(n)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 // Ids increasing along the direction of travel (the default: id = index):
@@ -169,14 +152,14 @@ TEST_P(RingCountTest, AllStartIdsDecreasing_ElectionMessagesAreNTimesNPlusOneOve
 // the largest id = 2n-1 ELECTION messages.
 TEST_P(RingCountTest, AllStartIdsIncreasing_ElectionMessagesAreTwoNMinusOne) {
   const uint32_t n = GetParam();
-  ClusterHarness h(RingAlgorithm(), n, 1, FixedLatency(TimeNs::Millis(1)));
+  ClusterHarness h(RingAlgorithm(), n, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_EQ(Sent(h, kRingElection), 2 * uint64_t{n} - 1);
-  EXPECT_EQ(Sent(h, kRingElected), uint64_t{n});
-  EXPECT_EQ(Sent(h, kRingAck), 3 * uint64_t{n} - 1);
+  EXPECT_EQ(h.tracker().Sent(kRingElection), 2 * uint64_t{n} - 1);
+  EXPECT_EQ(h.tracker().Sent(kRingElected), uint64_t{n});
+  EXPECT_EQ(h.tracker().Sent(kRingAck), 3 * uint64_t{n} - 1);
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{n - 1});
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(AllNodes(n)));
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 INSTANTIATE_TEST_SUITE_P(NodeCounts, RingCountTest, ::testing::Range(3u, 9u));

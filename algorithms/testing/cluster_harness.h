@@ -47,6 +47,12 @@ class ObservationTracker final : public sim::TraceSink {
     }
   }
 
+  // Messages of `type` sent so far.
+  uint64_t Sent(std::string_view type) const {
+    auto it = sent_by_type.find(std::string(type));
+    return it == sent_by_type.end() ? 0 : it->second;
+  }
+
   // Nodes currently in the leader role.
   std::vector<uint32_t> Leaders() const {
     std::vector<uint32_t> out;
@@ -112,6 +118,13 @@ class ClusterHarness {
   sim::Simulator& sim() { return sim_; }
   ObservationTracker& tracker() { return tracker_; }
   const Cluster& cluster() const { return cluster_; }
+
+  // Every election node, 0..node_count-1.
+  std::vector<uint32_t> AllNodes() const {
+    std::vector<uint32_t> out;
+    for (uint32_t i = 0; i < cluster_.node_count; ++i) out.push_back(i);
+    return out;
+  }
 
   std::vector<uint32_t> LiveNodes() const {
     std::vector<uint32_t> out;

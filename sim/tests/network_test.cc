@@ -36,14 +36,8 @@ struct PingPongRun {
   RecordCollector records;
 };
 
-LinkConfig FixedLink(TimeNs latency) {
-  LinkConfig link;
-  link.latency = LatencyModel::Fixed(latency);
-  return link;
-}
-
 TEST(Network_Latency, FixedLatencyArrivesExactlyThatLate) {
-  PingPongRun run(1, FixedLink(TimeNs::Millis(3)), 1);
+  PingPongRun run(1, LinkConfig::Fixed(TimeNs::Millis(3)), 1);
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(run.seen.deliveries.size(), 2u);
   EXPECT_EQ(run.seen.deliveries[0].global, kInterval + TimeNs::Millis(3));      // ping
@@ -86,7 +80,7 @@ TEST(Network_Latency, LongTailsRespectMinimumAndCap) {
 }
 
 TEST(Network_Drop, DroppedMessagesAreNeverDelivered) {
-  LinkConfig link = FixedLink(TimeNs::Millis(1));
+  LinkConfig link = LinkConfig::Fixed(TimeNs::Millis(1));
   link.drop = Probability::Always();
   PingPongRun run(2, link);
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
@@ -96,7 +90,7 @@ TEST(Network_Drop, DroppedMessagesAreNeverDelivered) {
 }
 
 TEST(Network_Drop, PartialLossLosesSomeButNotAll) {
-  LinkConfig link = FixedLink(TimeNs::Millis(1));
+  LinkConfig link = LinkConfig::Fixed(TimeNs::Millis(1));
   link.drop = *Probability::FromDouble(0.5);
   PingPongRun run(3, link, 200);
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10)).ok());
@@ -107,7 +101,7 @@ TEST(Network_Drop, PartialLossLosesSomeButNotAll) {
 }
 
 TEST(Network_Duplicate, DuplicatedMessagesArriveTwice) {
-  LinkConfig link = FixedLink(TimeNs::Millis(1));
+  LinkConfig link = LinkConfig::Fixed(TimeNs::Millis(1));
   link.duplicate = Probability::Always();
   PingPongRun run(4, link, 1);
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
@@ -139,7 +133,7 @@ TEST(Network_Reorder, RandomLatencyReordersAndFifoDoesNot) {
 }
 
 TEST(Network_Partition, PartitionedLinkDeliversNothingUntilHeal) {
-  PingPongRun run(6, FixedLink(TimeNs::Millis(1)), 100);
+  PingPongRun run(6, LinkConfig::Fixed(TimeNs::Millis(1)), 100);
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(200), [&] {
     ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
   }).ok());
@@ -156,7 +150,7 @@ TEST(Network_Partition, PartitionedLinkDeliversNothingUntilHeal) {
 }
 
 TEST(Network_Partition, InFlightMessagesAreCutToo) {
-  PingPongRun run(7, FixedLink(TimeNs::Millis(8)), 1);
+  PingPongRun run(7, LinkConfig::Fixed(TimeNs::Millis(8)), 1);
   // The ping leaves at 10ms and would land at 18ms; the cut at 12ms stops it.
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(12), [&] {
     ASSERT_TRUE(run.sim.Partition({{NodeId(0)}}).ok());
@@ -166,7 +160,7 @@ TEST(Network_Partition, InFlightMessagesAreCutToo) {
 }
 
 TEST(Network_OneWayCut, BlocksOnlyOneDirection) {
-  PingPongRun run(8, FixedLink(TimeNs::Millis(1)), 5);
+  PingPongRun run(8, LinkConfig::Fixed(TimeNs::Millis(1)), 5);
   ASSERT_TRUE(run.sim.CutOneWay(NodeId(1), NodeId(0)).ok());  // pongs cannot return
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   EXPECT_EQ(run.PingsDelivered(), 5);
@@ -174,9 +168,9 @@ TEST(Network_OneWayCut, BlocksOnlyOneDirection) {
 }
 
 TEST(Network_LinkChange, LatencyCanChangeMidRun) {
-  PingPongRun run(9, FixedLink(TimeNs::Millis(1)), 2);
+  PingPongRun run(9, LinkConfig::Fixed(TimeNs::Millis(1)), 2);
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(15), [&] {
-    ASSERT_TRUE(run.sim.SetLink(NodeId(0), NodeId(1), FixedLink(TimeNs::Millis(7))).ok());
+    ASSERT_TRUE(run.sim.SetLink(NodeId(0), NodeId(1), LinkConfig::Fixed(TimeNs::Millis(7))).ok());
   }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(run.PingsDelivered(), 2);

@@ -14,12 +14,6 @@ using testing::RecordCollector;
 using testing::Seen;
 using testing::TimerProbe;
 
-LinkConfig FixedLink(TimeNs latency) {
-  LinkConfig link;
-  link.latency = LatencyModel::Fixed(latency);
-  return link;
-}
-
 // One TimerProbe node arming the given delays.
 struct ProbeRun {
   explicit ProbeRun(std::vector<TimeNs> delays) : sim(1, 1) {
@@ -55,7 +49,7 @@ TEST(Simulator_Pause, PausedNodesTimerFiresAfterResume) {
 }
 
 TEST(Simulator_Pause, HeldDeliveriesArriveOnResumeInOrder) {
-  Simulator sim(2, 2, FixedLink(TimeNs::Millis(1)));
+  Simulator sim(2, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
   for (uint32_t i = 0; i < 2; ++i) {
     ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
@@ -77,7 +71,7 @@ TEST(Simulator_Pause, HeldDeliveriesArriveOnResumeInOrder) {
 }
 
 TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
-  Simulator sim(3, 2, FixedLink(TimeNs::Millis(1)));
+  Simulator sim(3, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
   std::vector<PingPong*> node1_incarnations;
   ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
@@ -105,7 +99,7 @@ TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
 }
 
 TEST(Simulator_Crash, MessageArrivingAtTheRestartInstantReachesTheNewProcess) {
-  Simulator sim(4, 2, FixedLink(TimeNs::Millis(1)));
+  Simulator sim(4, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
   for (uint32_t i = 0; i < 2; ++i) {
     ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
