@@ -10,7 +10,8 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
     case sim::TraceKind::kCrash:    // a crashed node is in no role at all
     case sim::TraceKind::kRestart:
       n.up = r.kind != sim::TraceKind::kCrash;
-      n.paused = false;
+      // A process booting while its node is frozen stays frozen.
+      if (r.kind != sim::TraceKind::kStart) n.paused = false;
       n.role = vocab::Role::kFollower;
       n.believed_leader = vocab::kNobody;
       return true;

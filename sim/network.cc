@@ -43,6 +43,9 @@ LatencyModel LatencyModel::Pareto(TimeNs scale, int64_t alpha_milli, TimeNs cap)
 }
 
 absl::Status LatencyModel::Validate() const {
+  if (min_ns > kMaxLatency || (kind != Kind::kFixed && max_ns > kMaxLatency) || mean_ns > kMaxLatency) {
+    return absl::InvalidArgumentError(absl::StrCat("latency must be at most ", kMaxLatency.ns() / 1000000000, "s"));
+  }
   if (min_ns < TimeNs(0)) {
     return absl::InvalidArgumentError(absl::StrCat("latency min must be >= 0ns, got ", min_ns.ns(), "ns"));
   }
@@ -89,7 +92,7 @@ std::string LatencyModel::Describe() const {
 Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
     : node_count_(node_count),
       links_(static_cast<size_t>(node_count) * node_count, default_link),
-      cut_(static_cast<size_t>(node_count) * node_count, false),
+      cut_count_(static_cast<size_t>(node_count) * node_count, 0),
       last_arrival_(static_cast<size_t>(node_count) * node_count, TimeNs(0)) {
   link_rngs_.reserve(links_.size());
   for (uint32_t from = 0; from < node_count; ++from) {
@@ -121,7 +124,7 @@ absl::Status Network::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::Status Network::Partition(const std::vector<std::vector<NodeId>>& groups) {
+absl::StatusOr<std::vector<Link>> Network::PartitionLinks(const std::vector<std::vector<NodeId>>& groups) const {
   // Group number per node; unlisted nodes share the extra group `groups.size()`.
   std::vector<size_t> group_of(node_count_, groups.size());
   std::vector<bool> seen(node_count_, false);
@@ -135,27 +138,42 @@ absl::Status Network::Partition(const std::vector<std::vector<NodeId>>& groups) 
       group_of[node.value()] = g;
     }
   }
+  std::vector<Link> links;
   for (uint32_t a = 0; a < node_count_; ++a) {
     for (uint32_t b = 0; b < node_count_; ++b) {
-      if (group_of[a] != group_of[b]) cut_[Index(NodeId(a), NodeId(b))] = true;
+      if (group_of[a] != group_of[b]) links.push_back({NodeId(a), NodeId(b)});
     }
+  }
+  return links;
+}
+
+absl::Status Network::Cut(const std::vector<Link>& links) {
+  for (const Link& link : links) {
+    if (auto s = CheckNode(link.from); !s.ok()) return s;
+    if (auto s = CheckNode(link.to); !s.ok()) return s;
+  }
+  for (const Link& link : links) ++cut_count_[Index(link.from, link.to)];
+  return absl::OkStatus();
+}
+
+absl::Status Network::Restore(const std::vector<Link>& links) {
+  for (const Link& link : links) {
+    if (auto s = CheckNode(link.from); !s.ok()) return s;
+    if (auto s = CheckNode(link.to); !s.ok()) return s;
+  }
+  for (const Link& link : links) {
+    uint32_t& count = cut_count_[Index(link.from, link.to)];
+    if (count > 0) --count;  // already healed: nothing left to restore
   }
   return absl::OkStatus();
 }
 
-absl::Status Network::CutOneWay(NodeId from, NodeId to) {
-  if (auto s = CheckNode(from); !s.ok()) return s;
-  if (auto s = CheckNode(to); !s.ok()) return s;
-  cut_[Index(from, to)] = true;
-  return absl::OkStatus();
-}
-
-void Network::HealAll() { std::fill(cut_.begin(), cut_.end(), false); }
+void Network::HealAll() { std::fill(cut_count_.begin(), cut_count_.end(), 0); }
 
 Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
   Routing routing;
   const size_t index = Index(from, to);
-  if (cut_[index]) {
+  if (cut_count_[index] > 0) {
     routing.outcome = Routing::Outcome::kPartitioned;
     return routing;
   }
@@ -167,7 +185,9 @@ Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
   }
   routing.copies = rng.Chance(config.duplicate) ? 2 : 1;
   for (int copy = 0; copy < routing.copies; ++copy) {
-    TimeNs arrival = now + config.latency.Draw(rng);
+    // Latencies are bounded by kMaxLatency, so this cannot overflow before
+    // the end of representable time; past it, saturate.
+    TimeNs arrival = now > TimeNs::Max() - kMaxLatency ? TimeNs::Max() : now + config.latency.Draw(rng);
     if (config.fifo) arrival = std::max(arrival, last_arrival_[index]);
     last_arrival_[index] = std::max(last_arrival_[index], arrival);
     routing.arrival[copy] = arrival;

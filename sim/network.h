@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sim/rng.h"
 #include "sim/types.h"
 
 namespace sim {
+
+// No single message may take longer than this (about 11.6 days): it keeps
+// every arrival time far from int64 overflow.
+inline constexpr TimeNs kMaxLatency = TimeNs::Seconds(1000000);
 
 struct LatencyModel {
   enum class Kind : uint8_t {
@@ -54,6 +59,13 @@ struct LinkConfig {
   absl::Status Validate() const { return latency.Validate(); }
 };
 
+// One direction of the link between two nodes.
+struct Link {
+  NodeId from;
+  NodeId to;
+  friend bool operator==(const Link&, const Link&) = default;
+};
+
 // What the network decided for one send.
 struct Routing {
   enum class Outcome : uint8_t { kDeliver, kLost, kPartitioned };
@@ -72,14 +84,16 @@ class Network {
   absl::Status SetAllLinks(const LinkConfig& config);
   const LinkConfig& link(NodeId from, NodeId to) const { return links_[Index(from, to)]; }
 
-  // Splits nodes into groups that cannot reach each other (both directions).
-  // Nodes named in no group form one more group together.
-  absl::Status Partition(const std::vector<std::vector<NodeId>>& groups);
-  // Blocks messages from `from` to `to` only.
-  absl::Status CutOneWay(NodeId from, NodeId to);
+  // The directed links a partition into `groups` cuts: every link between
+  // nodes of different groups. Nodes named in no group form one more group.
+  absl::StatusOr<std::vector<Link>> PartitionLinks(const std::vector<std::vector<NodeId>>& groups) const;
+  // Cuts are counted per link, so overlapping faults compose: a link carries
+  // messages again once every cut of it has been restored (or on HealAll).
+  absl::Status Cut(const std::vector<Link>& links);
+  absl::Status Restore(const std::vector<Link>& links);
   // Removes every cut and partition.
   void HealAll();
-  bool IsCut(NodeId from, NodeId to) const { return cut_[Index(from, to)]; }
+  bool IsCut(NodeId from, NodeId to) const { return cut_count_[Index(from, to)] > 0; }
 
   // Decides a send at global time `now`. Consumes only the link's own stream.
   Routing Route(NodeId from, NodeId to, TimeNs now);
@@ -94,7 +108,7 @@ class Network {
   uint32_t node_count_;
   std::vector<LinkConfig> links_;
   std::vector<Rng> link_rngs_;       // one stream per directed link
-  std::vector<bool> cut_;
+  std::vector<uint32_t> cut_count_;  // cuts in force per directed link
   std::vector<TimeNs> last_arrival_;  // for FIFO links
 };
 

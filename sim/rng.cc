@@ -87,6 +87,7 @@ double Rng::UnitOpenZero() {
 
 TimeNs Rng::Exponential(TimeNs mean) {
   const double draw = -DeterministicLog(UnitOpenZero()) * static_cast<double>(mean.ns());
+  if (!(draw < 9.0e18)) return TimeNs(static_cast<int64_t>(9.0e18));  // the cast must stay in range
   return TimeNs(static_cast<int64_t>(draw));
 }
 

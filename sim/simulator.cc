@@ -118,7 +118,12 @@ void Simulator::Dispatch(const Event& event) {
   switch (event.kind) {
     case EventKind::kStart: {
       Node& node = *nodes_[event.node];
-      if (node.up && node.incarnation == event.arg) StartProcess(node.id);
+      if (!node.up || node.incarnation != event.arg) break;
+      if (node.paused) {
+        node.held.push_back(event);  // a frozen node boots when it resumes
+        break;
+      }
+      StartProcess(node.id);
       break;
     }
     case EventKind::kDeliver:
@@ -276,7 +281,10 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
   TimerSlot& timer = timers_[slot];
   timer.node = node_id;
   timer.serial = (next_timer_serial_++ << kTimerSlotBits) | slot;
-  timer.local_deadline = node.ReadClock(now_) + delay;
+  // Saturate rather than overflow: a deadline past the end of time never fires.
+  int64_t deadline_ns;
+  if (__builtin_add_overflow(node.ReadClock(now_).ns(), delay.ns(), &deadline_ns)) deadline_ns = TimeNs::Max().ns();
+  timer.local_deadline = TimeNs(deadline_ns);
   timer.tag = tag;
   Emit({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
         .value = static_cast<int64_t>(timer.serial)});
@@ -457,21 +465,30 @@ absl::Status Simulator::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::Status Simulator::Partition(const std::vector<std::vector<NodeId>>& groups) {
-  if (auto s = network_.Partition(groups); !s.ok()) return s;
+absl::StatusOr<std::vector<Link>> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups) {
+  auto links = network_.PartitionLinks(groups);
+  if (!links.ok()) return links.status();
+  if (auto s = network_.Cut(*links); !s.ok()) return s;
   std::string detail = "partition";
   for (const auto& group : groups) {
     detail += " [";
     for (size_t i = 0; i < group.size(); ++i) absl::StrAppend(&detail, i ? "," : "", group[i].value());
     detail += "]";
   }
-  Emit({.time = now_, .kind = TraceKind::kNetwork, .detail = detail});
-  return absl::OkStatus();
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .value = static_cast<int64_t>(links->size()), .detail = detail});
+  return links;
 }
 
 absl::Status Simulator::CutOneWay(NodeId from, NodeId to) {
-  if (auto s = network_.CutOneWay(from, to); !s.ok()) return s;
+  if (auto s = network_.Cut({Link{from, to}}); !s.ok()) return s;
   Emit({.time = now_, .kind = TraceKind::kNetwork, .node = from, .peer = to, .detail = "cut one-way"});
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::RestoreLinks(const std::vector<Link>& links) {
+  if (auto s = network_.Restore(links); !s.ok()) return s;
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .value = static_cast<int64_t>(links.size()),
+        .detail = "restore links"});
   return absl::OkStatus();
 }
 

@@ -77,8 +77,13 @@ class Simulator {
   // Network faults; each is traced.
   absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
   absl::Status SetAllLinks(const LinkConfig& config);
-  absl::Status Partition(const std::vector<std::vector<NodeId>>& groups);
+  // Cuts every link between groups; returns those links so the caller can
+  // restore exactly them later (other cuts in force stay).
+  absl::StatusOr<std::vector<Link>> Partition(const std::vector<std::vector<NodeId>>& groups);
   absl::Status CutOneWay(NodeId from, NodeId to);
+  // Undoes one Partition or CutOneWay: each link loses one cut.
+  absl::Status RestoreLinks(const std::vector<Link>& links);
+  // Removes every cut.
   void HealNetwork();
 
   // Annotates the trace (e.g. the scenario step that is about to happen).

@@ -28,6 +28,7 @@ class ObservationTracker final : public sim::TraceSink {
     if (r.kind == sim::TraceKind::kCrash && r.node.value() < role.size()) {
       role[r.node.value()] = vocab::Role::kFollower;
       believed_leader[r.node.value()] = vocab::kNobody;
+      term[r.node.value()] = 0;  // what a restarted node reports must come from its stable storage
     }
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
     const sim::Observation& o = *r.payload;

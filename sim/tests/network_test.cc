@@ -159,6 +159,22 @@ TEST(Network_Partition, InFlightMessagesAreCutToo) {
   EXPECT_EQ(run.seen.deliveries.size(), 0u);
 }
 
+TEST(Network_Partition, RestoringOneFaultKeepsTheOthersCuts) {
+  Network network(3, 1, LinkConfig{});
+  ASSERT_TRUE(network.Cut({Link{NodeId(0), NodeId(1)}}).ok());  // a lasting one-way cut
+  auto links = network.PartitionLinks({{NodeId(0)}});           // isolate node 0 for a while
+  ASSERT_TRUE(links.ok());
+  EXPECT_EQ(links->size(), 4u);
+  ASSERT_TRUE(network.Cut(*links).ok());
+  EXPECT_TRUE(network.IsCut(NodeId(2), NodeId(0)));
+  ASSERT_TRUE(network.Restore(*links).ok());
+  EXPECT_FALSE(network.IsCut(NodeId(2), NodeId(0)));
+  EXPECT_FALSE(network.IsCut(NodeId(1), NodeId(0)));
+  EXPECT_TRUE(network.IsCut(NodeId(0), NodeId(1)));  // the one-way cut is still in force
+  network.HealAll();
+  EXPECT_FALSE(network.IsCut(NodeId(0), NodeId(1)));
+}
+
 TEST(Network_OneWayCut, BlocksOnlyOneDirection) {
   PingPongRun run(8, LinkConfig::Fixed(TimeNs::Millis(1)), 5);
   ASSERT_TRUE(run.sim.CutOneWay(NodeId(1), NodeId(0)).ok());  // pongs cannot return
@@ -189,8 +205,11 @@ TEST(Network_BadInput, RejectedWithClearErrors) {
   const absl::Status unknown = network.SetLink(NodeId(0), NodeId(3), LinkConfig{});
   EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(unknown.message().find("unknown node 3"), std::string_view::npos) << unknown;
-  EXPECT_FALSE(network.Partition({{NodeId(0)}, {NodeId(0)}}).ok());
-  EXPECT_FALSE(network.CutOneWay(NodeId(9), NodeId(0)).ok());
+  EXPECT_FALSE(network.PartitionLinks({{NodeId(0)}, {NodeId(0)}}).ok());
+  EXPECT_FALSE(network.Cut({Link{NodeId(9), NodeId(0)}}).ok());
+  LinkConfig too_slow;
+  too_slow.latency = LatencyModel::Fixed(kMaxLatency + TimeNs(1));
+  EXPECT_FALSE(network.SetAllLinks(too_slow).ok());
 }
 
 }  // namespace

@@ -44,7 +44,10 @@ absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_nega
   } else {
     return error(unit.empty() ? "missing unit: use ns, us, ms, s or m" : "unknown unit: use ns, us, ms, s or m");
   }
-  if (value > std::numeric_limits<int64_t>::max() / scale) return error("too large");
+  // A million seconds (11.6 days) is far beyond any election run and keeps
+  // every sum of times in a scenario far from int64 overflow.
+  constexpr int64_t kMaxNs = 1000000LL * 1000000000LL;
+  if (value > kMaxNs / scale) return error("too large: at most 1000000s");
   const int64_t ns = value * scale;
   return sim::TimeNs(negative ? -ns : ns);
 }

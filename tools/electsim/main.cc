@@ -85,7 +85,7 @@ int Replay(const std::string& repro_path, const std::string& trace_path) {
   nlohmann::json repro;
   try {
     repro = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse errors, numbers out of range
     return ReportError(absl::InvalidArgumentError(fmt::format("{}: invalid JSON: {}", repro_path, error.what())));
   }
   auto bad = [&](const std::string& where, const std::string& expected) {
@@ -229,6 +229,14 @@ int Sweep(const std::vector<std::string>& paths, uint64_t first_seed, uint64_t c
       any_failed = true;
       std::cout << fmt::format("  FAILED: {} at seed {}; reproduce: build/electsim run {} --seed {}\n",
                                first_failure_reason, *first_failure, scenario.source, *first_failure);
+    }
+    // A demonstration scenario must demonstrate: its expected violation has to
+    // show up under at least one of the seeds.
+    for (const std::string& name : scenario.expect.violations) {
+      if (ran > 0 && violation_seeds[name] == 0) {
+        any_failed = true;
+        std::cout << fmt::format("  FAILED: the scenario expects a {} violation and no seed showed one\n", name);
+      }
     }
   }
   if (g_interrupted.load()) {

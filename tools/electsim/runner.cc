@@ -110,10 +110,11 @@ class ScenarioDriver {
         return s;
       }
     }
+    // Boot first: a fault at 0s then lands after every node has started.
+    if (auto s = sim_.Start(); !s.ok()) return s;
     for (const FaultStep& step : scenario_.faults) {
       if (auto s = sim_.ScheduleAt(step.at, [this, &step] { Apply(step); }); !s.ok()) return s;
     }
-    if (auto s = sim_.Start(); !s.ok()) return s;
     if (auto s = sim_.RunUntil(scenario_.duration); !s.ok()) {
       return absl::InternalError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
     }
@@ -197,6 +198,10 @@ class ScenarioDriver {
           pause();
           return;
         }
+        if (node.value() >= scenario_.nodes) {
+          Skip(step, "only election nodes write to the resource");
+          return;
+        }
         // Pause right after the handler that began the write returns.
         leaders_.OnNextWrite(node.value(), [this, pause] { (void)sim_.ScheduleAt(sim_.now(), pause); });
         return;
@@ -223,16 +228,23 @@ class ScenarioDriver {
             }
           }
         }
-        Check(step, sim_.Partition(groups));
-        UndoLater(step, [this] { sim_.HealNetwork(); });
+        auto links = sim_.Partition(groups);
+        if (!links.ok()) {
+          Check(step, links.status());
+          return;
+        }
+        UndoLater(step, [this, &step, cut = *links] { Check(step, sim_.RestoreLinks(cut)); });
         return;
       }
       case Action::kCut: {
         const sim::NodeId from = Resolve(step.node, step);
         const sim::NodeId to = Resolve(step.to, step);
         if (from == sim::kNoNode || to == sim::kNoNode) return;
-        Check(step, sim_.CutOneWay(from, to));
-        UndoLater(step, [this] { sim_.HealNetwork(); });
+        if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
+          Check(step, status);
+          return;
+        }
+        UndoLater(step, [this, &step, from, to] { Check(step, sim_.RestoreLinks({sim::Link{from, to}})); });
         return;
       }
       case Action::kHeal:

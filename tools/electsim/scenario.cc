@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -111,6 +112,75 @@ std::string EscapePointerToken(const std::string& token) {
   }
   return out;
 }
+
+// Names end up in file names (repros): keep them to a safe alphabet.
+bool IsPlainChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '-';
+}
+bool IsPlainName(const std::string& name) {
+  return !name.empty() && name.size() <= 100 && name[0] != '.' && std::all_of(name.begin(), name.end(), IsPlainChar);
+}
+std::string PlainName(std::string name) {
+  for (char& c : name) {
+    if (!IsPlainChar(c)) c = '_';
+  }
+  if (name.empty() || name[0] == '.') name.insert(name.begin(), '_');
+  return name.substr(0, 100);
+}
+
+// nlohmann::json keeps the last of duplicate keys; a scenario must not, so a
+// parser callback tracks the keys of every open object and the JSON path.
+struct DuplicateKey {
+  std::string path;
+};
+class DuplicateKeyGuard {
+ public:
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+    (void)depth;
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        EnterElement();
+        frames_.push_back(Frame{event == json::parse_event_t::array_start, -1, "", {}});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        Frame& frame = frames_.back();
+        const std::string key = parsed.get<std::string>();
+        frame.key = key;
+        if (!frame.keys.insert(key).second) throw DuplicateKey{Path()};
+        break;
+      }
+      case json::parse_event_t::value:
+        EnterElement();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    long index;       // current element, for arrays
+    std::string key;  // current key, for objects
+    std::set<std::string> keys;
+  };
+  void EnterElement() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::string Path() const {
+    std::string path;
+    for (const Frame& frame : frames_) {
+      path += frame.array ? fmt::format("/{}", frame.index) : "/" + EscapePointerToken(frame.key);
+    }
+    return path;
+  }
+  std::vector<Frame> frames_;
+};
 
 class Parser {
  public:
@@ -446,7 +516,14 @@ class Parser {
     RequireObject(doc, "", "a scenario object");
     AllowOnly(doc, "", {"description", "nodes", "seed", "duration", "algorithm", "network", "resource", "leader_work",
                         "faults", "checkers", "liveness", "expect", "name"});
-    if (const json* v = Find(doc, "name")) s.name = String(*v, "/name", "a string");
+    if (const json* v = Find(doc, "name")) {
+      s.name = String(*v, "/name", "a name of letters, digits, '.', '_' and '-' (it names repro files)");
+      if (!IsPlainName(s.name)) {
+        Fail("/name", "a name of letters, digits, '.', '_' and '-' not starting with '.' (it names repro files)", v);
+      }
+    } else {
+      s.name = PlainName(s.name);
+    }
     if (const json* v = Find(doc, "description")) s.description = String(*v, "/description", "a string");
     s.nodes = static_cast<uint32_t>(
         Integer(Require(doc, "", "nodes", "the number of election nodes"), "/nodes", 1, kMaxNodes));
@@ -590,7 +667,11 @@ absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::stri
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source) {
   json document;
   try {
-    document = json::parse(text.begin(), text.end());
+    DuplicateKeyGuard guard;
+    document = json::parse(text.begin(), text.end(), std::ref(guard));
+  } catch (const DuplicateKey& duplicate) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: at {}: expected each key once in an object, this key appears again", source, duplicate.path));
   } catch (const json::out_of_range& error) {
     // A number too large for a double ("1e400") is rejected while parsing.
     return absl::InvalidArgumentError(fmt::format("{}: invalid JSON: {}", source, error.what()));

@@ -147,6 +147,25 @@ TEST_F(CliTest, ViolationWritesReproAndReplayReproducesTheHash) {
   EXPECT_EQ(Electsim("replay " + tampered).exit_status, 1);
 }
 
+TEST_F(CliTest, ReplayOfAMalformedReproExitsTwo) {
+  EXPECT_EQ(Electsim("replay " + Write("overflow.json", R"({"seed": 1e400})")).exit_status, 2);
+  EXPECT_EQ(Electsim("replay " + Write("shape.json", R"({"seed": 1, "trace_hash": "0x1"})")).exit_status, 2);
+  EXPECT_EQ(Electsim("replay " + Write("broken.json", "{")).exit_status, 2);
+}
+
+TEST_F(CliTest, SweepFailsWhenADemonstrationNeverDemonstrates) {
+  // The fencing story with fencing switched back on: the expected stale write never happens.
+  std::ifstream in(Scenario("lease-paused-holder-unfenced.json"));
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["resource"]["fencing"] = true;
+  const std::string path = Write("fenced.json", doc.dump());
+  const Outcome out = Electsim("sweep " + path + " --seeds 5 --jobs 1");
+  EXPECT_EQ(out.exit_status, 1) << out.output;
+  EXPECT_NE(out.output.find("expects a stale_token violation and no seed showed one"), std::string::npos)
+      << out.output;
+  EXPECT_EQ(Electsim("sweep " + Scenario("lease-paused-holder-unfenced.json") + " --seeds 5 --jobs 1").exit_status, 0);
+}
+
 TEST_F(CliTest, UnexpectedViolationExitsOne) {
   std::ifstream in(Scenario("raft-bug-vote-twice.json"));
   nlohmann::json doc = nlohmann::json::parse(in);

@@ -68,6 +68,31 @@ TEST(Scenario_Errors, NumberTooLargeForJsonIsBadInputNotACrash) {
   EXPECT_NE(error.find("scenarios/x.json: invalid JSON"), std::string::npos) << error;
 }
 
+TEST(Scenario_Errors, DuplicateKeysAreRejectedWithTheirPath) {
+  std::string error = ErrorOf(R"({"nodes": 3, "nodes": 4, "duration": "1s", "algorithm": "raft"})");
+  EXPECT_NE(error.find("scenarios/x.json: at /nodes: expected each key once"), std::string::npos) << error;
+  error = ErrorOf(Variant("\"for\": \"500ms\"", "\"for\": \"500ms\", \"at\": \"1s\""));
+  EXPECT_NE(error.find("at /faults/0/at: expected each key once"), std::string::npos) << error;
+  error = ErrorOf(Variant("[2, 3, 4]", "[2, 3, 4], {\"a\": 1, \"a\": 2}"));
+  EXPECT_NE(error.find("at /faults/1/partition/2/a: expected each key once"), std::string::npos) << error;
+}
+
+TEST(Scenario_Errors, HugeDurationsAreRejectedBeforeTheyCanOverflow) {
+  const std::string error = ErrorOf(Variant("\"duration\": \"2s\"", "\"duration\": \"9223372036s\""));
+  EXPECT_NE(error.find("at /duration: expected a duration"), std::string::npos) << error;
+  EXPECT_NE(error.find("at most 1000000s"), std::string::npos) << error;
+  // A long but representable latency is fine.
+  EXPECT_TRUE(ParseScenario(Variant("\"5ms\"]", "\"999999s\"]"), "x.json").ok());
+}
+
+TEST(Scenario_Errors, NameMustBeSafeInAFileName) {
+  const std::string error = ErrorOf(Variant("\"description\": \"ok\"", "\"name\": \"../escaped/evil\""));
+  EXPECT_NE(error.find("at /name: expected a name of letters"), std::string::npos) << error;
+  auto derived = ParseScenario(kValid, "some dir/my scenario!.json");
+  ASSERT_TRUE(derived.ok()) << derived.status();
+  EXPECT_EQ(derived->name, "my_scenario_");
+}
+
 TEST(Scenario_Errors, UnknownKeyNamesPathAndAllowedKeys) {
   const std::string error = ErrorOf(Variant("\"description\"", "\"descripton\""));
   EXPECT_NE(error.find("scenarios/x.json: at /descripton: expected no key \"descripton\" here"), std::string::npos)
