@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/epoch_state.h"
 #include "algorithms/leader_work.h"
 #include "algorithms/one_shot_timer.h"
 #include "algorithms/vocabulary.h"
@@ -16,12 +17,8 @@
 namespace algorithms {
 namespace {
 
-constexpr std::string_view kFieldEpoch = "epoch";
+constexpr std::string_view kFieldEpoch = DurableEpoch::kMessageField;
 constexpr std::string_view kFieldRound = "round";
-
-// Stable storage keys.
-constexpr std::string_view kMaxEpochKey = "bully.max_epoch";  // highest epoch ever seen
-constexpr std::string_view kBootsKey = "bully.boots";         // tells a restart from the first boot
 
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone = 3 };
@@ -47,16 +44,13 @@ struct BullyConfig {
 class BullyNode final : public sim::Process {
  public:
   BullyNode(sim::NodeId self, BullyConfig config)
-      : self_(self), config_(config), work_(config.resource, config.leader_work) {}
+      : self_(self), config_(config), epoch_("bully"), work_(config.resource, config.leader_work) {}
 
   void OnStart(sim::Context& ctx) override {
-    max_epoch_ = static_cast<uint64_t>(ctx.Load(kMaxEpochKey).value_or(0));
-    const int64_t boots = ctx.Load(kBootsKey).value_or(0);
-    ctx.Persist(kBootsKey, boots + 1);
-    if (max_epoch_ > 0) ctx.Observe(vocab::TermChange(sim::Term(max_epoch_)));
+    const bool restarted = epoch_.Boot(ctx);
     // A recovered node always challenges: if it is the highest live id it
     // must take over (that is the "bully").
-    if (boots > 0 || StartsAtBoot()) {
+    if (restarted || StartsAtBoot()) {
       BecomeCandidate(ctx);
     } else {
       silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
@@ -82,14 +76,14 @@ class BullyNode final : public sim::Process {
   void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
     if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
     if (silence_timer_.Fired(timer)) {
-      SetBelief(ctx, sim::kNoNode, max_epoch_);
+      belief_.Set(ctx, sim::kNoNode, epoch_.max());
       BecomeCandidate(ctx);
     } else if (election_timer_.Fired(timer)) {
       if (phase_ == Phase::kAwaitingAnswers) {
         BecomeLeader(ctx);  // nobody higher is alive
       } else {
         // Someone higher answered but never announced: it died mid-election.
-        SetBelief(ctx, sim::kNoNode, max_epoch_);
+        belief_.Set(ctx, sim::kNoNode, epoch_.max());
         BecomeCandidate(ctx);
       }
     } else if (heartbeat_timer_.Fired(timer)) {
@@ -108,7 +102,7 @@ class BullyNode final : public sim::Process {
     // then for the answerer's announcement. Left on an announcement from a
     // higher id (BecomeFollower) or when nobody higher answers (BecomeLeader).
     kCandidate,
-    // Coordinator for `leader_epoch_`. Left only on learning of a newer epoch
+    // Coordinator for epoch_.max(). Left only on learning of a newer epoch
     // or of a higher id leading the same epoch (BecomeFollower).
     kLeader,
   };
@@ -138,7 +132,7 @@ class BullyNode final : public sim::Process {
     phase_ = Phase::kAwaitingAnswers;
     ++election_round_;
     for (uint32_t id = self_.value() + 1; id < config_.node_count; ++id) {
-      ctx.Send(sim::NodeId(id), Stamp(sim::Message(kBullyElection)).Set(kFieldRound, election_round_));
+      ctx.Send(sim::NodeId(id), epoch_.Stamp(sim::Message(kBullyElection)).Set(kFieldRound, election_round_));
     }
     // Waited even when there is nobody higher to ask: a recovered top node
     // hears the current coordinator's heartbeat meanwhile and so picks an
@@ -147,14 +141,13 @@ class BullyNode final : public sim::Process {
   }
 
   void BecomeLeader(sim::Context& ctx) {
-    const uint64_t epoch = max_epoch_ + 1;
-    SetMaxEpoch(ctx, epoch);
-    leader_epoch_ = epoch;
+    const uint64_t epoch = epoch_.max() + 1;
+    epoch_.Raise(ctx, epoch);
     election_timer_.Cancel(ctx);
     silence_timer_.Cancel(ctx);
     role_ = Role::kLeader;
     ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
-    SetBelief(ctx, self_, epoch);
+    belief_.Set(ctx, self_, epoch);
     Broadcast(ctx, kBullyCoordinator);
     heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
     work_.Begin(ctx, sim::FencingToken(epoch));
@@ -168,26 +161,26 @@ class BullyNode final : public sim::Process {
     }
     election_timer_.Cancel(ctx);
     SetRole(ctx, Role::kFollower);
-    SetBelief(ctx, leader, epoch);
+    belief_.Set(ctx, leader, epoch);
     silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
   }
 
   // ---- message handlers ----
 
   void ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
-    if (epoch <= max_epoch_) return;
-    SetMaxEpoch(ctx, epoch);
+    if (epoch <= epoch_.max()) return;
+    epoch_.Raise(ctx, epoch);
     if (role_ == Role::kLeader) BecomeFollower(ctx, sim::kNoNode, epoch);
   }
 
   void HandleElection(sim::Context& ctx, sim::NodeId from, int64_t round) {
     if (from >= self_) return;  // only lower ids challenge us
-    ctx.Send(from, Stamp(sim::Message(kBullyAnswer)).Set(kFieldRound, round));
+    ctx.Send(from, epoch_.Stamp(sim::Message(kBullyAnswer)).Set(kFieldRound, round));
     switch (role_) {
       case Role::kLeader:
         // Already coordinator: telling the challenger is enough; a fresh
         // election would only burn an epoch.
-        ctx.Send(from, Stamp(sim::Message(kBullyCoordinator)));
+        ctx.Send(from, epoch_.Stamp(sim::Message(kBullyCoordinator)));
         break;
       case Role::kCandidate:
         break;  // our own election already covers the challenger
@@ -205,32 +198,32 @@ class BullyNode final : public sim::Process {
 
   // A coordinator announcement or heartbeat from `from` for `epoch`.
   void HandleClaim(sim::Context& ctx, sim::NodeId from, uint64_t epoch) {
-    if (epoch < max_epoch_) {
+    if (epoch < epoch_.max()) {
       // A coordinator of an old epoch (e.g. back from a partition). Only the
       // current leader answers it, so that it steps down without a storm.
-      if (role_ == Role::kLeader) ctx.Send(from, Stamp(sim::Message(kBullyCoordinator)));
+      if (role_ == Role::kLeader) ctx.Send(from, epoch_.Stamp(sim::Message(kBullyCoordinator)));
       return;
     }
-    // From here on epoch == max_epoch_ (ObserveEpoch ran first).
+    // From here on epoch == epoch_.max() (ObserveEpoch ran first).
     switch (role_) {
       case Role::kLeader:
         // Two coordinators of one epoch (a healed partition): the higher id keeps it.
         if (from > self_) {
           BecomeFollower(ctx, from, epoch);
         } else {
-          ctx.Send(from, Stamp(sim::Message(kBullyCoordinator)));
+          ctx.Send(from, epoch_.Stamp(sim::Message(kBullyCoordinator)));
         }
         return;
       case Role::kCandidate:
         if (from > self_) BecomeFollower(ctx, from, epoch);
         return;  // a lower claimant loses to our running election
       case Role::kFollower:
-        if (from == leader_ && epoch == belief_epoch_) {
+        if (from == belief_.leader() && epoch == belief_.epoch()) {
           silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
           return;
         }
         // Between two coordinators of one epoch, keep the higher id.
-        if (leader_ != sim::kNoNode && epoch == belief_epoch_ && from < leader_) return;
+        if (belief_.leader() != sim::kNoNode && epoch == belief_.epoch() && from < belief_.leader()) return;
         if (from < self_) {
           BecomeCandidate(ctx);  // we outrank the claimant: bully it
         } else {
@@ -242,51 +235,28 @@ class BullyNode final : public sim::Process {
 
   // ---- helpers ----
 
-  sim::Message Stamp(sim::Message message) const {
-    // A leader's messages carry its own epoch; it equals max_epoch_ because a
-    // leader steps down the moment it sees a higher one.
-    message.Set(kFieldEpoch, static_cast<int64_t>(max_epoch_));
-    return message;
-  }
-
   void Broadcast(sim::Context& ctx, std::string_view type) {
-    const sim::Message message = Stamp(sim::Message(type));
+    const sim::Message message = epoch_.Stamp(sim::Message(type));
     for (uint32_t id = 0; id < config_.node_count; ++id) {
       if (id != self_.value()) ctx.Send(sim::NodeId(id), message);
     }
-  }
-
-  void SetMaxEpoch(sim::Context& ctx, uint64_t epoch) {
-    max_epoch_ = epoch;
-    ctx.Persist(kMaxEpochKey, static_cast<int64_t>(epoch));
-    ctx.Observe(vocab::TermChange(sim::Term(epoch)));
   }
 
   void SetRole(sim::Context& ctx, Role role) {
     if (role == role_) return;
     role_ = role;
     ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
-                                  sim::Term(max_epoch_)));
-  }
-
-  void SetBelief(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (leader == leader_ && epoch == belief_epoch_) return;
-    leader_ = leader;
-    belief_epoch_ = epoch;
-    ctx.Observe(vocab::Belief(leader, sim::Term(epoch)));
+                                  sim::Term(epoch_.max())));
   }
 
   const sim::NodeId self_;
   const BullyConfig config_;
   Role role_ = Role::kFollower;
   Phase phase_ = Phase::kAwaitingAnswers;
-  // Highest epoch seen anywhere (stable); the next announcement uses one more.
-  uint64_t max_epoch_ = 0;
-  // The epoch this node leads, while it is leader.
-  uint64_t leader_epoch_ = 0;
+  // Highest epoch seen anywhere; the next announcement uses one more.
+  DurableEpoch epoch_;
   // Whom this node believes coordinates, and in which epoch.
-  sim::NodeId leader_ = sim::kNoNode;
-  uint64_t belief_epoch_ = 0;
+  LeaderBelief belief_;
   // Tells answers to this election from late answers to an earlier one.
   int64_t election_round_ = 0;
   OneShotTimer silence_timer_;

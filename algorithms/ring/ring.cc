@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/epoch_state.h"
 #include "algorithms/leader_work.h"
 #include "algorithms/one_shot_timer.h"
 #include "algorithms/vocabulary.h"
@@ -20,14 +21,10 @@
 namespace algorithms {
 namespace {
 
-constexpr std::string_view kFieldEpoch = "epoch";
+constexpr std::string_view kFieldEpoch = DurableEpoch::kMessageField;
 constexpr std::string_view kFieldId = "id";
 constexpr std::string_view kFieldLeader = "leader";
 constexpr std::string_view kFieldSeq = "seq";
-
-// Stable storage keys.
-constexpr std::string_view kMaxEpochKey = "ring.max_epoch";  // highest epoch ever seen
-constexpr std::string_view kBootsKey = "ring.boots";         // tells a restart from the first boot
 
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
@@ -62,19 +59,17 @@ class RingNode final : public sim::Process {
       : self_(self),
         config_(std::move(config)),
         own_id_(config_.ids[self.value()]),
+        epoch_("ring"),
         dead_until_(config_.node_count, sim::TimeNs(0)),
         work_(config_.resource, config_.leader_work) {}
 
   void OnStart(sim::Context& ctx) override {
-    max_epoch_ = static_cast<uint64_t>(ctx.Load(kMaxEpochKey).value_or(0));
+    const bool restarted = epoch_.Boot(ctx);
     // Rounds begun before a crash are not rejoined: their messages may be
     // half-way round and the node has forgotten what it forwarded.
-    decided_epoch_ = max_epoch_;
-    const int64_t boots = ctx.Load(kBootsKey).value_or(0);
-    ctx.Persist(kBootsKey, boots + 1);
-    if (max_epoch_ > 0) ctx.Observe(vocab::TermChange(sim::Term(max_epoch_)));
+    decided_epoch_ = epoch_.max();
     // A restarted node just listens: the leader's heartbeats reach every node.
-    if (boots == 0 && StartsAtBoot()) {
+    if (!restarted && StartsAtBoot()) {
       StartElection(ctx);
     } else {
       silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
@@ -100,7 +95,7 @@ class RingNode final : public sim::Process {
     }
     // Ring hops are acknowledged whatever becomes of them: the ack only says
     // "I am alive", which is what the sender needs to know.
-    ctx.Send(from, Stamp(sim::Message(kRingAck)).Set(kFieldSeq, message.Get(kFieldSeq)));
+    ctx.Send(from, epoch_.Stamp(sim::Message(kRingAck)).Set(kFieldSeq, message.Get(kFieldSeq)));
     if (message.Is(kRingElection)) {
       HandleElection(ctx, message.Get(kFieldId), epoch);
     } else {
@@ -116,7 +111,7 @@ class RingNode final : public sim::Process {
       StartElection(ctx);
     } else if (heartbeat_timer_.Fired(timer)) {
       const sim::Message heartbeat =
-          Stamp(sim::Message(kRingHeartbeat)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value());
+          epoch_.Stamp(sim::Message(kRingHeartbeat)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value());
       for (uint32_t node = 0; node < config_.node_count; ++node) {
         if (node != self_.value()) ctx.Send(sim::NodeId(node), heartbeat);
       }
@@ -134,7 +129,7 @@ class RingNode final : public sim::Process {
     // flag). Left when the round's ELECTED or a heartbeat of its epoch
     // arrives (BecomeFollower) or when its own id comes home (BecomeLeader).
     kCandidate,
-    // Won round `max_epoch_`. Left only on learning of a newer epoch or of a
+    // Won round `epoch_.max()`. Left only on learning of a newer epoch or of a
     // larger id leading the same one (BecomeFollower).
     kLeader,
   };
@@ -160,13 +155,13 @@ class RingNode final : public sim::Process {
   // Opens a new round with this node as initiator.
   void StartElection(sim::Context& ctx) {
     assert(role_ != Role::kLeader);
-    SetBelief(ctx, sim::kNoNode, max_epoch_);  // suspects whoever led
-    SetMaxEpoch(ctx, max_epoch_ + 1);
+    belief_.Set(ctx, sim::kNoNode, epoch_.max());  // suspects whoever led
+    SetMaxEpoch(ctx, epoch_.max() + 1);
     BecomeCandidate(ctx);
-    SendAround(ctx, ElectionMessage(own_id_, max_epoch_));
+    SendAround(ctx, ElectionMessage(own_id_, epoch_.max()));
   }
 
-  // Joins the current round (epoch max_epoch_).
+  // Joins the current round (round epoch_.max()).
   void BecomeCandidate(sim::Context& ctx) {
     assert(role_ != Role::kLeader);
     if (!participant_) {
@@ -184,11 +179,11 @@ class RingNode final : public sim::Process {
     silence_timer_.Cancel(ctx);
     role_ = Role::kLeader;
     ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
-    SetBelief(ctx, self_, epoch);
+    belief_.Set(ctx, self_, epoch);
     heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
     work_.Begin(ctx, sim::FencingToken(epoch));
     forwarded_elected_ = {epoch, self_};
-    SendAround(ctx, Stamp(sim::Message(kRingElected)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value()));
+    SendAround(ctx, epoch_.Stamp(sim::Message(kRingElected)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value()));
   }
 
   // Follows `leader` (kNoNode: nobody known) at `epoch`.
@@ -198,14 +193,14 @@ class RingNode final : public sim::Process {
       heartbeat_timer_.Cancel(ctx);
     }
     SetRole(ctx, Role::kFollower);
-    SetBelief(ctx, leader, epoch);
+    belief_.Set(ctx, leader, epoch);
     silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
   }
 
   // ---- message handlers ----
 
   void ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
-    if (epoch <= max_epoch_) return;
+    if (epoch <= epoch_.max()) return;
     SetMaxEpoch(ctx, epoch);
     if (role_ == Role::kLeader) BecomeFollower(ctx, sim::kNoNode, epoch);
   }
@@ -213,7 +208,7 @@ class RingNode final : public sim::Process {
   // ELECTION(id) of round `epoch` arrived from the predecessor.
   void HandleElection(sim::Context& ctx, int64_t id, uint64_t epoch) {
     // An older round, or one whose result is already known, is over.
-    if (epoch < max_epoch_ || epoch <= decided_epoch_) return;
+    if (epoch < epoch_.max() || epoch <= decided_epoch_) return;
     if (id == own_id_) {
       BecomeLeader(ctx, epoch);  // our id went all the way round: nobody is larger
     } else if (id > own_id_) {
@@ -232,20 +227,20 @@ class RingNode final : public sim::Process {
 
   // ELECTED naming `leader` for `epoch` arrived from the predecessor.
   void HandleElected(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (epoch < max_epoch_ || leader == self_ || leader.value() >= config_.node_count) return;
+    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.node_count) return;
     if (forwarded_elected_ == std::pair{epoch, leader}) return;  // a duplicate
     if (!Outranks(leader, epoch)) return;
     forwarded_elected_ = {epoch, leader};
     decided_epoch_ = std::max(decided_epoch_, epoch);
     participant_ = false;
     BecomeFollower(ctx, leader, epoch);
-    SendAround(ctx, Stamp(sim::Message(kRingElected))
+    SendAround(ctx, epoch_.Stamp(sim::Message(kRingElected))
                         .Set(kFieldId, config_.ids[leader.value()])
                         .Set(kFieldLeader, leader.value()));
   }
 
   void HandleHeartbeat(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (epoch < max_epoch_ || leader == self_ || leader.value() >= config_.node_count) return;
+    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.node_count) return;
     if (!Outranks(leader, epoch)) return;
     decided_epoch_ = std::max(decided_epoch_, epoch);
     participant_ = false;
@@ -267,21 +262,21 @@ class RingNode final : public sim::Process {
     dead_until_[hop.to.value()] = ctx.LocalNow() + config_.heartbeat_timeout_ns * kDeadMarkTimeouts;
     // Pass the message on to the next live successor unless its round is over.
     const uint64_t epoch = static_cast<uint64_t>(hop.message.Get(kFieldEpoch));
-    if (epoch < max_epoch_) return;
+    if (epoch < epoch_.max()) return;
     if (hop.message.Is(kRingElection) && epoch <= decided_epoch_) return;
     SendAround(ctx, hop.message);
   }
 
   // ---- helpers ----
 
-  // Whether a claim by `leader` for `epoch` (>= max_epoch_) beats what this
+  // Whether a claim by `leader` for `epoch` (>= epoch_.max()) beats what this
   // node holds. Two leaders of one epoch exist only after a partition; the
   // larger election id keeps it.
   bool Outranks(sim::NodeId leader, uint64_t epoch) const {
     const int64_t claimant = config_.ids[leader.value()];
     if (role_ == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
-    if (leader_ == sim::kNoNode || belief_epoch_ != epoch || leader_ == leader) return true;
-    return claimant > config_.ids[leader_.value()];
+    if (belief_.leader() == sim::kNoNode || belief_.epoch() != epoch || belief_.leader() == leader) return true;
+    return claimant > config_.ids[belief_.leader().value()];
   }
 
   // Sends `message` to the first successor not marked dead, awaiting its ack.
@@ -298,7 +293,7 @@ class RingNode final : public sim::Process {
       // Nobody else answers: this node is a ring of one. An open round it
       // carries can only end with itself as leader.
       const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
-      if (message.Is(kRingElection) && epoch == max_epoch_ && epoch > decided_epoch_) BecomeLeader(ctx, epoch);
+      if (message.Is(kRingElection) && epoch == epoch_.max() && epoch > decided_epoch_) BecomeLeader(ctx, epoch);
       return;
     }
     const int64_t seq = ++last_seq_;
@@ -312,52 +307,37 @@ class RingNode final : public sim::Process {
     return sim::Message(kRingElection).Set(kFieldId, id).Set(kFieldEpoch, static_cast<int64_t>(epoch));
   }
 
-  sim::Message Stamp(sim::Message message) const {
-    message.Set(kFieldEpoch, static_cast<int64_t>(max_epoch_));
-    return message;
-  }
-
   // Every new epoch opens a new round: the participant flag and the
   // forwarded ids belong to one round.
   void SetMaxEpoch(sim::Context& ctx, uint64_t epoch) {
-    max_epoch_ = epoch;
+    epoch_.Raise(ctx, epoch);
     participant_ = false;
     forwarded_ids_.clear();
-    ctx.Persist(kMaxEpochKey, static_cast<int64_t>(epoch));
-    ctx.Observe(vocab::TermChange(sim::Term(epoch)));
   }
 
   void SetRole(sim::Context& ctx, Role role) {
     if (role == role_) return;
     role_ = role;
     ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
-                                  sim::Term(max_epoch_)));
-  }
-
-  void SetBelief(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (leader == leader_ && epoch == belief_epoch_) return;
-    leader_ = leader;
-    belief_epoch_ = epoch;
-    ctx.Observe(vocab::Belief(leader, sim::Term(epoch)));
+                                  sim::Term(epoch_.max())));
   }
 
   const sim::NodeId self_;
   const RingConfig config_;
   const int64_t own_id_;
   Role role_ = Role::kFollower;
-  // Highest epoch seen anywhere (stable). It is also the current round.
-  uint64_t max_epoch_ = 0;
+  // Highest epoch seen anywhere. It is also the current round.
+  DurableEpoch epoch_;
   // Highest epoch whose leader is known; its election messages are stale.
   uint64_t decided_epoch_ = 0;
-  // Chang-Roberts' flag: this node has sent an id in round max_epoch_.
+  // Chang-Roberts' flag: this node has sent an id in round epoch_.max().
   bool participant_ = false;
-  // Ids larger than ours forwarded in round max_epoch_.
+  // Ids larger than ours forwarded in round epoch_.max().
   std::vector<int64_t> forwarded_ids_;
   // The last ELECTED passed on, so a duplicate is not passed on again.
   std::pair<uint64_t, sim::NodeId> forwarded_elected_{0, sim::kNoNode};
   // Whom this node believes leads, and in which epoch.
-  sim::NodeId leader_ = sim::kNoNode;
-  uint64_t belief_epoch_ = 0;
+  LeaderBelief belief_;
   // Per ring position, the local time until which it is skipped as dead.
   std::vector<sim::TimeNs> dead_until_;
   // Hops awaiting an ack, by sequence number.

@@ -1,0 +1,77 @@
+// What the quorum-less algorithms (Bully, Ring) keep alike: an epoch that
+// serves as term and fencing token, and the leader each node believes in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "algorithms/vocabulary.h"
+#include "sim/payload.h"
+#include "sim/process.h"
+#include "sim/types.h"
+
+namespace algorithms {
+
+// The highest epoch a node has seen, kept in stable storage so that a
+// restarted node never announces an epoch twice, plus a boot counter that
+// tells a restart from the first boot.
+class DurableEpoch {
+ public:
+  // Storage keys are "<algorithm>.max_epoch" and "<algorithm>.boots".
+  explicit DurableEpoch(std::string_view algorithm)
+      : max_epoch_key_(std::string(algorithm) + ".max_epoch"), boots_key_(std::string(algorithm) + ".boots") {}
+
+  // Reads the stored epoch and counts this boot; true when this is a restart.
+  bool Boot(sim::Context& ctx) {
+    max_ = static_cast<uint64_t>(ctx.Load(max_epoch_key_).value_or(0));
+    const int64_t boots = ctx.Load(boots_key_).value_or(0);
+    ctx.Persist(boots_key_, boots + 1);
+    if (max_ > 0) ctx.Observe(vocab::TermChange(sim::Term(max_)));
+    return boots > 0;
+  }
+
+  uint64_t max() const { return max_; }
+
+  // Records `epoch` as the highest seen; persisted before anything carries it.
+  void Raise(sim::Context& ctx, uint64_t epoch) {
+    max_ = epoch;
+    ctx.Persist(max_epoch_key_, static_cast<int64_t>(epoch));
+    ctx.Observe(vocab::TermChange(sim::Term(epoch)));
+  }
+
+  // The message field that carries an epoch.
+  static constexpr std::string_view kMessageField = "epoch";
+
+  // Sets the message's epoch to max(): a leader's own epoch equals it,
+  // because a leader steps down the moment it sees a higher one.
+  sim::Message Stamp(sim::Message message) const {
+    message.Set(kMessageField, static_cast<int64_t>(max_));
+    return message;
+  }
+
+ private:
+  const std::string max_epoch_key_;
+  const std::string boots_key_;
+  uint64_t max_ = 0;
+};
+
+// Whom a node believes leads, and in which epoch; reported to the checkers
+// once per change.
+class LeaderBelief {
+ public:
+  void Set(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+    if (leader == leader_ && epoch == epoch_) return;
+    leader_ = leader;
+    epoch_ = epoch;
+    ctx.Observe(vocab::Belief(leader, sim::Term(epoch)));
+  }
+  sim::NodeId leader() const { return leader_; }  // kNoNode: nobody known
+  uint64_t epoch() const { return epoch_; }
+
+ private:
+  sim::NodeId leader_ = sim::kNoNode;
+  uint64_t epoch_ = 0;
+};
+
+}  // namespace algorithms
