@@ -157,6 +157,13 @@ const std::vector<int64_t>& OptionValues::List(std::string_view name) const {
 void OptionValues::Set(std::string_view name, int64_t value) {
   auto it = ints_.find(name);
   if (it == ints_.end()) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  // The spec's range is what every algorithm relies on (a zero interval would
+  // spin a timer at one instant), so code that sets values keeps it too.
+  const OptionSpec& spec = *specs_.find(name)->second;
+  if (value < spec.min || value > spec.max) {
+    throw std::out_of_range(
+        fmt::format("option '{}': held value {} is outside its range ({})", name, value, spec.RangeText()));
+  }
   it->second = value;
 }
 
@@ -178,6 +185,20 @@ std::map<std::string, std::string> OptionValues::Describe() const {
     out[name] = shown.DefaultText();
   }
   return out;
+}
+
+absl::Status RequireShorter(const OptionValues& options, std::string_view shorter, std::string_view longer,
+                            std::string_view consequence) {
+  return RequireShorterThan(options, shorter, longer, options.Duration(longer), consequence);
+}
+
+absl::Status RequireShorterThan(const OptionValues& options, std::string_view shorter, std::string_view bound_name,
+                                sim::TimeNs bound, std::string_view consequence) {
+  const sim::TimeNs value = options.Duration(shorter);
+  if (value < bound) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("option {} ({}) must be shorter than {} ({}){}{}", shorter,
+                                                sim::FormatDuration(value), bound_name, sim::FormatDuration(bound),
+                                                consequence.empty() ? "" : ": ", consequence));
 }
 
 }  // namespace algorithms

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "sim/types.h"
 
 namespace algorithms {
@@ -78,5 +79,14 @@ class OptionValues {
   std::map<std::string, std::vector<int64_t>, std::less<>> lists_;
   std::map<std::string, const OptionSpec*, std::less<>> specs_;
 };
+
+// For Validate: fails unless duration option `shorter` is below option
+// `longer`, with a message naming both values and `consequence` (what would
+// go wrong otherwise; may be empty).
+absl::Status RequireShorter(const OptionValues& options, std::string_view shorter, std::string_view longer,
+                            std::string_view consequence);
+// The same against a derived bound, named `bound_name` in the message.
+absl::Status RequireShorterThan(const OptionValues& options, std::string_view shorter, std::string_view bound_name,
+                                sim::TimeNs bound, std::string_view consequence);
 
 }  // namespace algorithms

@@ -291,22 +291,14 @@ class Bully final : public Algorithm {
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
-    const sim::TimeNs interval = options.Duration("heartbeat_interval");
-    const sim::TimeNs timeout = options.Duration("heartbeat_timeout");
-    const sim::TimeNs answer = options.Duration("answer_timeout");
-    const sim::TimeNs coordinator = options.Duration("coordinator_timeout");
     if (cluster.node_count == 0) return absl::InvalidArgumentError("bully needs at least one node");
-    if (interval >= timeout) {
-      return absl::InvalidArgumentError(fmt::format(
-          "option heartbeat_interval ({}) must be less than heartbeat_timeout ({}): followers would "
-          "suspect a healthy coordinator",
-          sim::FormatDuration(interval), sim::FormatDuration(timeout)));
-    }
-    if (answer >= coordinator) {
-      return absl::InvalidArgumentError(fmt::format(
-          "option answer_timeout ({}) must be less than coordinator_timeout ({}): the node that answered "
-          "itself waits answer_timeout before it can announce",
-          sim::FormatDuration(answer), sim::FormatDuration(coordinator)));
+    for (const absl::Status& status : {
+             RequireShorter(options, "heartbeat_interval", "heartbeat_timeout",
+                            "followers would suspect a healthy coordinator"),
+             RequireShorter(options, "answer_timeout", "coordinator_timeout",
+                            "the node that answered itself waits answer_timeout before it can announce"),
+         }) {
+      if (!status.ok()) return status;
     }
     return absl::OkStatus();
   }

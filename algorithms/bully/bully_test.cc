@@ -148,7 +148,7 @@ TEST(BullyTest, Validate_RejectsHeartbeatIntervalNotBelowTimeout) {
   });
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "option heartbeat_interval (200ms) must be less than heartbeat_timeout (200ms): followers would "
+            "option heartbeat_interval (200ms) must be shorter than heartbeat_timeout (200ms): followers would "
             "suspect a healthy coordinator");
 }
 
@@ -159,7 +159,7 @@ TEST(BullyTest, Validate_RejectsAnswerTimeoutNotBelowCoordinatorTimeout) {
   });
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "option answer_timeout (400ms) must be less than coordinator_timeout (300us): the node that "
+            "option answer_timeout (400ms) must be shorter than coordinator_timeout (300us): the node that "
             "answered itself waits answer_timeout before it can announce");
 }
 

@@ -470,25 +470,16 @@ class LeaseAlgorithmImpl final : public Algorithm {
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     const LeaseConfig c = ConfigFrom(cluster, options);
-    if (c.renew_interval >= c.lease_ttl) {
-      return absl::InvalidArgumentError(fmt::format("option renew_interval ({}) must be shorter than lease_ttl ({})",
-                                                    sim::FormatDuration(c.renew_interval), sim::FormatDuration(c.lease_ttl)));
-    }
-    if (c.request_timeout >= c.lease_ttl) {
-      return absl::InvalidArgumentError(fmt::format("option request_timeout ({}) must be shorter than lease_ttl ({})",
-                                                    sim::FormatDuration(c.request_timeout), sim::FormatDuration(c.lease_ttl)));
-    }
-    if (c.renew_interval >= c.lease_view()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "option renew_interval ({}) must be shorter than safety_margin * lease_ttl ({}), or the holder "
-          "stops acting between renewals",
-          sim::FormatDuration(c.renew_interval), sim::FormatDuration(c.lease_view())));
-    }
-    if (c.request_timeout >= c.lease_view()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "option request_timeout ({}) must be shorter than safety_margin * lease_ttl ({}), or an acquire "
-          "answered in time may already be past the holder's view",
-          sim::FormatDuration(c.request_timeout), sim::FormatDuration(c.lease_view())));
+    constexpr std::string_view kView = "safety_margin * lease_ttl";
+    for (const absl::Status& status : {
+             RequireShorter(options, kOptionRenewInterval, kOptionLeaseTtl, ""),
+             RequireShorter(options, kOptionRequestTimeout, kOptionLeaseTtl, ""),
+             RequireShorterThan(options, kOptionRenewInterval, kView, c.lease_view(),
+                                "the holder would stop acting between renewals"),
+             RequireShorterThan(options, kOptionRequestTimeout, kView, c.lease_view(),
+                                "an acquire answered in time could already be past the holder's view"),
+         }) {
+      if (!status.ok()) return status;
     }
     return absl::OkStatus();
   }

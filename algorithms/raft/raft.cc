@@ -370,31 +370,13 @@ class Raft final : public Algorithm {
     (void)cluster;
     const sim::TimeNs min = options.Duration("election_timeout_min");
     const sim::TimeNs max = options.Duration("election_timeout_max");
-    const sim::TimeNs heartbeat = options.Duration("heartbeat_interval");
-    if (min <= sim::TimeNs(0)) {
-      return absl::InvalidArgumentError(
-          fmt::format("election_timeout_min must be > 0, got {}", sim::FormatDuration(min)));
-    }
-    if (max <= sim::TimeNs(0)) {
-      return absl::InvalidArgumentError(
-          fmt::format("election_timeout_max must be > 0, got {}", sim::FormatDuration(max)));
-    }
-    if (heartbeat <= sim::TimeNs(0)) {
-      return absl::InvalidArgumentError(
-          fmt::format("heartbeat_interval must be > 0, got {}", sim::FormatDuration(heartbeat)));
-    }
     if (max < min) {
       return absl::InvalidArgumentError(
-          fmt::format("election_timeout_max ({}) must be >= election_timeout_min ({})", sim::FormatDuration(max),
-                      sim::FormatDuration(min)));
+          fmt::format("option election_timeout_max ({}) must not be shorter than election_timeout_min ({})",
+                      sim::FormatDuration(max), sim::FormatDuration(min)));
     }
-    if (heartbeat >= min) {
-      return absl::InvalidArgumentError(fmt::format(
-          "heartbeat_interval ({}) must be < election_timeout_min ({}), or followers time out between "
-          "heartbeats",
-          sim::FormatDuration(heartbeat), sim::FormatDuration(min)));
-    }
-    return absl::OkStatus();
+    return RequireShorter(options, "heartbeat_interval", "election_timeout_min",
+                          "followers would time out between heartbeats");
   }
 
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,

@@ -393,20 +393,13 @@ class Ring final : public Algorithm {
         }
       }
     }
-    const sim::TimeNs interval = options.Duration("heartbeat_interval");
-    const sim::TimeNs timeout = options.Duration("heartbeat_timeout");
-    const sim::TimeNs ack = options.Duration("ack_timeout");
-    if (interval >= timeout) {
-      return absl::InvalidArgumentError(fmt::format(
-          "option heartbeat_interval ({}) must be less than heartbeat_timeout ({}): followers would suspect a "
-          "healthy leader",
-          sim::FormatDuration(interval), sim::FormatDuration(timeout)));
-    }
-    if (ack >= timeout) {
-      return absl::InvalidArgumentError(fmt::format(
-          "option ack_timeout ({}) must be less than heartbeat_timeout ({}): skipping one dead successor would "
-          "outlast the election",
-          sim::FormatDuration(ack), sim::FormatDuration(timeout)));
+    for (const absl::Status& status : {
+             RequireShorter(options, "heartbeat_interval", "heartbeat_timeout",
+                            "followers would suspect a healthy leader"),
+             RequireShorter(options, "ack_timeout", "heartbeat_timeout",
+                            "skipping one dead successor would outlast the election"),
+         }) {
+      if (!status.ok()) return status;
     }
     return absl::OkStatus();
   }

@@ -193,7 +193,7 @@ TEST(RingTest, Validate_RejectsHeartbeatIntervalNotBelowTimeout) {
   const absl::Status status = ValidateWith([](OptionValues& o) { o.Set("heartbeat_interval", TimeNs::Seconds(1).ns()); });
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "option heartbeat_interval (1s) must be less than heartbeat_timeout (200ms): followers would "
+            "option heartbeat_interval (1s) must be shorter than heartbeat_timeout (200ms): followers would "
             "suspect a healthy leader");
 }
 
@@ -201,7 +201,7 @@ TEST(RingTest, Validate_RejectsAckTimeoutNotBelowHeartbeatTimeout) {
   const absl::Status status = ValidateWith([](OptionValues& o) { o.Set("ack_timeout", TimeNs::Millis(250).ns()); });
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "option ack_timeout (250ms) must be less than heartbeat_timeout (200ms): skipping one dead successor "
+            "option ack_timeout (250ms) must be shorter than heartbeat_timeout (200ms): skipping one dead successor "
             "would outlast the election");
 }
 

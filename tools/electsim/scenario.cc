@@ -39,7 +39,7 @@ std::string FaultStep::Describe() const {
     case Action::kIsolate:
     case Action::kClockDrift:
     case Action::kClockShift:
-      text += " " + node.Describe();
+      text += fmt::format(" {}", node.Describe());
       break;
     case Action::kCut:
     case Action::kLink:
@@ -175,7 +175,8 @@ class DuplicateKeyGuard {
   std::string Path() const {
     std::string path;
     for (const Frame& frame : frames_) {
-      path += frame.array ? fmt::format("/{}", frame.index) : "/" + EscapePointerToken(frame.key);
+      path += '/';
+      path += frame.array ? fmt::format("{}", frame.index) : EscapePointerToken(frame.key);
     }
     return path;
   }
