@@ -31,8 +31,16 @@ struct Simulator::Node {
   std::vector<Event> held;  // events that arrived while paused, in order
 
   TimeNs ReadClock(TimeNs global) const {
-    const __int128 elapsed = global.ns() - anchor_global.ns();
-    return anchor_local + TimeNs(static_cast<int64_t>(elapsed * (kPpmScale + drift_ppm) / kPpmScale));
+    const int64_t elapsed = global.ns() - anchor_global.ns();
+    // 64-bit arithmetic whenever it cannot overflow: a 128-bit division is a
+    // library call, and this runs on every timer and delivery.
+    if (drift_ppm == 0) return anchor_local + TimeNs(elapsed);
+    int64_t scaled;
+    if (!__builtin_mul_overflow(elapsed, kPpmScale + drift_ppm, &scaled)) {
+      return anchor_local + TimeNs(scaled / kPpmScale);
+    }
+    return anchor_local +
+           TimeNs(static_cast<int64_t>(static_cast<__int128>(elapsed) * (kPpmScale + drift_ppm) / kPpmScale));
   }
 };
 
@@ -248,6 +256,11 @@ TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
   // The first global instant at which the node's clock reads >= local.
   const int64_t ahead = (local - node.anchor_local).ns();
   if (ahead <= 0) return std::max(now_, node.anchor_global);
+  if (node.drift_ppm == 0) {  // the common case, without the 128-bit division
+    int64_t global_ns;
+    if (__builtin_add_overflow(node.anchor_global.ns(), ahead, &global_ns)) global_ns = TimeNs::Max().ns();
+    return std::max(now_, TimeNs(std::min(global_ns, TimeNs::Max().ns())));
+  }
   const __int128 rate = kPpmScale + node.drift_ppm;
   const __int128 scaled = static_cast<__int128>(ahead) * kPpmScale;
   const __int128 elapsed = (scaled + rate - 1) / rate;

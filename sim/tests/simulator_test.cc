@@ -158,6 +158,19 @@ TEST(Simulator_Clock, DriftChangeMidTimerReschedulesIt) {
   EXPECT_EQ(run.seen.firings[0].local, TimeNs::Seconds(2));
 }
 
+TEST(Simulator_Clock, DriftStaysExactPastTheRangeOf64BitProducts) {
+  // 10000s * (1e6 + 100000) overflows int64, so the clock falls back to
+  // 128-bit arithmetic; the reading must still be exactly 1.1x.
+  ProbeRun run({TimeNs::Seconds(11000) + TimeNs::Millis(1100)});
+  ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 100000).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10000)).ok());
+  EXPECT_EQ(run.sim.LocalTime(NodeId(0)), TimeNs::Seconds(11000));
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10002)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 1u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Seconds(10001));
+  EXPECT_EQ(run.seen.firings[0].local, TimeNs::Seconds(11001) + TimeNs::Millis(100));
+}
+
 TEST(Simulator_Clock, ShiftJumpsLocalTimeAndPullsTimersIn) {
   ProbeRun run({TimeNs::Seconds(1)});
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
