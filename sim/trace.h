@@ -66,7 +66,8 @@ class TraceHasher final : public TraceSink {
 
  private:
   void Mix(uint64_t word);
-  void MixText(std::string_view text);
+  // `tag` (below 2^32) is folded in with the length, saving a word.
+  void MixText(std::string_view text, uint64_t tag);
   uint64_t hash_ = 0x6a09e667f3bcc909ULL;
   uint64_t records_ = 0;
 };
