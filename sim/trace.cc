@@ -35,7 +35,9 @@ std::string_view TraceKindName(TraceKind kind) {
 void TraceHasher::Mix(uint64_t word) {
   // One 64x64->128-bit multiply folded back to 64 bits (wyhash's "mum"): it
   // avalanches within a couple of words, and costs a third of a SplitMix64
-  // finaliser. This runs several times per record of every run.
+  // finaliser. This runs several times per record of every run. Unlike the
+  // finaliser it is not a bijection: two diverged traces can merge again, with
+  // a chance of about 2^-64 per word, i.e. ~1e-12 over ten million records.
   const unsigned __int128 product =
       static_cast<unsigned __int128>(hash_ ^ word ^ 0xa0761d6478bd642fULL) * 0xe7037ed1a0b428dbULL;
   hash_ = static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
