@@ -226,8 +226,10 @@ class Parser {
   int64_t Integer(const json& value, const std::string& path, int64_t min, int64_t max) const {
     const std::string expected = fmt::format("an integer in [{}, {}]", min, max);
     if (value.is_number_unsigned()) {
+      // nlohmann reads every non-negative literal as unsigned, so both
+      // bounds are checked here too ("nodes": 0 must not pass).
       const uint64_t v = value.get<uint64_t>();
-      if (v > static_cast<uint64_t>(max)) Fail(path, expected, &value);
+      if (v > static_cast<uint64_t>(max) || (min > 0 && v < static_cast<uint64_t>(min))) Fail(path, expected, &value);
       return static_cast<int64_t>(v);
     }
     if (!value.is_number_integer()) Fail(path, expected, &value);

@@ -106,6 +106,14 @@ TEST(Scenario_Errors, WrongTypeNamesPathExpectedAndGot) {
       << error;
 }
 
+TEST(Scenario_Errors, IntegerBelowItsMinimum) {
+  // Non-negative JSON integers arrive as unsigned: the lower bound must hold for them too.
+  std::string error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": 0"));
+  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 64], got the integer 0"), std::string::npos) << error;
+  error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": -2"));
+  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 64], got the integer -2"), std::string::npos) << error;
+}
+
 TEST(Scenario_Errors, NegativeDuration) {
   const std::string error = ErrorOf(Variant("\"for\": \"500ms\"", "\"for\": \"-500ms\""));
   EXPECT_NE(error.find("at /faults/0/for: expected a duration"), std::string::npos) << error;
