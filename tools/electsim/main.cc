@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -249,6 +251,21 @@ int Sweep(const std::vector<std::string>& paths, uint64_t first_seed, uint64_t c
 }  // namespace
 }  // namespace electsim
 
+// CLI11 2.1 turns "-3" into 2^64-3 and "18446744073709551616" into 2^64-1
+// without a word, so a seed is checked as text before it is converted.
+const CLI::Validator kSeedText(
+    [](const std::string& text) -> std::string {
+      uint64_t value = 0;
+      const char* end = text.data() + text.size();
+      const auto [stop, error] = std::from_chars(text.data(), end, value);
+      if (text.empty() || error != std::errc() || stop != end) {
+        return fmt::format("expected a seed: an integer in [0, {}], got \"{}\"", std::numeric_limits<uint64_t>::max(),
+                           text);
+      }
+      return "";
+    },
+    "SEED");
+
 int main(int argc, char** argv) {
   CLI::App app{"electsim: deterministic simulation testbed for leader-election algorithms"};
   app.require_subcommand(1);
@@ -258,7 +275,7 @@ int main(int argc, char** argv) {
   bool quiet = false;
   auto* run = app.add_subcommand("run", "run a scenario under a seed and check its invariants");
   run->add_option("scenario", scenario_path, "scenario file (JSON)")->required();
-  run->add_option("--seed", seed, "seed (default: the scenario's)");
+  run->add_option("--seed", seed, "seed (default: the scenario's)")->check(kSeedText);
   run->add_option("--trace", trace_path, "write the whole trace as JSON Lines to FILE");
   run->add_option("--repro-dir", repro_dir, "where a violating run writes its repro file")->capture_default_str();
   run->add_flag("--quiet", quiet, "print nothing but repro and reproduce lines");
@@ -275,7 +292,7 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand("sweep", "run many seeds of scenarios; fail on any unexpected violation");
   sweep->add_option("scenarios", sweep_paths, "scenario files")->required();
   sweep->add_option("--seeds", seeds, "how many seeds")->check(CLI::Range(uint64_t{1}, uint64_t{100000000}))->capture_default_str();
-  sweep->add_option("--first-seed", first_seed, "first seed")->capture_default_str();
+  sweep->add_option("--first-seed", first_seed, "first seed")->check(kSeedText)->capture_default_str();
   sweep->add_option("--jobs", jobs, "parallel simulations")->check(CLI::Range(1u, 256u))->capture_default_str();
 
   try {
@@ -287,6 +304,13 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, repro_dir, quiet);
   if (replay->parsed()) return electsim::Replay(repro_path, trace_path);
-  if (sweep->parsed()) return electsim::Sweep(sweep_paths, first_seed, seeds, jobs);
+  if (sweep->parsed()) {
+    if (first_seed > std::numeric_limits<uint64_t>::max() - (seeds - 1)) {
+      std::cerr << fmt::format("electsim: --first-seed {} with --seeds {} runs past the largest seed {}\n", first_seed,
+                               seeds, std::numeric_limits<uint64_t>::max());
+      return 2;
+    }
+    return electsim::Sweep(sweep_paths, first_seed, seeds, jobs);
+  }
   return electsim::List();
 }

@@ -56,6 +56,7 @@ TEST_F(CliTest, RunPrintsSummaryAndHashAndExitsZero) {
   const Outcome out = Electsim("run " + Scenario("raft-healthy.json") + " --repro-dir " + dir_.string());
   EXPECT_EQ(out.exit_status, 0) << out.output;
   EXPECT_NE(out.output.find("leaders by term:"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("terms: highest 1, 1 of them with a leader"), std::string::npos) << out.output;
   EXPECT_NE(out.output.find("trace-hash: 0x"), std::string::npos) << out.output;
 }
 
@@ -87,6 +88,18 @@ TEST_F(CliTest, UnknownOptionAndMissingFileExitTwo) {
   EXPECT_EQ(Electsim("run /nonexistent/scenario.json").exit_status, 2);
   EXPECT_EQ(Electsim("frobnicate").exit_status, 2);
   EXPECT_EQ(Electsim("sweep " + Scenario("raft-healthy.json") + " --seeds 0").exit_status, 2);
+}
+
+TEST_F(CliTest, NegativeOrOverflowingSeedsExitTwo) {
+  const Outcome negative = Electsim("run " + Scenario("raft-healthy.json") + " --seed -3");
+  EXPECT_EQ(negative.exit_status, 2) << negative.output;
+  EXPECT_EQ(negative.output.find("trace-hash"), std::string::npos) << negative.output;  // nothing ran
+  EXPECT_EQ(Electsim("run " + Scenario("raft-healthy.json") + " --seed 18446744073709551616").exit_status, 2);
+  EXPECT_EQ(Electsim("sweep " + Scenario("raft-healthy.json") + " --first-seed -1").exit_status, 2);
+  const Outcome past_end =
+      Electsim("sweep " + Scenario("raft-healthy.json") + " --first-seed 18446744073709551615 --seeds 2");
+  EXPECT_EQ(past_end.exit_status, 2) << past_end.output;
+  EXPECT_NE(past_end.output.find("runs past the largest seed"), std::string::npos) << past_end.output;
 }
 
 TEST_F(CliTest, BadAlgorithmOptionsExitTwoWithAPreciseMessage) {
