@@ -28,6 +28,8 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
       line(fmt::format("  term {}: {}{}", term, names, nodes.size() > 1 ? "   <-- more than one leader" : ""));
     }
   }
+  // Terms begun without a leader are the cost of split votes and disruptions.
+  line(fmt::format("terms: highest {}, {} of them with a leader", m.max_term, m.leaders_by_term.size()));
   if (!m.elections.empty()) line("elections:");
   for (size_t i = 0; i < m.elections.size(); ++i) {
     const checkers::Election& e = m.elections[i];
