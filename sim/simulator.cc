@@ -426,10 +426,16 @@ absl::Status Simulator::Resume(NodeId id) {
   node.paused = false;
   Emit({.time = now_, .kind = TraceKind::kResume, .node = id, .local_time = node.ReadClock(now_),
         .value = static_cast<int64_t>(node.held.size())});
-  // Held events run now, in the order they were due; new sequence numbers keep that order.
+  // Held events run here, in the order they were due. Re-queueing them would
+  // give them sequence numbers newer than events already queued for this
+  // instant (say a FIFO link's later message landing right now), which would
+  // then overtake them.
   std::vector<Event> held = std::move(node.held);
   node.held.clear();
-  for (const Event& event : held) queue_.Push(now_.ns(), event.kind, event.node, event.arg);
+  for (const Event& event : held) {
+    ++stats_.events;  // each one runs, as if Step had popped it
+    Dispatch(event);
+  }
   return absl::OkStatus();
 }
 

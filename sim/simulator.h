@@ -66,7 +66,11 @@ class Simulator {
   // Process faults.
   absl::Status Crash(NodeId node);
   absl::Status Restart(NodeId node);
+  // A paused node keeps its process and clock but receives nothing: deliveries
+  // and timers that come due are held.
   absl::Status Pause(NodeId node);
+  // Runs the held events before returning, in the order they came due, so
+  // they precede anything else due at this instant.
   absl::Status Resume(NodeId node);
   // Changes the rate of the node's clock from now on: it gains `drift_ppm`
   // millionths of a second per second (negative: it runs slow).
