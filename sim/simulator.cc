@@ -135,7 +135,7 @@ void Simulator::Dispatch(const Event& event) {
       break;
     }
     case EventKind::kDeliver:
-      DeliverMessage(event);
+      DeliverMessage(event, /*already_arrived=*/false);
       break;
     case EventKind::kTimer:
       FireTimer(event);
@@ -220,14 +220,14 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
   }
 }
 
-void Simulator::DeliverMessage(const Event& event) {
+void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   const uint32_t slot = static_cast<uint32_t>(event.arg);
   Node& node = *nodes_[event.node];
   const InFlight& flight = in_flight_[slot];
   const char* drop_reason = nullptr;
   if (!node.up) {
     drop_reason = "node-down";
-  } else if (network_.IsCut(flight.from, flight.to)) {
+  } else if (!already_arrived && network_.IsCut(flight.from, flight.to)) {
     drop_reason = "partition";  // the link was cut while the message was in flight
   } else if (node.paused) {
     node.held.push_back(event);
@@ -434,7 +434,12 @@ absl::Status Simulator::Resume(NodeId id) {
   node.held.clear();
   for (const Event& event : held) {
     ++stats_.events;  // each one runs, as if Step had popped it
-    Dispatch(event);
+    // A held message has arrived: a cut made since then cannot take it back.
+    if (event.kind == EventKind::kDeliver) {
+      DeliverMessage(event, /*already_arrived=*/true);
+    } else {
+      Dispatch(event);
+    }
   }
   return absl::OkStatus();
 }

@@ -118,7 +118,9 @@ class Simulator {
   };
 
   void Dispatch(const Event& event);
-  void DeliverMessage(const Event& event);
+  // `already_arrived`: the message was held at a paused node and is being
+  // released, so link cuts no longer apply to it.
+  void DeliverMessage(const Event& event, bool already_arrived);
   void FireTimer(const Event& event);
   void StartProcess(NodeId node);
   void Emit(TraceRecord record);

@@ -159,6 +159,23 @@ TEST(Network_Partition, InFlightMessagesAreCutToo) {
   EXPECT_EQ(run.seen.deliveries.size(), 0u);
 }
 
+TEST(Network_Partition, MessageHeldAtAPausedNodeIsNotCutByALaterPartition) {
+  PingPongRun run(7, LinkConfig::Fixed(TimeNs::Millis(1)), 1);
+  // The ping lands at 11ms while node 1 is paused: it has arrived, so the
+  // partition at 20ms cannot take it back. The pong, sent during the cut, is lost.
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(run.sim.Pause(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(20), [&] {
+    ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(30), [&] { ASSERT_TRUE(run.sim.Resume(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(run.seen.deliveries.size(), 1u);
+  EXPECT_EQ(run.seen.deliveries[0].to, NodeId(1));
+  EXPECT_EQ(run.seen.deliveries[0].global, TimeNs::Millis(30));
+  EXPECT_EQ(run.records.CountDetail(TraceKind::kDrop, "partition"), 1);  // the pong
+  EXPECT_EQ(run.sim.stats().messages_delivered, 1u);
+}
+
 TEST(Network_Partition, RestoringOneFaultKeepsTheOthersCuts) {
   Network network(3, 1, LinkConfig{});
   ASSERT_TRUE(network.Cut({Link{NodeId(0), NodeId(1)}}).ok());  // a lasting one-way cut
