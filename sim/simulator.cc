@@ -234,10 +234,7 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
     return;
   }
   if (drop_reason != nullptr) {
-    ++stats_.messages_dropped;
-    Emit({.time = now_, .kind = TraceKind::kDrop, .node = flight.from, .peer = flight.to,
-          .message_id = flight.message_id, .local_time = node.ReadClock(now_), .detail = drop_reason});
-    free_in_flight_.push_back(slot);
+    DropInFlight(slot, drop_reason);
     return;
   }
   // Copy out: the handler may send, which can reuse this slot.
@@ -248,6 +245,15 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
         .message_id = delivered.message_id, .local_time = node.ReadClock(now_),
         .payload = &delivered.message});
   node.process->OnMessage(*node.context, delivered.from, delivered.message);
+}
+
+void Simulator::DropInFlight(uint32_t slot, const char* reason) {
+  const InFlight& flight = in_flight_[slot];
+  ++stats_.messages_dropped;
+  Emit({.time = now_, .kind = TraceKind::kDrop, .node = flight.from, .peer = flight.to,
+        .message_id = flight.message_id, .local_time = nodes_[flight.to.value()]->ReadClock(now_),
+        .detail = reason});
+  free_in_flight_.push_back(slot);
 }
 
 // ---- timers ----
@@ -387,11 +393,14 @@ absl::Status Simulator::Crash(NodeId id) {
     ++timer.generation;
     free_timers_.push_back(slot);
   }
-  for (const Event& held : node.held) {
-    if (held.kind == EventKind::kDeliver) free_in_flight_.push_back(static_cast<uint32_t>(held.arg));
-  }
+  std::vector<Event> held = std::move(node.held);
   node.held.clear();
   Emit({.time = now_, .kind = TraceKind::kCrash, .node = id, .local_time = node.ReadClock(now_)});
+  // Messages that reached the paused node die with it, traced and counted like
+  // any other loss so that sent == delivered + dropped still holds.
+  for (const Event& event : held) {
+    if (event.kind == EventKind::kDeliver) DropInFlight(static_cast<uint32_t>(event.arg), "node-down");
+  }
   return absl::OkStatus();
 }
 

@@ -121,6 +121,8 @@ class Simulator {
   // `already_arrived`: the message was held at a paused node and is being
   // released, so link cuts no longer apply to it.
   void DeliverMessage(const Event& event, bool already_arrived);
+  // Traces and counts the loss of the message in in-flight `slot`, then frees the slot.
+  void DropInFlight(uint32_t slot, const char* reason);
   void FireTimer(const Event& event);
   void StartProcess(NodeId node);
   void Emit(TraceRecord record);

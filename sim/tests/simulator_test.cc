@@ -140,6 +140,29 @@ TEST(Simulator_Crash, MessageArrivingAtTheRestartInstantReachesTheNewProcess) {
   EXPECT_EQ(seen.deliveries[0].global, TimeNs::Millis(11));
 }
 
+TEST(Simulator_Crash, MessagesHeldAtAPausedNodeAreDroppedAsNodeDown) {
+  Simulator sim(5, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
+  Seen seen;
+  RecordCollector records;
+  sim.AddTraceSink(&records);
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
+                     return std::make_unique<PingPong>(&sim, &seen, 3, TimeNs::Millis(10));
+                   }).ok());
+  }
+  ASSERT_TRUE(sim.Start().ok());
+  // Pings land at 11, 21 and 31ms while node 1 is paused; it crashes at 35ms.
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(sim.Pause(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(35), [&] { ASSERT_TRUE(sim.Crash(NodeId(1)).ok()); }).ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_TRUE(seen.deliveries.empty());
+  const std::vector<uint64_t> sent = records.MessageIds(TraceKind::kSend);
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(records.MessageIds(TraceKind::kDrop, "node-down"), sent);  // each one, in the order held
+  EXPECT_EQ(sim.stats().messages_dropped, 3u);
+  EXPECT_EQ(sim.stats().messages_sent, sim.stats().messages_delivered + sim.stats().messages_dropped);
+}
+
 TEST(Simulator_Crash, CrashedNodesTimersNeverFire) {
   ProbeRun run({TimeNs::Millis(100), TimeNs::Millis(300)});
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(50), [&] { ASSERT_TRUE(run.sim.Crash(NodeId(0)).ok()); }).ok());

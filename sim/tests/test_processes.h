@@ -94,6 +94,15 @@ class RecordCollector final : public TraceSink {
   void OnRecord(const TraceRecord& record) override {
     kinds.push_back(record.kind);
     details.emplace_back(record.detail);
+    message_ids.push_back(record.message_id);
+  }
+  // Message ids of the records of `kind` with `detail` (any detail if empty), in trace order.
+  std::vector<uint64_t> MessageIds(TraceKind kind, std::string_view detail = {}) const {
+    std::vector<uint64_t> ids;
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      if (kinds[i] == kind && (detail.empty() || details[i] == detail)) ids.push_back(message_ids[i]);
+    }
+    return ids;
   }
   int Count(TraceKind kind) const {
     int n = 0;
@@ -107,6 +116,7 @@ class RecordCollector final : public TraceSink {
   }
   std::vector<TraceKind> kinds;
   std::vector<std::string> details;
+  std::vector<uint64_t> message_ids;  // 0 for records not about a message
 };
 
 }  // namespace sim::testing
