@@ -345,10 +345,21 @@ void Simulator::FireTimer(const Event& event) {
 }
 
 void Simulator::RescheduleTimers(NodeId node) {
+  // Queue them in (deadline, arming) order: timers the clock change made
+  // overdue all land on `now`, where queue order alone decides which fires
+  // first, and slot order is only the order slots happened to be free.
+  std::vector<uint32_t> slots;
   for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
-    TimerSlot& timer = timers_[slot];
-    if (timer.serial == 0 || timer.node != node) continue;
-    ++timer.generation;
+    const TimerSlot& timer = timers_[slot];
+    if (timer.serial != 0 && timer.node == node) slots.push_back(slot);
+  }
+  // Serials grow with each timer armed (the slot is only in the low bits).
+  std::sort(slots.begin(), slots.end(), [this](uint32_t a, uint32_t b) {
+    return std::pair(timers_[a].local_deadline, timers_[a].serial) <
+           std::pair(timers_[b].local_deadline, timers_[b].serial);
+  });
+  for (uint32_t slot : slots) {
+    ++timers_[slot].generation;
     ScheduleTimerEvent(slot);
   }
 }

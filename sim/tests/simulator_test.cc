@@ -229,6 +229,22 @@ TEST(Simulator_Clock, ShiftJumpsLocalTimeAndPullsTimersIn) {
   EXPECT_EQ(run.sim.LocalTime(NodeId(0)), TimeNs::Millis(5500));
 }
 
+TEST(Simulator_Clock, TimersMadeOverdueByAJumpFireInDeadlineOrder) {
+  // Slots are taken in arming order, so slot order is not deadline order; the
+  // two timers due at 1.127s keep their arming order.
+  ProbeRun run({TimeNs::Millis(1177), TimeNs::Millis(1127), TimeNs::Millis(1082), TimeNs::Millis(1127)});
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
+    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), TimeNs::Seconds(2)).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
+  std::vector<uint64_t> tags;
+  for (const auto& firing : run.seen.firings) {
+    EXPECT_EQ(firing.global, TimeNs::Millis(100));
+    tags.push_back(firing.tag);
+  }
+  EXPECT_EQ(tags, (std::vector<uint64_t>{2, 1, 3, 0}));
+}
+
 class BadProcess final : public Process {
  public:
   explicit BadProcess(int mode) : mode_(mode) {}
