@@ -31,16 +31,29 @@ struct Simulator::Node {
   std::vector<Event> held;  // events that arrived while paused, in order
 
   TimeNs ReadClock(TimeNs global) const {
-    const int64_t elapsed = global.ns() - anchor_global.ns();
+    const int64_t elapsed = global.ns() - anchor_global.ns();  // both in [0, now]: no overflow
     // 64-bit arithmetic whenever it cannot overflow: a 128-bit division is a
     // library call, and this runs on every timer and delivery.
-    if (drift_ppm == 0) return anchor_local + TimeNs(elapsed);
-    int64_t scaled;
-    if (!__builtin_mul_overflow(elapsed, kPpmScale + drift_ppm, &scaled)) {
-      return anchor_local + TimeNs(scaled / kPpmScale);
+    int64_t local_ns;
+    if (drift_ppm == 0) {
+      if (!__builtin_add_overflow(anchor_local.ns(), elapsed, &local_ns)) return TimeNs(local_ns);
+    } else {
+      int64_t scaled;
+      if (!__builtin_mul_overflow(elapsed, kPpmScale + drift_ppm, &scaled) &&
+          !__builtin_add_overflow(anchor_local.ns(), scaled / kPpmScale, &local_ns)) {
+        return TimeNs(local_ns);
+      }
     }
-    return anchor_local +
-           TimeNs(static_cast<int64_t>(static_cast<__int128>(elapsed) * (kPpmScale + drift_ppm) / kPpmScale));
+    return ReadClockWide(elapsed);
+  }
+
+  // ReadClock where 64 bits overflow: exact in 128 bits, then saturated, so a
+  // clock jumped far ahead reads TimeNs::Max() near the end of time rather
+  // than wrapping negative.
+  TimeNs ReadClockWide(int64_t elapsed) const {
+    const __int128 local =
+        anchor_local.ns() + static_cast<__int128>(elapsed) * (kPpmScale + drift_ppm) / kPpmScale;
+    return TimeNs(static_cast<int64_t>(std::clamp<__int128>(local, INT64_MIN, INT64_MAX)));
   }
 };
 
@@ -260,17 +273,17 @@ void Simulator::DropInFlight(uint32_t slot, const char* reason) {
 
 TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
   // The first global instant at which the node's clock reads >= local.
-  const int64_t ahead = (local - node.anchor_local).ns();
+  // 128 bits: a deadline at TimeNs::Max() less a clock jumped back to
+  // -kMaxClockReading does not fit in 64 (and wrapping made it fire at once).
+  const __int128 ahead = static_cast<__int128>(local.ns()) - node.anchor_local.ns();
   if (ahead <= 0) return std::max(now_, node.anchor_global);
+  __int128 global = node.anchor_global.ns();
   if (node.drift_ppm == 0) {  // the common case, without the 128-bit division
-    int64_t global_ns;
-    if (__builtin_add_overflow(node.anchor_global.ns(), ahead, &global_ns)) global_ns = TimeNs::Max().ns();
-    return std::max(now_, TimeNs(std::min(global_ns, TimeNs::Max().ns())));
+    global += ahead;
+  } else {
+    const __int128 rate = kPpmScale + node.drift_ppm;
+    global += (ahead * kPpmScale + rate - 1) / rate;
   }
-  const __int128 rate = kPpmScale + node.drift_ppm;
-  const __int128 scaled = static_cast<__int128>(ahead) * kPpmScale;
-  const __int128 elapsed = (scaled + rate - 1) / rate;
-  const __int128 global = static_cast<__int128>(node.anchor_global.ns()) + elapsed;
   const __int128 capped = std::min<__int128>(global, TimeNs::Max().ns());
   return std::max(now_, TimeNs(static_cast<int64_t>(capped)));
 }
@@ -483,7 +496,15 @@ absl::Status Simulator::SetClockDrift(NodeId id, int64_t drift_ppm) {
 absl::Status Simulator::ShiftClock(NodeId id, TimeNs delta) {
   if (auto s = CheckNode(id); !s.ok()) return s;
   Node& node = *nodes_[id.value()];
-  node.anchor_local = node.ReadClock(now_) + delta;
+  const TimeNs reading = node.ReadClock(now_);
+  const __int128 shifted_ns = static_cast<__int128>(reading.ns()) + delta.ns();
+  if (shifted_ns > kMaxClockReading.ns() || shifted_ns < -kMaxClockReading.ns()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "node {}: shifting its clock by {}ns would move it from {}ns to {}ns, beyond the +-{}ns (about 146 years) "
+        "a clock jump may reach",
+        id.value(), delta.ns(), reading.ns(), shifted_ns, kMaxClockReading.ns()));
+  }
+  node.anchor_local = TimeNs(static_cast<int64_t>(shifted_ns));
   node.anchor_global = now_;
   Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.anchor_local,
         .value = delta.ns(), .detail = "shift"});

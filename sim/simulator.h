@@ -21,6 +21,10 @@
 
 namespace sim {
 
+// The furthest a clock jump may set a node's clock from 0, either way: 2^62ns,
+// about 146 years. A clock that runs on past int64 afterwards reads TimeNs::Max().
+inline constexpr TimeNs kMaxClockReading = TimeNs(int64_t{1} << 62);
+
 struct SimulatorStats {
   uint64_t events = 0;
   uint64_t messages_sent = 0;
@@ -75,7 +79,9 @@ class Simulator {
   // Changes the rate of the node's clock from now on: it gains `drift_ppm`
   // millionths of a second per second (negative: it runs slow).
   absl::Status SetClockDrift(NodeId node, int64_t drift_ppm);
-  // Jumps the node's clock by `delta` (either direction).
+  // Jumps the node's clock by `delta` (either direction). Refused, changing
+  // nothing, when the reading would end up beyond +-kMaxClockReading: that
+  // keeps clock arithmetic far from int64 overflow however many jumps add up.
   absl::Status ShiftClock(NodeId node, TimeNs delta);
 
   // Network faults; each is traced.

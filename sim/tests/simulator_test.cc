@@ -245,6 +245,48 @@ TEST(Simulator_Clock, TimersMadeOverdueByAJumpFireInDeadlineOrder) {
   EXPECT_EQ(tags, (std::vector<uint64_t>{2, 1, 3, 0}));
 }
 
+TEST(Simulator_Clock, ShiftsThatWouldLeaveTheClockBoundAreRejected) {
+  for (const int64_t sign : {1, -1}) {
+    ProbeRun run({});
+    const TimeNs shift = TimeNs::Seconds(1000000) * sign;
+    // 4611 shifts reach 4.611e18ns; the next would pass 2^62ns = 4.6117e18ns.
+    int accepted = 0;
+    absl::Status first_refusal;
+    for (int i = 0; i < 9300; ++i) {
+      const absl::Status status = run.sim.ShiftClock(NodeId(0), shift);
+      if (status.ok()) {
+        ++accepted;
+      } else if (first_refusal.ok()) {
+        first_refusal = status;
+      }
+    }
+    EXPECT_EQ(accepted, 4611);
+    EXPECT_EQ(first_refusal.code(), absl::StatusCode::kInvalidArgument) << first_refusal;
+    EXPECT_NE(first_refusal.message().find("node 0"), std::string_view::npos) << first_refusal;
+    EXPECT_NE(first_refusal.message().find(std::to_string(shift.ns())), std::string_view::npos) << first_refusal;
+    EXPECT_EQ(run.sim.LocalTime(NodeId(0)).ns(), (TimeNs::Seconds(1000000) * 4611 * sign).ns());  // refusals changed nothing
+  }
+}
+
+TEST(Simulator_Clock, ReadingsSaturateAtTheEndOfTime) {
+  for (const int64_t drift_ppm : {0, 400000}) {
+    ProbeRun run({});
+    ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), drift_ppm).ok());
+    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), kMaxClockReading).ok());
+    ASSERT_TRUE(run.sim.RunUntil(TimeNs::Max()).ok());
+    EXPECT_EQ(run.sim.LocalTime(NodeId(0)).ns(), TimeNs::Max().ns()) << drift_ppm;
+  }
+}
+
+TEST(Simulator_Clock, TimerAtTheEndOfTimeStillNeverFiresAfterABackwardJump) {
+  ProbeRun run({TimeNs::Max()});
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(1), [&] {
+    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), TimeNs(0) - kMaxClockReading).ok());
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1000000)).ok());
+  EXPECT_TRUE(run.seen.firings.empty());
+}
+
 class BadProcess final : public Process {
  public:
   explicit BadProcess(int mode) : mode_(mode) {}
