@@ -1,5 +1,6 @@
 #include "algorithms/bully/bully.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -48,6 +49,12 @@ class BullyNode final : public sim::Process {
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
+    // A node that boots into a running cluster (a restart, or a first boot
+    // held back by a pause) may find a coordinator it has not heard of yet.
+    // Only the cluster's own start at time 0 finds none.
+    if (restarted || ctx.LocalNow() != sim::TimeNs(0)) {
+      listen_until_ = ctx.LocalNow() + config_.heartbeat_timeout_ns;
+    }
     // A recovered node always challenges: if it is the highest live id it
     // must take over (that is the "bully").
     if (restarted || StartsAtBoot()) {
@@ -134,10 +141,12 @@ class BullyNode final : public sim::Process {
     for (uint32_t id = self_.value() + 1; id < config_.node_count; ++id) {
       ctx.Send(sim::NodeId(id), epoch_.Stamp(sim::Message(kBullyElection)).Set(kFieldRound, election_round_));
     }
-    // Waited even when there is nobody higher to ask: a recovered top node
-    // hears the current coordinator's heartbeat meanwhile and so picks an
-    // epoch above it instead of reusing it.
-    election_timer_.Arm(ctx, config_.answer_timeout_ns, kElectionTag);
+    // Waited even when there is nobody higher to ask, and by a node that
+    // joined a running cluster at least until listen_until_: a live
+    // coordinator is heard within heartbeat_timeout (or deemed dead), so the
+    // node learns its epoch first and announces a higher one, not the same.
+    const sim::TimeNs listen_left = listen_until_ - ctx.LocalNow();
+    election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left), kElectionTag);
   }
 
   void BecomeLeader(sim::Context& ctx) {
@@ -257,6 +266,9 @@ class BullyNode final : public sim::Process {
   DurableEpoch epoch_;
   // Whom this node believes coordinates, and in which epoch.
   LeaderBelief belief_;
+  // Local time before which this node may not announce itself (see
+  // BecomeCandidate); stays 0 at the cluster's start.
+  sim::TimeNs listen_until_ = sim::TimeNs(0);
   // Tells answers to this election from late answers to an earlier one.
   int64_t election_round_ = 0;
   OneShotTimer silence_timer_;

@@ -1,8 +1,12 @@
 #include "algorithms/bully/bully.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/testing/cluster_harness.h"
@@ -58,6 +62,118 @@ TEST(BullyTest, LeaderCrash_NextHighestTakesOverThenRecoveredHighestBulliesBack)
   EXPECT_EQ(h.tracker().leader_claims.back().node, NodeId(4));
   EXPECT_EQ(h.tracker().leader_claims.back().term, 3);
   EXPECT_EQ(h.tracker().writes_rejected, 0u);
+}
+
+// True when no two nodes ever claimed leadership of the same epoch.
+bool EveryEpochHasOneLeader(const testing::ObservationTracker& tracker) {
+  std::map<int64_t, NodeId> leader_of_epoch;
+  for (const auto& claim : tracker.leader_claims) {
+    const auto [it, inserted] = leader_of_epoch.emplace(claim.term, claim.node);
+    if (!inserted && it->second != claim.node) return false;
+  }
+  return true;
+}
+
+// Runs `action` `delay` after `coordinator` sends its first heartbeat past
+// `after`, so that the next heartbeat is almost a whole interval away.
+class AfterHeartbeat final : public sim::TraceSink {
+ public:
+  AfterHeartbeat(sim::Simulator& sim, NodeId coordinator, TimeNs after, TimeNs delay, std::function<void()> action)
+      : sim_(sim), coordinator_(coordinator), after_(after), delay_(delay), action_(std::move(action)) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (acted_at || r.kind != sim::TraceKind::kSend || r.node != coordinator_ || r.time < after_) return;
+    if (r.payload == nullptr || !r.payload->Is(kBullyHeartbeat)) return;
+    acted_at = r.time + delay_;
+    EXPECT_TRUE(sim_.ScheduleAt(*acted_at, action_).ok());
+  }
+  std::optional<TimeNs> acted_at;
+
+ private:
+  sim::Simulator& sim_;
+  NodeId coordinator_;
+  TimeNs after_;
+  TimeNs delay_;
+  std::function<void()> action_;
+};
+
+// Heartbeats further apart than answer_timeout: a valid configuration.
+void SparseHeartbeats(OptionValues& o) {
+  o.Set("heartbeat_interval", TimeNs::Millis(150).ns());
+  o.Set("heartbeat_timeout", TimeNs::Millis(400).ns());
+  o.Set("answer_timeout", TimeNs::Millis(100).ns());
+}
+
+// heartbeat_interval above answer_timeout is a valid configuration. The top
+// node restarts just after node 3's heartbeat has arrived everywhere: the next
+// one comes 150ms later, after answer_timeout. The restarted node must still
+// learn node 3's epoch before it announces, and take a higher one.
+TEST(BullyTest, RestartBetweenSparseHeartbeats_RecoveredTopNodeTakesAHigherEpoch) {
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)), SparseHeartbeats);
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_TRUE(h.sim().Crash(NodeId(4)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  const int64_t interim_epoch = h.tracker().leader_claims.back().term;
+
+  AfterHeartbeat restart(h.sim(), NodeId(3), h.sim().now(), TimeNs::Millis(2),
+                         [&h] { EXPECT_TRUE(h.sim().Restart(NodeId(4)).ok()); });
+  h.sim().AddTraceSink(&restart);
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
+  ASSERT_TRUE(restart.acted_at.has_value());
+  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_EQ(h.tracker().leader_claims.back().node, NodeId(4));
+  EXPECT_GT(h.tracker().leader_claims.back().term, interim_epoch);
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
+}
+
+// The same for a first boot held back by a pause, with the node cut off
+// meanwhile (so no held message tells it of node 3): its stored epoch is 0.
+TEST(BullyTest, FirstBootAfterPause_TopNodeTakesAHigherEpoch) {
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)), SparseHeartbeats);
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().Pause(NodeId(4)).ok());  // before its boot event runs
+  ASSERT_TRUE(h.sim().Partition({{NodeId(4)}, {NodeId(0), NodeId(1), NodeId(2), NodeId(3)}}).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  const int64_t first_epoch = h.tracker().leader_claims.back().term;
+
+  AfterHeartbeat resume(h.sim(), NodeId(3), h.sim().now(), TimeNs::Millis(2), [&h] {
+    h.sim().HealNetwork();
+    EXPECT_TRUE(h.sim().Resume(NodeId(4)).ok());
+  });
+  h.sim().AddTraceSink(&resume);
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  ASSERT_TRUE(resume.acted_at.has_value());
+  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_GT(h.tracker().leader_claims.back().term, first_epoch);
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
+}
+
+// Default options; the top node restarts while node 3's heartbeats to it are
+// cut for 120ms, longer than answer_timeout but shorter than
+// heartbeat_timeout.
+TEST(BullyTest, RestartWhileCoordinatorCutOff_RecoveredTopNodeTakesAHigherEpoch) {
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_TRUE(h.sim().Crash(NodeId(4)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  const int64_t interim_epoch = h.tracker().leader_claims.back().term;
+
+  ASSERT_TRUE(h.sim().CutOneWay(NodeId(3), NodeId(4)).ok());
+  ASSERT_TRUE(h.sim().Restart(NodeId(4)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2) + TimeNs::Millis(120)).ok());
+  h.sim().HealNetwork();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
+  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_EQ(h.tracker().leader_claims.back().node, NodeId(4));
+  EXPECT_GT(h.tracker().leader_claims.back().term, interim_epoch);
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
 TEST(BullyTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
