@@ -105,6 +105,7 @@ class LivenessChecker final : public Checker {
       return fmt::format("{} were {} in the leader role", NodesPhrase(leaders), leaders.size() == 2 ? "both" : "all");
     }
     const std::vector<sim::NodeId> doubters = view_.LiveNonBelievers(leaders[0].value());
+    if (doubters.empty()) return fmt::format("node {} led and every live node believed it", leaders[0].value());
     return fmt::format("{} did not believe node {} led", NodesPhrase(doubters), leaders[0].value());
   }
 

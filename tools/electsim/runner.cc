@@ -69,7 +69,8 @@ class ScenarioDriver {
       : scenario_(scenario),
         cluster_(scenario.cluster()),
         sim_(seed, scenario.total_nodes(), scenario.network),
-        leaders_(scenario.nodes) {}
+        leaders_(scenario.nodes),
+        process_faults_(scenario.total_nodes(), 0) {}
 
   absl::StatusOr<RunResult> Run(const RunOptions& options) {
     RunResult result;
@@ -80,7 +81,7 @@ class ScenarioDriver {
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
     config.liveness_within = scenario_.liveness_within;
-    config.liveness_after = scenario_.liveness_after.value_or(LastFaultEnd());
+    config.liveness_after = scenario_.LivenessAfter();
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
       if (!checker.ok()) return checker.status();
@@ -116,6 +117,11 @@ class ScenarioDriver {
       if (auto s = sim_.ScheduleAt(step.at, [this, &step] { Apply(step); }); !s.ok()) return s;
     }
     if (auto s = sim_.RunUntil(scenario_.duration); !s.ok()) {
+      if (absl::IsResourceExhausted(s)) {
+        // Settings the simulator cannot carry (a storm of messages or timers): bad input.
+        return absl::InvalidArgumentError(
+            fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
+      }
       return absl::InternalError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
     }
     metrics.Finish(sim_.now());
@@ -134,12 +140,6 @@ class ScenarioDriver {
   }
 
  private:
-  sim::TimeNs LastFaultEnd() const {
-    sim::TimeNs last;
-    for (const FaultStep& step : scenario_.faults) last = std::max(last, step.EndsAt());
-    return last;
-  }
-
   // kNoNode (with a note) when the selector names nobody right now.
   sim::NodeId Resolve(const NodeSelector& selector, const FaultStep& step) {
     switch (selector.kind) {
@@ -165,10 +165,49 @@ class ScenarioDriver {
     if (!status.ok()) Skip(step, std::string(status.message()));
   }
 
-  // Runs `undo` after the step's "for", if it has one.
+  // Runs `undo` after the step's "for", if it has one. Call it only once the
+  // step's fault is in force: a skipped step has nothing to undo.
   void UndoLater(const FaultStep& step, std::function<void()> undo) {
     if (!step.for_ns) return;
     (void)sim_.ScheduleAt(sim_.now() + *step.for_ns, std::move(undo));
+  }
+
+  // Process faults are counted per node, so that a step's undo can tell
+  // whether the crash or pause it made is still the one in force: another
+  // step may have restarted or resumed the node meanwhile, and crashed or
+  // paused it again for good.
+  // Crash, restart, pause or resume through the simulator; counts the fault
+  // when it applied and notes the step as skipped when it did not.
+  bool ApplyProcessFault(const FaultStep& step, sim::NodeId node, const absl::Status& status) {
+    if (!status.ok()) {
+      Skip(step, std::string(status.message()));
+      return false;
+    }
+    ++process_faults_[node.value()];
+    return true;
+  }
+
+  // Undoes a process fault made by `step` unless a later step replaced it.
+  void UndoProcessFaultLater(const FaultStep& step, sim::NodeId node, std::string_view what,
+                             std::function<absl::Status()> undo) {
+    const uint64_t fault = process_faults_[node.value()];
+    UndoLater(step, [this, &step, node, fault, what, undo = std::move(undo)] {
+      if (process_faults_[node.value()] != fault) {
+        Skip(step, fmt::format("no {}: a later step crashed, restarted, paused or resumed node {} first", what,
+                               node.value()));
+        return;
+      }
+      ApplyProcessFault(step, node, undo());
+    });
+  }
+
+  // Undoes a step's cuts unless a heal has removed every cut since (a later
+  // step's cuts are not this step's to remove).
+  void RestoreCutsLater(const FaultStep& step, std::vector<sim::Link> cut) {
+    UndoLater(step, [this, &step, heals = heals_, cut = std::move(cut)] {
+      if (heals != heals_) return;  // healed already
+      Check(step, sim_.RestoreLinks(cut));
+    });
   }
 
   void Apply(const FaultStep& step) {
@@ -177,22 +216,21 @@ class ScenarioDriver {
     switch (step.action) {
       case Action::kCrash: {
         const sim::NodeId node = Resolve(step.node, step);
-        if (node == sim::kNoNode) return;
-        Check(step, sim_.Crash(node));
-        UndoLater(step, [this, node, &step] { Check(step, sim_.Restart(node)); });
+        if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node))) return;
+        UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
         return;
       }
       case Action::kRestart: {
         const sim::NodeId node = Resolve(step.node, step);
-        if (node != sim::kNoNode) Check(step, sim_.Restart(node));
+        if (node != sim::kNoNode) ApplyProcessFault(step, node, sim_.Restart(node));
         return;
       }
       case Action::kPause: {
         const sim::NodeId node = Resolve(step.node, step);
         if (node == sim::kNoNode) return;
         auto pause = [this, node, &step] {
-          Check(step, sim_.Pause(node));
-          UndoLater(step, [this, node, &step] { Check(step, sim_.Resume(node)); });
+          if (!ApplyProcessFault(step, node, sim_.Pause(node))) return;
+          UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
         };
         if (!step.during_write) {
           pause();
@@ -208,7 +246,7 @@ class ScenarioDriver {
       }
       case Action::kResume: {
         const sim::NodeId node = Resolve(step.node, step);
-        if (node != sim::kNoNode) Check(step, sim_.Resume(node));
+        if (node != sim::kNoNode) ApplyProcessFault(step, node, sim_.Resume(node));
         return;
       }
       case Action::kPartition:
@@ -233,7 +271,7 @@ class ScenarioDriver {
           Check(step, links.status());
           return;
         }
-        UndoLater(step, [this, &step, cut = *links] { Check(step, sim_.RestoreLinks(cut)); });
+        RestoreCutsLater(step, std::move(*links));
         return;
       }
       case Action::kCut: {
@@ -244,11 +282,12 @@ class ScenarioDriver {
           Check(step, status);
           return;
         }
-        UndoLater(step, [this, &step, from, to] { Check(step, sim_.RestoreLinks({sim::Link{from, to}})); });
+        RestoreCutsLater(step, {sim::Link{from, to}});
         return;
       }
       case Action::kHeal:
         sim_.HealNetwork();
+        ++heals_;
         return;
       case Action::kClockDrift: {
         const sim::NodeId node = Resolve(step.node, step);
@@ -312,6 +351,10 @@ class ScenarioDriver {
   sim::Simulator sim_;
   LeaderTracker leaders_;
   std::vector<std::string> notes_;
+  // Crashes, restarts, pauses and resumes applied so far, per node.
+  std::vector<uint64_t> process_faults_;
+  // Heal steps applied so far.
+  uint64_t heals_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tools/electsim/scenario.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -66,17 +67,34 @@ algorithms::Cluster Scenario::cluster() const {
   return c;
 }
 
+sim::TimeNs Scenario::LivenessAfter() const {
+  if (liveness_after) return *liveness_after;
+  sim::TimeNs last;
+  for (const FaultStep& step : faults) last = std::max(last, step.EndsAt());
+  return last;
+}
+
 uint32_t Scenario::total_nodes() const {
   return nodes + 1 + (algorithm != nullptr && algorithm->uses_store() ? 1 : 0);
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
     return absl::InvalidArgumentError(fmt::format("{}: is a directory, expected a file", path));
+  }
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    // A device or a pipe may never end (/dev/zero).
+    return absl::InvalidArgumentError(fmt::format("{}: is a device, pipe or socket, expected a file", path));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInputFileBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: is {} bytes, expected at most {} bytes", path, size, kMaxInputFileBytes));
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -130,8 +148,14 @@ std::string PlainName(std::string name) {
 }
 
 // nlohmann::json keeps the last of duplicate keys; a scenario must not, so a
-// parser callback tracks the keys of every open object and the JSON path.
+// parser callback tracks the keys of every open object and the JSON path. It
+// also bounds the nesting: copying or destroying a document recurses once per
+// level, so 200000 nested brackets would overflow the stack.
+constexpr size_t kMaxJsonDepth = 32;
 struct DuplicateKey {
+  std::string path;
+};
+struct TooDeep {
   std::string path;
 };
 class DuplicateKeyGuard {
@@ -142,6 +166,7 @@ class DuplicateKeyGuard {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
         EnterElement();
+        if (frames_.size() >= kMaxJsonDepth) throw TooDeep{Path()};
         frames_.push_back(Frame{event == json::parse_event_t::array_start, -1, "", {}});
         break;
       case json::parse_event_t::object_end:
@@ -172,6 +197,21 @@ class DuplicateKeyGuard {
   void EnterElement() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
+
+ public:
+  // The path of the value the parser is reading now (before its own event).
+  std::string PathOfNextValue() const {
+    std::string path;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& frame = frames_[i];
+      const bool last = i + 1 == frames_.size();
+      path += '/';
+      path += frame.array ? fmt::format("{}", frame.index + (last ? 1 : 0)) : EscapePointerToken(frame.key);
+    }
+    return path;
+  }
+
+ private:
   std::string Path() const {
     std::string path;
     for (const Frame& frame : frames_) {
@@ -185,10 +225,13 @@ class DuplicateKeyGuard {
 
 class Parser {
  public:
-  explicit Parser(std::string source) : source_(std::move(source)) {}
+  Parser(std::string source, std::string path_prefix)
+      : source_(std::move(source)), path_prefix_(std::move(path_prefix)) {}
 
   [[noreturn]] void Fail(const std::string& path, const std::string& expected, const json* got = nullptr) const {
-    std::string message = fmt::format("{}: at {}: expected {}", source_, path.empty() ? "/" : path, expected);
+    const std::string full_path = path_prefix_ + path;
+    std::string message =
+        fmt::format("{}: at {}: expected {}", source_, full_path.empty() ? "/" : full_path, expected);
     if (got != nullptr) message += fmt::format(", got {}", TypeName(*got));
     throw ScenarioError{message};
   }
@@ -258,6 +301,15 @@ class Parser {
     return *parsed;
   }
 
+  // `value` unless it is below `bound`, named `bound_name` in the message.
+  sim::TimeNs AtLeast(sim::TimeNs value, sim::TimeNs bound, std::string_view bound_name, const std::string& path,
+                      const json& got) const {
+    if (value < bound) {
+      Fail(path, fmt::format("a duration of at least {} ({})", bound_name, sim::FormatDuration(bound)), &got);
+    }
+    return value;
+  }
+
   sim::Probability Probability(const json& value, const std::string& path) const {
     if (!value.is_number()) Fail(path, "a probability: a number in [0, 1]", &value);
     auto p = sim::Probability::FromDouble(value.get<double>());
@@ -278,25 +330,37 @@ class Parser {
       model = sim::LatencyModel::Fixed(Duration(body, body_path));
     } else if (kind == "uniform") {
       if (!body.is_array() || body.size() != 2) Fail(body_path, "[MIN, MAX], two durations", &body);
-      model = sim::LatencyModel::Uniform(Duration(body[0], Child(body_path, 0)), Duration(body[1], Child(body_path, 1)));
+      const sim::TimeNs min = Duration(body[0], Child(body_path, 0));
+      const sim::TimeNs max = AtLeast(Duration(body[1], Child(body_path, 1)), min, "the minimum", Child(body_path, 1),
+                                      body[1]);
+      model = sim::LatencyModel::Uniform(min, max);
     } else if (kind == "exponential") {
       RequireObject(body, body_path, "an object with \"min\", \"mean\", \"max\"");
       AllowOnly(body, body_path, {"min", "mean", "max"});
-      model = sim::LatencyModel::Exponential(
-          Duration(Require(body, body_path, "min", "a duration"), Child(body_path, "min")),
-          Duration(Require(body, body_path, "mean", "a duration"), Child(body_path, "mean")),
-          Duration(Require(body, body_path, "max", "a duration"), Child(body_path, "max")));
+      const json& min_json = Require(body, body_path, "min", "a duration");
+      const json& mean_json = Require(body, body_path, "mean", "a duration");
+      const json& max_json = Require(body, body_path, "max", "a duration");
+      const sim::TimeNs min = Duration(min_json, Child(body_path, "min"));
+      const sim::TimeNs mean =
+          AtLeast(Duration(mean_json, Child(body_path, "mean")), sim::TimeNs(1), "1ns", Child(body_path, "mean"), mean_json);
+      const sim::TimeNs max = AtLeast(Duration(max_json, Child(body_path, "max")), min, "min", Child(body_path, "max"),
+                                      max_json);
+      model = sim::LatencyModel::Exponential(min, mean, max);
     } else if (kind == "pareto") {
       RequireObject(body, body_path, "an object with \"scale\", \"alpha\", \"max\"");
       AllowOnly(body, body_path, {"scale", "alpha", "max"});
-      const json& alpha = Require(body, body_path, "alpha", "a number > 0");
-      if (!alpha.is_number() || !(alpha.get<double>() > 0.0 && alpha.get<double>() <= 100.0)) {
-        Fail(Child(body_path, "alpha"), "a number in (0, 100]", &alpha);
+      // The shape is held in thousandths, so 0.001 is the smallest that exists.
+      const json& alpha = Require(body, body_path, "alpha", "a number in [0.001, 100]");
+      if (!alpha.is_number() || !(alpha.get<double>() >= 0.001 && alpha.get<double>() <= 100.0)) {
+        Fail(Child(body_path, "alpha"), "a number in [0.001, 100]", &alpha);
       }
-      model = sim::LatencyModel::Pareto(
-          Duration(Require(body, body_path, "scale", "a duration"), Child(body_path, "scale")),
-          static_cast<int64_t>(alpha.get<double>() * 1000.0 + 0.5),
-          Duration(Require(body, body_path, "max", "a duration"), Child(body_path, "max")));
+      const json& scale_json = Require(body, body_path, "scale", "a duration");
+      const json& max_json = Require(body, body_path, "max", "a duration");
+      const sim::TimeNs scale = AtLeast(Duration(scale_json, Child(body_path, "scale")), sim::TimeNs(1), "1ns",
+                                        Child(body_path, "scale"), scale_json);
+      const sim::TimeNs max =
+          AtLeast(Duration(max_json, Child(body_path, "max")), scale, "scale", Child(body_path, "max"), max_json);
+      model = sim::LatencyModel::Pareto(scale, static_cast<int64_t>(alpha.get<double>() * 1000.0 + 0.5), max);
     } else {
       Fail(path, expected, &value);
     }
@@ -376,10 +440,16 @@ class Parser {
           break;
         case algorithms::OptionType::kRatio: {
           if (!v.is_number()) Fail(option_path, fmt::format("a number{}", in_range), &v);
-          const double ratio = v.get<double>();
-          if (!(ratio >= -1e9 && ratio <= 1e9)) Fail(option_path, fmt::format("a number{}", in_range), &v);
-          held = static_cast<int64_t>(ratio * 1e6 + (ratio >= 0 ? 0.5 : -0.5));
-          if (held < spec->min || held > spec->max) Fail(option_path, fmt::format("a number{}", in_range), &v);
+          // The range is checked on the number as written, before rounding to
+          // ppm: 1.0000001 is outside (0, 1] even though it rounds to 1.
+          // (0.000001 * 1e6 is 0.99999..., so values that land within a hair
+          // of a whole ppm count as it.)
+          double ppm = v.get<double>() * 1e6;
+          if (std::abs(ppm - std::round(ppm)) < 1e-6) ppm = std::round(ppm);
+          if (!(ppm >= static_cast<double>(spec->min) && ppm <= static_cast<double>(spec->max))) {
+            Fail(option_path, fmt::format("a number{}", in_range), &v);
+          }
+          held = std::clamp(static_cast<int64_t>(ppm + 0.5), spec->min, spec->max);
           break;
         }
         case algorithms::OptionType::kChoice: {
@@ -459,14 +529,30 @@ class Parser {
       case FaultStep::Action::kResume:
       case FaultStep::Action::kIsolate:
         step.node = Selector(body, action_path, s);
+        if (step.during_write && (step.node.kind == NodeSelector::Kind::kStore ||
+                                  step.node.kind == NodeSelector::Kind::kResource)) {
+          Fail(action_path, "an election node or \"leader\" with \"during\": \"write\" (only they write)", &body);
+        }
         break;
       case FaultStep::Action::kPartition: {
         if (!body.is_array() || body.empty()) Fail(action_path, "an array of groups, each an array of nodes", &body);
         for (size_t g = 0; g < body.size(); ++g) {
           const std::string group_path = Child(action_path, g);
-          if (!body[g].is_array()) Fail(group_path, "a group: an array of nodes", &body[g]);
+          if (!body[g].is_array() || body[g].empty()) Fail(group_path, "a group: a non-empty array of nodes", &body[g]);
           std::vector<NodeSelector> group;
-          for (size_t i = 0; i < body[g].size(); ++i) group.push_back(Selector(body[g][i], Child(group_path, i), s));
+          for (size_t i = 0; i < body[g].size(); ++i) {
+            const std::string node_path = Child(group_path, i);
+            group.push_back(Selector(body[g][i], node_path, s));
+            for (const auto& earlier : step.groups) {
+              if (std::count(earlier.begin(), earlier.end(), group.back())) {
+                Fail(node_path, fmt::format("each node in one group only ({} is in an earlier group)",
+                                            group.back().Describe()));
+              }
+            }
+            if (std::count(group.begin(), group.end(), group.back()) > 1) {
+              Fail(node_path, fmt::format("each node once ({} is already in this group)", group.back().Describe()));
+            }
+          }
           step.groups.push_back(std::move(group));
         }
         break;
@@ -476,6 +562,7 @@ class Parser {
         AllowOnly(body, action_path, {"from", "to"});
         step.node = Selector(Require(body, action_path, "from", "a node"), Child(action_path, "from"), s);
         step.to = Selector(Require(body, action_path, "to", "a node"), Child(action_path, "to"), s);
+        if (step.to == step.node) Fail(Child(action_path, "to"), "a node other than \"from\" (a node always reaches itself)");
         break;
       case FaultStep::Action::kHeal:
         if (!body.is_boolean() || !body.get<bool>()) Fail(action_path, "true", &body);
@@ -504,6 +591,9 @@ class Parser {
         LinkSettings(body, action_path, step.link, {"from", "to"});
         step.node = Selector(Require(body, action_path, "from", "a node"), Child(action_path, "from"), s);
         step.to = Selector(Require(body, action_path, "to", "a node"), Child(action_path, "to"), s);
+        if (step.to == step.node) {
+          Fail(Child(action_path, "to"), "a node other than \"from\" (messages to oneself do not cross the network)");
+        }
         break;
       case FaultStep::Action::kClockShift:
         break;
@@ -527,7 +617,14 @@ class Parser {
     } else {
       s.name = PlainName(s.name);
     }
-    if (const json* v = Find(doc, "description")) s.description = String(*v, "/description", "a string");
+    if (const json* v = Find(doc, "description")) {
+      s.description = String(*v, "/description", "a string");
+      // It is printed as is: no terminal escapes, no second line.
+      if (std::any_of(s.description.begin(), s.description.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+        Fail("/description", "a one-line string without control characters", v);
+      }
+    }
     s.nodes = static_cast<uint32_t>(
         Integer(Require(doc, "", "nodes", "the number of election nodes"), "/nodes", 1, kMaxNodes));
     if (const json* v = Find(doc, "seed")) {
@@ -615,8 +712,25 @@ class Parser {
       RequireObject(*v, "/liveness", "an object with \"within\" (and optionally \"after\")");
       AllowOnly(*v, "/liveness", {"within", "after"});
       s.liveness = true;
-      s.liveness_within = Duration(Require(*v, "/liveness", "within", "a duration"), "/liveness/within");
-      if (const json* a = Find(*v, "after")) s.liveness_after = Duration(*a, "/liveness/after");
+      const json& within = Require(*v, "/liveness", "within", "a duration");
+      s.liveness_within = Duration(within, "/liveness/within");
+      if (s.liveness_within <= sim::TimeNs(0)) Fail("/liveness/within", "a duration > 0", &within);
+      if (const json* a = Find(*v, "after")) {
+        s.liveness_after = Duration(*a, "/liveness/after");
+      } else if (std::any_of(s.faults.begin(), s.faults.end(), [](const FaultStep& f) { return f.during_write; })) {
+        // Such a pause starts at a write, so when it ends is known only as the run goes.
+        Fail("/liveness/after", "a duration (this key is required when a pause waits for a write: its end is not "
+                                "known before the run)");
+      }
+      const sim::TimeNs deadline = s.LivenessAfter() + s.liveness_within;
+      if (deadline > s.duration) {
+        Fail("/liveness", fmt::format("a deadline within the run: liveness is judged from {}{} until {} later, {}, "
+                                      "past the run's end at {}",
+                                      sim::FormatDuration(s.LivenessAfter()),
+                                      s.liveness_after ? "" : " (when the last fault step ends)",
+                                      sim::FormatDuration(s.liveness_within), sim::FormatDuration(deadline),
+                                      sim::FormatDuration(s.duration)));
+      }
       enabled.insert("liveness");
     }
     s.checkers.assign(enabled.begin(), enabled.end());
@@ -651,13 +765,15 @@ class Parser {
 
  private:
   std::string source_;
+  std::string path_prefix_;  // where the scenario sits in its file ("/scenario" in a repro)
 };
 
 }  // namespace
 
-absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::string& source) {
+absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::string& source,
+                                           const std::string& json_path_prefix) {
   try {
-    return Parser(source).Parse(document);
+    return Parser(source, json_path_prefix).Parse(document);
   } catch (const ScenarioError& error) {
     return absl::InvalidArgumentError(error.message);
   } catch (const json::exception& error) {
@@ -667,17 +783,23 @@ absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::stri
   }
 }
 
-absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source) {
+absl::StatusOr<json> ParseJsonText(std::string_view text, const std::string& source) {
   json document;
+  DuplicateKeyGuard guard;
   try {
-    DuplicateKeyGuard guard;
     document = json::parse(text.begin(), text.end(), std::ref(guard));
   } catch (const DuplicateKey& duplicate) {
     return absl::InvalidArgumentError(
         fmt::format("{}: at {}: expected each key once in an object, this key appears again", source, duplicate.path));
+  } catch (const TooDeep& deep) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: at {}: expected at most {} levels of nested arrays and objects", source, deep.path,
+                    kMaxJsonDepth));
   } catch (const json::out_of_range& error) {
     // A number too large for a double ("1e400") is rejected while parsing.
-    return absl::InvalidArgumentError(fmt::format("{}: invalid JSON: {}", source, error.what()));
+    return absl::InvalidArgumentError(
+        fmt::format("{}: at {}: expected a number within the range of a 64-bit float, got one beyond it", source,
+                    guard.PathOfNextValue().empty() ? "/" : guard.PathOfNextValue()));
   } catch (const json::parse_error& error) {
     // Turn the byte offset into line:column, which is what editors show.
     size_t line = 1, column = 1;
@@ -694,7 +816,17 @@ absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string&
     if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
     return absl::InvalidArgumentError(fmt::format("{}:{}:{}: invalid JSON: {}", source, line, column, what));
   }
-  return ParseScenarioJson(document, source);
+  return document;
+}
+
+absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source) {
+  auto document = ParseJsonText(text, source);
+  if (!document.ok()) return document.status();
+  return ParseScenarioJson(*document, source);
+}
+
+std::string ScenarioNameFromPath(const std::string& path) {
+  return PlainName(std::filesystem::path(path).stem().string());
 }
 
 absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path) {

@@ -23,6 +23,7 @@ struct NodeSelector {
   Kind kind = Kind::kId;
   uint32_t id = 0;
   std::string Describe() const;
+  friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
 struct FaultStep {
@@ -78,16 +79,33 @@ struct Scenario {
 
   algorithms::Cluster cluster() const;
   uint32_t total_nodes() const;  // election nodes + resource (+ store)
+  // When liveness starts to be judged: `liveness_after`, or else when the
+  // last fault step (with its "for") is over.
+  sim::TimeNs LivenessAfter() const;
 };
 
 inline constexpr uint32_t kMaxNodes = 64;
 
 // `source` names the text in messages (a file path).
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);
-absl::StatusOr<Scenario> ParseScenarioJson(const nlohmann::json& document, const std::string& source);
+// `json_path_prefix` is where the document sits in its file, for messages
+// ("/scenario" inside a repro).
+absl::StatusOr<Scenario> ParseScenarioJson(const nlohmann::json& document, const std::string& source,
+                                           const std::string& json_path_prefix = "");
 absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path);
 
-// Reads a whole file (error names the path).
+// Parses JSON strictly, for every file electsim reads: a key given twice, or
+// nesting deeper than any scenario needs, is an error naming its JSON path;
+// syntax errors name line and column.
+absl::StatusOr<nlohmann::json> ParseJsonText(std::string_view text, const std::string& source);
+
+// The scenario name a file path gives when the scenario sets none.
+std::string ScenarioNameFromPath(const std::string& path);
+
+// Input files larger than this are refused rather than read into memory.
+inline constexpr uintmax_t kMaxInputFileBytes = uintmax_t{64} << 20;
+
+// Reads a whole regular file (error names the path).
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 }  // namespace electsim

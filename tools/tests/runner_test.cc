@@ -70,5 +70,90 @@ TEST(Runner_Faults, AFaultAtTimeZeroLandsAfterEveryNodeBooted) {
   EXPECT_LT(watcher.last_start_index, *watcher.pause_index);
 }
 
+// Counts crash and restart (and pause and resume) records of one node.
+class ProcessFaults final : public sim::TraceSink {
+ public:
+  explicit ProcessFaults(uint32_t node) : node_(node) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.node != sim::NodeId(node_)) return;
+    if (r.kind == sim::TraceKind::kRestart) restarts.push_back(r.time);
+    if (r.kind == sim::TraceKind::kResume) resumes.push_back(r.time);
+  }
+  std::vector<sim::TimeNs> restarts;
+  std::vector<sim::TimeNs> resumes;
+
+ private:
+  uint32_t node_;
+};
+
+TEST(Runner_Faults, ASkippedStepHasNothingToUndo) {
+  // The second crash finds node 0 down already: it is skipped, and its "for"
+  // must not restart the node the first step crashed for good.
+  ProcessFaults faults(0);
+  const RunResult result = RunText(R"({
+    "nodes": 3, "duration": "4s", "algorithm": "raft",
+    "faults": [{"at": "1s", "crash": 0}, {"at": "1500ms", "crash": 0, "for": "500ms"},
+               {"at": "2s", "pause": 1}, {"at": "2200ms", "pause": 1, "for": "100ms"}]})",
+                                   &faults);
+  EXPECT_TRUE(faults.restarts.empty());
+  ASSERT_EQ(result.notes.size(), 2u);
+  EXPECT_NE(result.notes[0].find("skipped /faults/1"), std::string::npos) << result.notes[0];
+  ProcessFaults pauses(1);
+  RunText(R"({
+    "nodes": 3, "duration": "4s", "algorithm": "raft",
+    "faults": [{"at": "2s", "pause": 1}, {"at": "2200ms", "pause": 1, "for": "100ms"}]})",
+          &pauses);
+  EXPECT_TRUE(pauses.resumes.empty());  // the lasting pause was not lifted by the skipped one
+}
+
+TEST(Runner_Faults, AnUndoLeavesALaterStepsFaultAlone) {
+  // /faults/0 crashes node 0 until 2s, but /faults/1 restarts it early and
+  // /faults/2 crashes it for good: the 2s restart is no longer /faults/0's to do.
+  ProcessFaults faults(0);
+  const RunResult result = RunText(R"({
+    "nodes": 3, "duration": "4s", "algorithm": "raft",
+    "faults": [{"at": "1s", "crash": 0, "for": "1s"}, {"at": "1200ms", "restart": 0},
+               {"at": "1500ms", "crash": 0}]})",
+                                   &faults);
+  EXPECT_EQ(faults.restarts, std::vector<sim::TimeNs>{sim::TimeNs::Millis(1200)});
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("no restart: a later step crashed, restarted, paused or resumed node 0 first"),
+            std::string::npos)
+      << result.notes[0];
+}
+
+// Counts deliveries from one node to another within [start, end).
+class DeliveryWindow final : public sim::TraceSink {
+ public:
+  DeliveryWindow(uint32_t from, uint32_t to, sim::TimeNs start, sim::TimeNs end)
+      : from_(from), to_(to), start_(start), end_(end) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind == sim::TraceKind::kDeliver && r.peer == sim::NodeId(from_) && r.node == sim::NodeId(to_) &&
+        r.time >= start_ && r.time < end_) {
+      ++deliveries;
+    }
+  }
+  int deliveries = 0;
+
+ private:
+  uint32_t from_, to_;
+  sim::TimeNs start_, end_;
+};
+
+TEST(Runner_Faults, CutsEndedByAHealAreNotRemovedAgainFromLaterSteps) {
+  // The first isolation is healed at 1.5s; the second (1.8s to 2.8s) must
+  // hold through 2s, when the first one's "for" would have ended it.
+  const std::string text = R"({
+    "nodes": 3, "duration": "4s", "algorithm": "raft",
+    "faults": [{"at": "1s", "isolate": 0, "for": "1s"}, {"at": "1500ms", "heal": true},
+               {"at": "1800ms", "isolate": 0, "for": "1s"}]})";
+  DeliveryWindow isolated(0, 1, sim::TimeNs::Millis(1800), sim::TimeNs::Millis(2800));
+  RunText(text, &isolated);
+  EXPECT_EQ(isolated.deliveries, 0);
+  DeliveryWindow afterwards(0, 1, sim::TimeNs::Millis(2800), sim::TimeNs::Seconds(4));
+  RunText(text, &afterwards);
+  EXPECT_GT(afterwards.deliveries, 0);
+}
+
 }  // namespace
 }  // namespace electsim

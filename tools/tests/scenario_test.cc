@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kValid = R"({
   "description": "ok",
   "nodes": 5,
-  "duration": "2s",
+  "duration": "3s",
   "algorithm": {"name": "raft", "options": {"election_timeout_min": "150ms", "election_timeout_max": "300ms"}},
   "network": {"latency": {"uniform": ["1ms", "5ms"]}, "drop": 0.1},
   "faults": [
@@ -64,8 +64,107 @@ TEST(Scenario_Errors, BadJsonNamesFileLineAndColumn) {
 }
 
 TEST(Scenario_Errors, NumberTooLargeForJsonIsBadInputNotACrash) {
-  const std::string error = ErrorOf(R"({"nodes": 1e400, "duration": "1s", "algorithm": "raft"})");
-  EXPECT_NE(error.find("scenarios/x.json: invalid JSON"), std::string::npos) << error;
+  std::string error = ErrorOf(R"({"nodes": 1e400, "duration": "1s", "algorithm": "raft"})");
+  EXPECT_NE(error.find("scenarios/x.json: at /nodes: expected a number within the range of a 64-bit float"),
+            std::string::npos)
+      << error;
+  error = ErrorOf(R"({"faults": [{"at": "1s"}, 1e400]})");
+  EXPECT_NE(error.find("at /faults/1: expected a number within"), std::string::npos) << error;
+}
+
+TEST(Scenario_Errors, DeepNestingIsRefusedNotAStackOverflow) {
+  // Copying or freeing a document recurses per level: 200000 levels would crash.
+  const std::string deep = R"({"description": )" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  const std::string error = ErrorOf(deep);
+  EXPECT_NE(error.find("at /description/0/0/0"), std::string::npos) << error.substr(0, 200);
+  EXPECT_NE(error.find("expected at most 32 levels of nested arrays and objects"), std::string::npos)
+      << error.substr(0, 200);
+}
+
+TEST(Scenario_Errors, DevicesAndFoldersAreNotScenarioFiles) {
+  auto device = LoadScenarioFile("/dev/zero");  // would be read forever
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find("/dev/zero: is a device, pipe or socket"), std::string_view::npos)
+      << device.status();
+  auto folder = LoadScenarioFile("/tmp");
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("/tmp: is a directory"), std::string_view::npos) << folder.status();
+}
+
+TEST(Scenario_Errors, PartitionGroupsAreNonEmptyAndDisjoint) {
+  std::string error = ErrorOf(Variant("[[0, 1], [2, 3, 4]]", "[[0, 1], [1, 2]]"));
+  EXPECT_NE(error.find("at /faults/1/partition/1/0: expected each node in one group only (node 1 is in an earlier"),
+            std::string::npos)
+      << error;
+  error = ErrorOf(Variant("[[0, 1], [2, 3, 4]]", "[[0, 0], [2]]"));
+  EXPECT_NE(error.find("at /faults/1/partition/0/1: expected each node once"), std::string::npos) << error;
+  error = ErrorOf(Variant("[[0, 1], [2, 3, 4]]", "[[], [2]]"));
+  EXPECT_NE(error.find("at /faults/1/partition/0: expected a group: a non-empty array of nodes"), std::string::npos)
+      << error;
+}
+
+TEST(Scenario_Errors, CutsAndLinksNeedTwoDifferentNodes) {
+  std::string error = ErrorOf(Variant("\"heal\": true", "\"cut\": {\"from\": 2, \"to\": 2}"));
+  EXPECT_NE(error.find("at /faults/2/cut/to: expected a node other than \"from\""), std::string::npos) << error;
+  error = ErrorOf(Variant("\"heal\": true", "\"link\": {\"from\": \"leader\", \"to\": \"leader\", \"drop\": 1}"));
+  EXPECT_NE(error.find("at /faults/2/link/to: expected a node other than \"from\""), std::string::npos) << error;
+}
+
+TEST(Scenario_Errors, OnlyElectionNodesCanBePausedDuringAWrite) {
+  const std::string error = ErrorOf(Variant("\"crash\": \"leader\"", "\"pause\": \"resource\", \"during\": \"write\""));
+  EXPECT_NE(error.find("at /faults/0/pause: expected an election node or \"leader\""), std::string::npos) << error;
+}
+
+TEST(Scenario_Errors, LivenessMustBeJudgeableWithinTheRun) {
+  // The faults end at 1.5s; 2s more runs past the 3s end.
+  std::string error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"2s\""));
+  EXPECT_NE(error.find("at /liveness: expected a deadline within the run: liveness is judged from 1500ms (when the "
+                       "last fault step ends) until 2s later, 3500ms, past the run's end at 3s"),
+            std::string::npos)
+      << error;
+  error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"0s\""));
+  EXPECT_NE(error.find("at /liveness/within: expected a duration > 0"), std::string::npos) << error;
+  // A pause that waits for a write ends at a time the loader cannot know.
+  error = ErrorOf(Variant("\"crash\": \"leader\"", "\"pause\": \"leader\", \"during\": \"write\""));
+  EXPECT_NE(error.find("at /liveness/after: expected a duration (this key is required when a pause waits"),
+            std::string::npos)
+      << error;
+  EXPECT_TRUE(ParseScenario(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"after\": \"1s\""),
+                            "x.json")
+                  .ok());
+}
+
+TEST(Scenario_Errors, RatiosAreCheckedBeforeRounding) {
+  const std::string lease = R"({"nodes": 3, "duration": "1s", "algorithm": {"name": "lease", "options": )";
+  std::string error = ErrorOf(lease + R"({"safety_margin": 1.0000001}}})");
+  EXPECT_NE(error.find("at /algorithm/options/safety_margin: expected a number (in (0, 1])"), std::string::npos)
+      << error;
+  error = ErrorOf(lease + R"({"safety_margin": 0.0000006}}})");  // rounds to 1 ppm, but is below it
+  EXPECT_NE(error.find("at /algorithm/options/safety_margin"), std::string::npos) << error;
+  EXPECT_TRUE(ParseScenario(lease + R"({"safety_margin": 1}}})", "x.json").ok());
+  EXPECT_TRUE(ParseScenario(lease + R"({"safety_margin": 0.6}}})", "x.json").ok());
+}
+
+TEST(Scenario_Errors, LatencyModelErrorsNameTheValueAtFault) {
+  std::string error = ErrorOf(Variant("[\"1ms\", \"5ms\"]", "[\"10ms\", \"1ms\"]"));
+  EXPECT_NE(error.find("at /network/latency/uniform/1: expected a duration of at least the minimum (10ms), got the "
+                       "string \"1ms\""),
+            std::string::npos)
+      << error;
+  error = ErrorOf(Variant("{\"uniform\": [\"1ms\", \"5ms\"]}",
+                          "{\"pareto\": {\"scale\": \"1ms\", \"alpha\": 0.0001, \"max\": \"1s\"}}"));
+  EXPECT_NE(error.find("at /network/latency/pareto/alpha: expected a number in [0.001, 100]"), std::string::npos)
+      << error;
+  error = ErrorOf(Variant("{\"uniform\": [\"1ms\", \"5ms\"]}",
+                          "{\"exponential\": {\"min\": \"1ms\", \"mean\": \"0ms\", \"max\": \"1s\"}}"));
+  EXPECT_NE(error.find("at /network/latency/exponential/mean: expected a duration of at least 1ns"), std::string::npos)
+      << error;
+}
+
+TEST(Scenario_Errors, DescriptionIsOneLineWithoutControlCharacters) {
+  const std::string error = ErrorOf(Variant("\"description\": \"ok\"", "\"description\": \"ok\\u001b[31m\""));
+  EXPECT_NE(error.find("at /description: expected a one-line string without control characters"), std::string::npos)
+      << error;
 }
 
 TEST(Scenario_Errors, DuplicateKeysAreRejectedWithTheirPath) {
@@ -78,7 +177,7 @@ TEST(Scenario_Errors, DuplicateKeysAreRejectedWithTheirPath) {
 }
 
 TEST(Scenario_Errors, HugeDurationsAreRejectedBeforeTheyCanOverflow) {
-  const std::string error = ErrorOf(Variant("\"duration\": \"2s\"", "\"duration\": \"9223372036s\""));
+  const std::string error = ErrorOf(Variant("\"duration\": \"3s\"", "\"duration\": \"9223372036s\""));
   EXPECT_NE(error.find("at /duration: expected a duration"), std::string::npos) << error;
   EXPECT_NE(error.find("at most 1000000s"), std::string::npos) << error;
   // A long but representable latency is fine.
