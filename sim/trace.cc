@@ -1,10 +1,6 @@
 #include "sim/trace.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
-#include "absl/strings/str_cat.h"
 #include "fmt/format.h"
 
 namespace sim {
@@ -84,6 +80,17 @@ void TraceHasher::OnRecord(const TraceRecord& r) {
 
 std::string FormatTraceHash(uint64_t hash) { return fmt::format("0x{:016x}", hash); }
 
+std::optional<uint64_t> ParseTraceHash(std::string_view text) {
+  if (text.size() != 18 || text.substr(0, 2) != "0x") return std::nullopt;
+  uint64_t hash = 0;
+  for (char c : text.substr(2)) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return std::nullopt;
+    hash = hash << 4 | static_cast<uint64_t>(digit);
+  }
+  return hash;
+}
+
 namespace {
 void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
@@ -130,61 +137,6 @@ std::string TraceRecordToJson(const TraceRecord& r) {
   }
   out.push_back('}');
   return out;
-}
-
-absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> JsonlTraceWriter::Open(const std::string& path) {
-  const std::string temp = path + ".tmp";
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (file == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot open for writing: ", std::strerror(errno)));
-  }
-  return std::unique_ptr<JsonlTraceWriter>(new JsonlTraceWriter(path, file));
-}
-
-JsonlTraceWriter::~JsonlTraceWriter() {
-  if (file_ != nullptr) {
-    std::fclose(file_);
-    std::remove((path_ + ".tmp").c_str());
-  }
-}
-
-void JsonlTraceWriter::OnRecord(const TraceRecord& record) {
-  if (write_failed_) return;
-  std::string line = TraceRecordToJson(record);
-  line.push_back('\n');
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size()) write_failed_ = true;
-}
-
-absl::Status JsonlTraceWriter::Commit() {
-  if (file_ == nullptr) return absl::FailedPreconditionError("trace already committed");
-  const bool close_failed = std::fclose(file_) != 0;
-  file_ = nullptr;
-  const std::string temp = path_ + ".tmp";
-  if (write_failed_ || close_failed) {
-    std::remove(temp.c_str());
-    return absl::InternalError(absl::StrCat(path_, ": write failed"));
-  }
-  if (std::rename(temp.c_str(), path_.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::InternalError(absl::StrCat(path_, ": cannot rename into place: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status WriteFileAtomically(const std::string& path, std::string_view content) {
-  const std::string temp = path + ".tmp";
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (file == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot open for writing: ", std::strerror(errno)));
-  }
-  const bool wrote = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-  const bool closed = std::fclose(file) == 0;
-  if (!wrote || !closed || std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::InternalError(absl::StrCat(path, ": write failed"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace sim

@@ -4,13 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "sim/payload.h"
 #include "sim/types.h"
 
@@ -73,27 +70,10 @@ class TraceHasher final : public TraceSink {
 };
 
 std::string FormatTraceHash(uint64_t hash);  // "0x" + 16 hex digits
+// The inverse of FormatTraceHash; nullopt for any other text.
+std::optional<uint64_t> ParseTraceHash(std::string_view text);
 
 // One record as a single JSON object (no trailing newline).
 std::string TraceRecordToJson(const TraceRecord& record);
-
-// Streams JSON Lines to PATH.tmp and renames to PATH on Commit(), so a file at
-// PATH is always a whole trace. Destroying it uncommitted removes the temp.
-class JsonlTraceWriter final : public TraceSink {
- public:
-  static absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> Open(const std::string& path);
-  ~JsonlTraceWriter() override;
-  void OnRecord(const TraceRecord& record) override;
-  absl::Status Commit();
-
- private:
-  JsonlTraceWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
-  std::string path_;
-  std::FILE* file_;
-  bool write_failed_ = false;
-};
-
-// Writes CONTENT to PATH whole or not at all (temp file + rename).
-absl::Status WriteFileAtomically(const std::string& path, std::string_view content);
 
 }  // namespace sim

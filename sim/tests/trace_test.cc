@@ -1,8 +1,5 @@
 #include "sim/trace.h"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -56,6 +53,16 @@ TEST(Trace_Hash, KnownAnswer) {
   EXPECT_EQ(hasher.records(), 2u);
 }
 
+TEST(Trace_HashText, ParseInvertsFormatAndRejectsOtherText) {
+  for (uint64_t hash : {uint64_t{0}, uint64_t{0xa141845f09a5689b}, ~uint64_t{0}}) {
+    EXPECT_EQ(ParseTraceHash(FormatTraceHash(hash)), hash);
+  }
+  for (const char* text : {"", "0x", "banana", "0XA141845F09A5689B", "0xA141845F09A5689B", "0x0a141845f09a5689b",
+                           "a141845f09a5689b", "0xa141845f09a5689"}) {
+    EXPECT_EQ(ParseTraceHash(text), std::nullopt) << text;
+  }
+}
+
 TEST(Trace_Json, OneObjectPerRecordWithPayloadFields) {
   Message message("raft.vote");
   message.Set("term", 2).Set("granted", 1);
@@ -66,34 +73,6 @@ TEST(Trace_Json, OneObjectPerRecordWithPayloadFields) {
             R"("fields":{"term":2,"granted":1}})");
   TraceRecord note{.kind = TraceKind::kNote, .detail = "say \"hi\"\n"};
   EXPECT_EQ(TraceRecordToJson(note), R"({"i":0,"t":0,"kind":"note","local":0,"detail":"say \"hi\"\u000a"})");
-}
-
-TEST(Trace_Jsonl, WrittenWholeOnCommitAndNotAtAllOtherwise) {
-  const std::string dir = ::testing::TempDir();
-  const std::string committed = dir + "/committed.jsonl";
-  const std::string abandoned = dir + "/abandoned.jsonl";
-  std::filesystem::remove(committed);
-  std::filesystem::remove(abandoned);
-  {
-    auto writer = JsonlTraceWriter::Open(committed);
-    ASSERT_TRUE(writer.ok()) << writer.status();
-    for (int i = 0; i < 3; ++i) (*writer)->OnRecord(TraceRecord{.index = static_cast<uint64_t>(i)});
-    EXPECT_FALSE(std::filesystem::exists(committed));  // nothing visible until Commit
-    ASSERT_TRUE((*writer)->Commit().ok());
-  }
-  {
-    auto writer = JsonlTraceWriter::Open(abandoned);
-    ASSERT_TRUE(writer.ok());
-    (*writer)->OnRecord(TraceRecord{});
-  }
-  std::ifstream in(committed);
-  std::string line;
-  int lines = 0;
-  while (std::getline(in, line)) ++lines;
-  EXPECT_EQ(lines, 3);
-  EXPECT_FALSE(std::filesystem::exists(abandoned));
-  EXPECT_FALSE(std::filesystem::exists(abandoned + ".tmp"));
-  EXPECT_FALSE(JsonlTraceWriter::Open("/nonexistent-dir/x.jsonl").ok());
 }
 
 }  // namespace

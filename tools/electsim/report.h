@@ -16,4 +16,14 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result);
 // repro replays without the original file.
 nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path);
 
+// A repro file read back, checked as strictly as a scenario file.
+struct Repro {
+  Scenario scenario;
+  uint64_t seed = 0;
+  uint64_t trace_hash = 0;
+  uint64_t trace_records = 0;
+  std::vector<std::string> violations;  // checker names, sorted
+};
+absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path);
+
 }  // namespace electsim

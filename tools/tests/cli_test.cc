@@ -1,6 +1,10 @@
 // The electsim binary end to end: exit statuses, files written whole or not
 // at all, repro and replay.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -187,6 +193,130 @@ TEST_F(CliTest, UnexpectedViolationExitsOne) {
   const Outcome out = Electsim("run " + path + " --repro-dir " + dir_.string());
   EXPECT_EQ(out.exit_status, 1) << out.output;
   EXPECT_NE(out.output.find("reproduce: build/electsim run"), std::string::npos) << out.output;
+}
+
+TEST_F(CliTest, UnusableOutputPathsExitTwoBeforeAnythingRuns) {
+  const std::string scenario = Write("s.json", R"({"nodes": 3, "duration": "1s", "algorithm": "raft"})");
+  const std::string scenario_text = R"({"nodes": 3, "duration": "1s", "algorithm": "raft"})";
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  std::ofstream(dir_ / "afile") << "x";
+  const std::vector<Case> cases = {
+      {"--trace " + dir_.string(), "is a folder"},
+      {"--trace " + scenario, "is the input file"},
+      {"--trace " + (dir_ / "fifo").string(), "is a device, pipe or socket"},
+      {"--trace " + (dir_ / "missing" / "t.jsonl").string(), "does not exist"},
+      {"--repro-dir " + (dir_ / "afile").string(), "is not a folder"},
+      {"--repro-dir " + (dir_ / "afile" / "sub").string(), "is not a folder"},
+  };
+  for (const Case& c : cases) {
+    const Outcome out = Electsim("run " + scenario + " " + c.args);
+    EXPECT_EQ(out.exit_status, 2) << c.args << "\n" << out.output;
+    EXPECT_NE(out.output.find(c.message), std::string::npos) << c.args << "\n" << out.output;
+    EXPECT_EQ(out.output.find("trace-hash"), std::string::npos) << "ran anyway: " << out.output;
+  }
+  std::stringstream left;
+  left << std::ifstream(scenario).rdbuf();
+  EXPECT_EQ(left.str(), scenario_text);  // the scenario was not overwritten
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);  // s.json, fifo, afile
+}
+
+TEST_F(CliTest, TraceThroughASymlinkWritesItsTargetAndLeavesOtherFilesAlone) {
+  std::ofstream(dir_ / "real.jsonl") << "old\n";
+  fs::create_symlink("real.jsonl", dir_ / "link.jsonl");
+  std::ofstream(dir_ / "link.jsonl.tmp") << "mine\n";  // a name the writer must not take over
+  const Outcome out = Electsim("run " + Scenario("raft-healthy.json") + " --trace " + (dir_ / "link.jsonl").string());
+  ASSERT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.jsonl"));
+  std::ifstream in(dir_ / "real.jsonl");
+  std::string first;
+  std::getline(in, first);
+  EXPECT_TRUE(nlohmann::json::accept(first)) << first;
+  std::ifstream tmp(dir_ / "link.jsonl.tmp");
+  std::string mine;
+  std::getline(tmp, mine);
+  EXPECT_EQ(mine, "mine");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);  // no temp file left
+}
+
+TEST_F(CliTest, InterruptedRunLeavesNoTraceBehind) {
+  const std::string scenario =
+      Write("long.json", R"({"nodes": 5, "duration": "1000000s", "algorithm": "raft"})");
+  const std::string trace = (dir_ / "t.jsonl").string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, STDOUT_FILENO);
+    execl(ELECTSIM_BINARY, ELECTSIM_BINARY, "run", scenario.c_str(), "--trace", trace.c_str(), nullptr);
+    _exit(127);
+  }
+  // Wait (on a condition, not a clock) until the trace is being written.
+  auto temp_exists = [&] {
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      if (entry.path().filename().string().rfind(".t.jsonl.", 0) == 0 && fs::file_size(entry.path()) > 0) return true;
+    }
+    return false;
+  };
+  int status = 0;
+  while (!temp_exists()) {
+    ASSERT_EQ(waitpid(pid, &status, WNOHANG), 0) << "electsim ended before it wrote any trace";
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);  // long.json only
+}
+
+TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
+  const std::string original = std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";
+  nlohmann::json repro = nlohmann::json::parse(std::ifstream(original));
+  std::string text = repro.dump();
+  struct Case {
+    std::string name;
+    std::string text;
+    std::string message;
+  };
+  auto with = [&](const std::string& key, const nlohmann::json& value) {
+    nlohmann::json copy = repro;
+    copy[key] = value;
+    return copy.dump();
+  };
+  auto without = [&](const std::string& key) {
+    nlohmann::json copy = repro;
+    copy.erase(key);
+    return copy.dump();
+  };
+  nlohmann::json bad_scenario = repro;
+  bad_scenario["scenario"]["nodes"] = 0;
+  const std::vector<Case> cases = {
+      {"dup.json", "{\"seed\": 2, " + text.substr(1), "at /seed: expected each key once"},
+      {"banana.json", with("trace_hash", "banana"), "at /trace_hash: expected \"0x\" and 16 lowercase hex digits"},
+      {"upper.json", with("trace_hash", "0XA141845F09A5689B"), "at /trace_hash"},
+      {"violations.json", with("violations", "election_safety"), "at /violations: expected an array"},
+      {"violation.json", with("violations", nlohmann::json::array({5})), "at /violations/0: expected an object"},
+      {"unknown.json", with("bogus", 1), "at /bogus: expected no key \"bogus\" in a repro"},
+      {"records.json", with("trace_records", "many"), "at /trace_records: expected a non-negative integer"},
+      {"missing.json", without("violations"), "at /violations: expected this key"},
+      {"format.json", with("electsim_repro", 99), "at /electsim_repro: expected 1"},
+      {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 64]"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = Write(c.name, c.text);
+    const Outcome out = Electsim("replay " + path);
+    EXPECT_EQ(out.exit_status, 2) << c.name << "\n" << out.output;
+    EXPECT_NE(out.output.find(path + ": " + c.message), std::string::npos) << c.name << "\n" << out.output;
+  }
+  const Outcome scenario = Electsim("replay " + Scenario("raft-healthy.json"));
+  EXPECT_EQ(scenario.exit_status, 2);
+  EXPECT_NE(scenario.output.find("this file is not a repro written by electsim run"), std::string::npos)
+      << scenario.output;
 }
 
 TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
