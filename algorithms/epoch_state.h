@@ -1,5 +1,7 @@
 // What the quorum-less algorithms (Bully, Ring) keep alike: an epoch that
 // serves as term and fencing token, and the leader each node believes in.
+// The lease node keeps its term (the highest create revision it has seen) in
+// a DurableEpoch too.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +16,8 @@
 namespace algorithms {
 
 // The highest epoch a node has seen, kept in stable storage so that a
-// restarted node never announces an epoch twice, plus a boot counter that
-// tells a restart from the first boot.
+// restarted node never announces an epoch twice nor reports a lower term,
+// plus a boot counter that tells a restart from the first boot.
 class DurableEpoch {
  public:
   // Storage keys are "<algorithm>.max_epoch" and "<algorithm>.boots".

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/epoch_state.h"
 #include "algorithms/leader_work.h"
 #include "algorithms/lease/store.h"
 #include "algorithms/vocabulary.h"
@@ -80,11 +81,16 @@ class LeaseNode final : public sim::Process {
   };
 
   LeaseNode(sim::NodeId self, LeaseConfig config)
-      : self_(self), config_(config), work_(config.resource, config.leader_work) {
+      : self_(self), config_(config), work_(config.resource, config.leader_work), term_("lease") {
     assert(config_.store != sim::kNoNode && "the lease algorithm needs a store");
   }
 
   void OnStart(sim::Context& ctx) override {
+    // The term survives a crash and is reported again now. Replies sent
+    // before the crash may arrive after the restart: those older than the
+    // term are no news.
+    term_.Boot(ctx);
+    seen_rev_ = term();
     poll_timer_ = ctx.SetTimer(config_.retry_interval, kPollTag);
     SendWatch(ctx);
     // Everyone races at boot; a refusal doubles as a read of who holds it.
@@ -177,18 +183,20 @@ class LeaseNode final : public sim::Process {
     if (rev < seen_rev_) return;
     seen_rev_ = rev;
     key_ = state;
-    if (state.create_rev > term_) {
-      term_ = state.create_rev;
-      ctx.Observe(vocab::TermChange(sim::Term(static_cast<uint64_t>(term_))));
-    }
+    RaiseTerm(ctx, state.create_rev);
     if (state.exists()) {
       ReportBelief(ctx, HolderId(state.holder), state.create_rev);
     } else {
-      ReportBelief(ctx, sim::kNoNode, term_);
+      ReportBelief(ctx, sim::kNoNode, term());
     }
     if (state_ == State::kLeader && !(state.exists() && state.holder == Self() && state.create_rev == lease_create_rev_)) {
       StepDown(ctx, StepDownReason::kLost);
     }
+  }
+
+  int64_t term() const { return static_cast<int64_t>(term_.max()); }
+  void RaiseTerm(sim::Context& ctx, int64_t create_rev) {
+    if (create_rev > term()) term_.Raise(ctx, static_cast<uint64_t>(create_rev));
   }
 
   void ReportBelief(sim::Context& ctx, sim::NodeId holder, int64_t term) {
@@ -209,10 +217,7 @@ class LeaseNode final : public sim::Process {
     lease_create_rev_ = lease.create_rev;
     lease_mod_rev_ = lease.mod_rev;
     lease_sent_local_ = sent_local;
-    if (lease.create_rev > term_) {
-      term_ = lease.create_rev;
-      ctx.Observe(vocab::TermChange(sim::Term(static_cast<uint64_t>(term_))));
-    }
+    RaiseTerm(ctx, lease.create_rev);
     ReportBelief(ctx, self_, lease_create_rev_);
     state_ = State::kLeader;
     const sim::FencingToken token(static_cast<uint64_t>(lease_create_rev_));
@@ -260,7 +265,7 @@ class LeaseNode final : public sim::Process {
                                                           : vocab::Role::kFollower;
     if (role == reported_role_) return;
     reported_role_ = role;
-    ctx.Observe(vocab::RoleChange(role, sim::Term(static_cast<uint64_t>(term_))));
+    ctx.Observe(vocab::RoleChange(role, sim::Term(term_.max())));
   }
 
   // ---- acquiring ----
@@ -416,7 +421,9 @@ class LeaseNode final : public sim::Process {
   // What the store last said about the leader key (at revision seen_rev_).
   KeyState key_;
   int64_t seen_rev_ = 0;
-  int64_t term_ = 0;  // highest create_rev known: the lease's term, never decreases
+  // Highest create_rev known: the lease's term. In stable storage, so that it
+  // never goes down, also across a restart.
+  DurableEpoch term_;
   bool belief_reported_ = false;
   sim::NodeId believed_holder_ = sim::kNoNode;
   int64_t believed_term_ = 0;

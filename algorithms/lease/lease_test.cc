@@ -91,6 +91,21 @@ class PauseAtWriteBegin final : public sim::TraceSink {
   sim::TimeNs pause_;
 };
 
+// Every TermChange each node reports, across crashes and restarts (what
+// term_monotonic reads).
+class TermLog final : public sim::TraceSink {
+ public:
+  explicit TermLog(uint32_t node_count) : reported(node_count) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= reported.size()) return;
+    if (r.payload->Is(vocab::kTermChange)) reported[r.node.value()].push_back(r.payload->Get(vocab::kFieldTerm));
+  }
+  bool NeverWentDown(uint32_t node) const {
+    return std::is_sorted(reported[node].begin(), reported[node].end());
+  }
+  std::vector<std::vector<int64_t>> reported;
+};
+
 TEST(Lease_Healthy, OneHolderEveryoneBelievesIt) {
   ClusterHarness h(LeaseAlgorithm(), 5, 1, JitteryLink());
   ASSERT_TRUE(h.validation().ok()) << h.validation();
@@ -230,6 +245,42 @@ TEST(Lease_StoreRestart, LeadershipResumesWithAHigherToken) {
   ASSERT_GE(SoleLeader(h), 0);
   EXPECT_GT(h.tracker().leader_claims.back().term, first_term);
   EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.LiveNodes()));
+}
+
+// A reply the store sent before node 0 crashed arrives after its restart and
+// reports the lease as it was then: a lower term than node 0 had learned.
+// The term is stable state: reported again at boot, and an older reply does
+// not lower it.
+TEST(Lease_Restart, TermNeverGoesDownAcrossARestart) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink());
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  TermLog terms(3);
+  h.sim().AddTraceSink(&terms);
+  const sim::NodeId node(0);
+  const sim::NodeId store = h.cluster().store;
+  // Node 0's first requests are lost and the store's replies to it take 1.5s
+  // until 500ms; node 1, which wins the first lease, crashes with it.
+  ASSERT_TRUE(h.sim().CutOneWay(node, store).ok());
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(1500))).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(10)).ok());
+  h.sim().HealNetwork();
+  ASSERT_TRUE(h.sim().RunUntil(Ms(20)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
+  const int64_t first_term = h.tracker().leader_claims.back().term;
+  ASSERT_TRUE(h.sim().Crash(sim::NodeId(1)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(500)).ok());
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink()).ok());
+
+  ASSERT_TRUE(h.sim().RunUntil(Ms(1200)).ok());
+  const int64_t term_before_crash = h.tracker().term[0];
+  ASSERT_GT(term_before_crash, first_term) << "node 0 must know the lease taken after node 1's expired";
+  ASSERT_TRUE(h.sim().Crash(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(1700)).ok());
+  ASSERT_TRUE(h.sim().Restart(node).ok());
+  EXPECT_EQ(h.tracker().term[0], term_before_crash) << "reported again at boot";
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+  EXPECT_TRUE(terms.NeverWentDown(0)) << ::testing::PrintToString(terms.reported[0]);
+  EXPECT_GE(h.tracker().term[0], term_before_crash);
 }
 
 TEST(Lease_Release, SteppingDownHandsTheKeyOverBeforeTheTtl) {
