@@ -86,9 +86,12 @@ void MetricsCollector::TrackLeadership(const sim::TraceRecord& r) {
     Elect(r.time, r.node, view_.node(node).role_term);
   }
 
-  // 3. The latest episode is known once every live node follows its leader.
+  // 3. The latest episode is known once every live node follows its leader
+  // (its own: after a split brain resolves, the leader the metrics follow may
+  // be another node, whose following says nothing about this episode).
   Election& latest = metrics_.elections.back();
-  if (current_leader_ && latest.elected && !latest.known && view_.LiveNonBelievers(*current_leader_).empty()) {
+  if (current_leader_ && latest.elected && !latest.known && latest.leader == sim::NodeId(*current_leader_) &&
+      view_.LiveNonBelievers(*current_leader_).empty()) {
     latest.known = r.time;
   }
 }

@@ -126,6 +126,21 @@ TEST(Metrics_Elections, SplitBrainResolvingOpensNoEpisode) {
   EXPECT_FALSE(m.elections[2].elected);
 }
 
+TEST(Metrics_Elections, KnownIsCreditedOnlyToTheEpisodesOwnLeader) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(100), 0, 1);
+  t.Lead(Ms(200), 1, 1);    // "leader changed": node 1's episode
+  t.Follow(Ms(300), 1, 1);  // node 1 steps down; node 0 still leads
+  t.Believe(Ms(400), 1, 0, 1);
+  t.Believe(Ms(400), 2, 0, 1);  // everyone follows node 0, not node 1
+  const RunMetrics m = Collect(3, t, Ms(1000));
+
+  ASSERT_EQ(m.elections.size(), 2u);
+  EXPECT_EQ(m.elections[1].leader, NodeId(1));
+  EXPECT_FALSE(m.elections[1].known) << "credited to node 1 at " << m.elections[1].known->ns();
+}
+
 TEST(Metrics_Counts, MessagesByTypeAndWrites) {
   TraceBuilder t;
   t.Boot(3);
