@@ -49,6 +49,7 @@ class BullyNode final : public sim::Process {
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
+    election_round_ = epoch_.id_base();
     // A node that boots into a running cluster (a restart, or a first boot
     // held back by a pause) may find a coordinator it has not heard of yet.
     // Only the cluster's own start at time 0 finds none.
@@ -269,7 +270,8 @@ class BullyNode final : public sim::Process {
   // Local time before which this node may not announce itself (see
   // BecomeCandidate); stays 0 at the cluster's start.
   sim::TimeNs listen_until_ = sim::TimeNs(0);
-  // Tells answers to this election from late answers to an earlier one.
+  // Tells answers to this election from late answers to an earlier one, also
+  // to one of an earlier incarnation (numbered from epoch_.id_base()).
   int64_t election_round_ = 0;
   OneShotTimer silence_timer_;
   OneShotTimer election_timer_;

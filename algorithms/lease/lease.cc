@@ -91,6 +91,7 @@ class LeaseNode final : public sim::Process {
     // term are no news.
     term_.Boot(ctx);
     seen_rev_ = term();
+    next_req_ = term_.id_base() + 1;
     poll_timer_ = ctx.SetTimer(config_.retry_interval, kPollTag);
     SendWatch(ctx);
     // Everyone races at boot; a refusal doubles as a read of who holds it.
@@ -144,7 +145,7 @@ class LeaseNode final : public sim::Process {
     // below may act on a view that has already run out.
     if (state_ == State::kLeader && !LeaseViewValid(ctx)) OnLeaseViewEnd(ctx);
     if (tag >= kTimeoutTagBase) {
-      OnRequestTimeout(ctx, static_cast<int64_t>(tag - kTimeoutTagBase));
+      OnRequestTimeout(ctx, term_.id_base() + static_cast<int64_t>(tag - kTimeoutTagBase));
       return;
     }
     switch (tag) {
@@ -159,7 +160,8 @@ class LeaseNode final : public sim::Process {
   static constexpr uint64_t kPollTag = 1;
   static constexpr uint64_t kRenewTag = 2;
   static constexpr uint64_t kValidityTag = 3;
-  // Request timeouts carry the request id above this base.
+  // Request timeouts carry the request id's place in this boot's block
+  // (below 2^32, see DurableEpoch::id_base) above this base.
   static constexpr uint64_t kTimeoutTagBase = uint64_t{1} << 32;
   static_assert(kTimeoutTagBase < LeaderWork::kFirstReservedTag);
 
@@ -360,7 +362,7 @@ class LeaseNode final : public sim::Process {
   int64_t NewRequest(sim::Context& ctx, RequestKind kind) {
     const int64_t req = next_req_++;
     const sim::TimerId timer =
-        ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req));
+        ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req - term_.id_base()));
     pending_[req] = Pending{kind, ctx.LocalNow(), timer};
     return req;
   }
@@ -422,7 +424,7 @@ class LeaseNode final : public sim::Process {
   KeyState key_;
   int64_t seen_rev_ = 0;
   // Highest create_rev known: the lease's term. In stable storage, so that it
-  // never goes down, also across a restart.
+  // never goes down, also across a restart; also counts boots.
   DurableEpoch term_;
   bool belief_reported_ = false;
   sim::NodeId believed_holder_ = sim::kNoNode;
@@ -436,8 +438,10 @@ class LeaseNode final : public sim::Process {
   int64_t released_create_rev_ = 0;
 
   // Requests in flight, by id; the ids of the ones whose outcome matters.
+  // Ids never repeat across restarts (term_.id_base()): a reply addressed to
+  // an earlier incarnation must not be taken for ours.
   std::map<int64_t, Pending> pending_;
-  int64_t next_req_ = 1;
+  int64_t next_req_ = 0;
   int64_t acquire_req_ = 0;
   int64_t renew_req_ = 0;
   int64_t watch_req_ = 0;

@@ -283,6 +283,35 @@ TEST(Lease_Restart, TermNeverGoesDownAcrossARestart) {
   EXPECT_GE(h.tracker().term[0], term_before_crash);
 }
 
+// Node 0 wins the lease at boot, but the store's reply takes 300ms; node 0
+// crashes at once and restarts just before the reply arrives, then loses the
+// store at 400ms. Had the new incarnation taken that reply for its own
+// acquire of the same request id, its view would start at the restart, 300ms
+// after the store's TTL did, and outlast the lease while another node takes
+// over.
+TEST(Lease_Restart, ReplyToThePreviousIncarnationIsNotTakenForOurs) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink());
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  OverlapWatch overlap(h.tracker());
+  h.sim().AddTraceSink(&overlap);
+  const sim::NodeId node(0);
+  const sim::NodeId store = h.cluster().store;
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(300))).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(2)).ok());
+  ASSERT_EQ(h.sim().StableStorageOf(store).at("key/leader/holder"), 0);
+  ASSERT_TRUE(h.sim().Crash(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(150)).ok());
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink()).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(300)).ok());
+  ASSERT_TRUE(h.sim().Restart(node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(400)).ok());
+  ASSERT_TRUE(h.sim().CutOneWay(node, store).ok());
+  ASSERT_TRUE(h.sim().CutOneWay(store, node).ok());
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+  EXPECT_FALSE(overlap.overlapped);
+  EXPECT_GE(SoleLeader(h), 1) << "another node leads once node 0's lease has run out";
+}
+
 TEST(Lease_Release, SteppingDownHandsTheKeyOverBeforeTheTtl) {
   // The view is 2s of a 10s TTL. The holder pauses for 3s: when it wakes its
   // view has ended, it steps down and deletes the key, and a follower

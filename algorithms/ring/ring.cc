@@ -30,7 +30,8 @@ constexpr std::string_view kFieldSeq = "seq";
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
 
 // Our timer tags; all below LeaderWork::kFirstReservedTag. An ack timer's tag
-// is kAckTagBase + the hop's sequence number.
+// is kAckTagBase + the hop's place in this boot's block of sequence numbers
+// (below 2^32, see DurableEpoch::id_base).
 constexpr uint64_t kSilenceTag = 1;    // no leader (or no election result) heard in time
 constexpr uint64_t kHeartbeatTag = 2;  // leader: time to heartbeat
 constexpr uint64_t kAckTagBase = 16;
@@ -65,6 +66,7 @@ class RingNode final : public sim::Process {
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
+    last_seq_ = epoch_.id_base();
     // Rounds begun before a crash are not rejoined: their messages may be
     // half-way round and the node has forgotten what it forwarded.
     decided_epoch_ = epoch_.max();
@@ -106,7 +108,7 @@ class RingNode final : public sim::Process {
   void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
     if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
     if (tag >= kAckTagBase) {
-      HandleAckTimeout(ctx, static_cast<int64_t>(tag - kAckTagBase));
+      HandleAckTimeout(ctx, epoch_.id_base() + static_cast<int64_t>(tag - kAckTagBase));
     } else if (silence_timer_.Fired(timer)) {
       StartElection(ctx);
     } else if (heartbeat_timer_.Fired(timer)) {
@@ -299,7 +301,8 @@ class RingNode final : public sim::Process {
     const int64_t seq = ++last_seq_;
     message.Set(kFieldSeq, seq);
     ctx.Send(*next, message);
-    const sim::TimerId timer = ctx.SetTimer(config_.ack_timeout_ns, kAckTagBase + static_cast<uint64_t>(seq));
+    const sim::TimerId timer =
+        ctx.SetTimer(config_.ack_timeout_ns, kAckTagBase + static_cast<uint64_t>(seq - epoch_.id_base()));
     pending_.emplace(seq, PendingHop{message, *next, timer});
   }
 
@@ -340,7 +343,9 @@ class RingNode final : public sim::Process {
   LeaderBelief belief_;
   // Per ring position, the local time until which it is skipped as dead.
   std::vector<sim::TimeNs> dead_until_;
-  // Hops awaiting an ack, by sequence number.
+  // Hops awaiting an ack, by sequence number. Numbers never repeat across
+  // restarts (epoch_.id_base()): an ack sent to an earlier incarnation must
+  // not be taken for one of ours.
   std::map<int64_t, PendingHop> pending_;
   int64_t last_seq_ = 0;
   OneShotTimer silence_timer_;
