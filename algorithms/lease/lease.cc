@@ -110,7 +110,7 @@ class LeaseNode final : public sim::Process {
     // What the store says comes first, whatever the request was (as etcd's
     // Step handles terms before dispatching on the role).
     const KeyState reported = KeyStateOf(m);
-    Learn(ctx, reported, m.Get(lease::kFieldRev));
+    const bool current = Learn(ctx, reported, m.Get(lease::kFieldRev));
     auto it = pending_.find(m.Get(lease::kFieldReq));
     if (it != pending_.end()) {
       const int64_t req = it->first;
@@ -120,7 +120,7 @@ class LeaseNode final : public sim::Process {
       const bool ok = m.Get(lease::kFieldOk) != 0;
       switch (request.kind) {
         case RequestKind::kAcquire:
-          if (req == acquire_req_) OnAcquireResult(ctx, ok, reported, request.sent_local);
+          if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_local);
           break;
         case RequestKind::kRenew:
           if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_local);
@@ -180,9 +180,9 @@ class LeaseNode final : public sim::Process {
 
   // Folds in what a reply or event says about the leader key. `rev` orders
   // them: replies and events can arrive out of order, and an older one must
-  // not undo a newer one.
-  void Learn(sim::Context& ctx, const KeyState& state, int64_t rev) {
-    if (rev < seen_rev_) return;
+  // not undo a newer one. Returns false for such an older one (ignored).
+  bool Learn(sim::Context& ctx, const KeyState& state, int64_t rev) {
+    if (rev < seen_rev_) return false;
     seen_rev_ = rev;
     key_ = state;
     RaiseTerm(ctx, state.create_rev);
@@ -194,6 +194,7 @@ class LeaseNode final : public sim::Process {
     if (state_ == State::kLeader && !(state.exists() && state.holder == Self() && state.create_rev == lease_create_rev_)) {
       StepDown(ctx, StepDownReason::kLost);
     }
+    return true;
   }
 
   int64_t term() const { return static_cast<int64_t>(term_.max()); }
@@ -296,12 +297,16 @@ class LeaseNode final : public sim::Process {
     ctx.Send(config_.store, lease::CasRequest(acquire_req_, kLeaderKey, version, Self(), config_.lease_ttl));
   }
 
-  void OnAcquireResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_local) {
+  // `current`: the reply is not older than what the node already knows.
+  void OnAcquireResult(sim::Context& ctx, bool ok, bool current, const KeyState& reported, sim::TimeNs sent_local) {
     acquire_req_ = 0;
     if (state_ != State::kCandidate) return;
-    // The view check only fails when Validate was skipped (request_timeout
-    // must be shorter than the view): then the lease is held but not used.
-    if (ok && sent_local + config_.lease_view() > ctx.LocalNow()) {
+    // A reply that is not current may grant a lease the node already knows
+    // has ended (its token superseded): it counts as refused, and what the
+    // node knows decides the next step (MaybeAcquire). The view check only
+    // fails when Validate was skipped (request_timeout must be shorter than
+    // the view): then the lease is held but not used.
+    if (ok && current && sent_local + config_.lease_view() > ctx.LocalNow()) {
       BecomeLeader(ctx, reported, sent_local);
     } else {
       BecomeFollower(ctx);
@@ -331,6 +336,10 @@ class LeaseNode final : public sim::Process {
     ctx.Send(config_.store, lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
   }
 
+  // Unlike an acquire's, a renewal's reply that finds the node still leader
+  // is never older than what it knows: a later state showing this lease
+  // would need a later successful cas of ours, which needs the version this
+  // reply brings; any other later state has ended the leadership in Learn.
   void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_local) {
     renew_req_ = 0;
     if (state_ != State::kLeader) return;

@@ -312,6 +312,34 @@ TEST(Lease_Restart, ReplyToThePreviousIncarnationIsNotTakenForOurs) {
   EXPECT_GE(SoleLeader(h), 1) << "another node leads once node 0's lease has run out";
 }
 
+// Replies can overtake each other. Node 0 wins the lease at boot but the
+// reply is slow; meanwhile the store's clock jumps, the lease expires, node 1
+// takes a new one, and node 0 hears of it. The late reply to node 0's
+// acquire describes a lease node 0 already knows is gone: it must not make
+// node 0 leader with the superseded token.
+TEST(Lease_StaleReply, AcquireReplyOlderThanWhatTheNodeKnowsMakesNoLeader) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink());
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  OverlapWatch overlap(h.tracker());
+  h.sim().AddTraceSink(&overlap);
+  const sim::NodeId node(0);
+  const sim::NodeId store = h.cluster().store;
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(150))).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(2)).ok());
+  ASSERT_EQ(h.sim().StableStorageOf(store).at("key/leader/holder"), 0);
+  const int64_t superseded_token = h.sim().StableStorageOf(store).at("key/leader/create_rev");
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink()).ok());
+  ASSERT_TRUE(h.sim().ShiftClock(store, sim::TimeNs::Seconds(2)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(100)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
+  ASSERT_GT(h.tracker().term[0], superseded_token) << "node 0 must know of node 1's lease";
+
+  ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  EXPECT_FALSE(overlap.overlapped);
+  for (const auto& claim : h.tracker().leader_claims) EXPECT_GT(claim.term, superseded_token);
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
+}
+
 TEST(Lease_Release, SteppingDownHandsTheKeyOverBeforeTheTtl) {
   // The view is 2s of a 10s TTL. The holder pauses for 3s: when it wakes its
   // view has ended, it steps down and deletes the key, and a follower
