@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace sim {
 namespace {
@@ -121,9 +122,20 @@ absl::Status Simulator::RunUntil(TimeNs end) {
   if (end < now_) {
     return absl::InvalidArgumentError(absl::StrCat("cannot run back in time: end ", end.ns(), "ns < now ", now_.ns(), "ns"));
   }
-  while (status_.ok() && !queue_.empty() && queue_.top().time_ns <= end.ns()) Step();
+  while (status_.ok() && !queue_.empty() && queue_.top().time_ns <= end.ns()) {
+    Step();
+    // Checked here rather than at each push: one comparison per event.
+    if (queue_.size() + held_events_ > max_pending_events_) [[unlikely]] FailPendingEventsExceeded();
+  }
   if (status_.ok()) now_ = end;
   return status_;
+}
+
+void Simulator::FailPendingEventsExceeded() {
+  Fail(absl::ResourceExhaustedError(fmt::format(
+      "{} events pending at simulated time {} ({} queued, {} held at paused nodes; the limit is {}): a message or "
+      "timer storm is the likely cause, such as timer or send intervals far below the link latencies",
+      queue_.size() + held_events_, FormatDuration(now_), queue_.size(), held_events_, max_pending_events_)));
 }
 
 bool Simulator::Step() {
@@ -141,7 +153,7 @@ void Simulator::Dispatch(const Event& event) {
       Node& node = *nodes_[event.node];
       if (!node.up || node.incarnation != event.arg) break;
       if (node.paused) {
-        node.held.push_back(event);  // a frozen node boots when it resumes
+        Hold(node, event);  // a frozen node boots when it resumes
         break;
       }
       StartProcess(node.id);
@@ -168,6 +180,11 @@ void Simulator::StartProcess(NodeId id) {
   Emit({.time = now_, .kind = TraceKind::kStart, .node = id, .local_time = node.ReadClock(now_),
         .value = node.incarnation});
   node.process->OnStart(*node.context);
+}
+
+void Simulator::Hold(Node& node, const Event& event) {
+  node.held.push_back(event);
+  ++held_events_;
 }
 
 void Simulator::Emit(TraceRecord record) {
@@ -243,7 +260,7 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   } else if (!already_arrived && network_.IsCut(flight.from, flight.to)) {
     drop_reason = "partition";  // the link was cut while the message was in flight
   } else if (node.paused) {
-    node.held.push_back(event);
+    Hold(node, event);
     return;
   }
   if (drop_reason != nullptr) {
@@ -343,7 +360,7 @@ void Simulator::FireTimer(const Event& event) {
   if (timer.serial == 0 || timer.generation != generation) return;  // cancelled or rescheduled
   Node& node = *nodes_[timer.node.value()];
   if (node.paused) {
-    node.held.push_back(event);
+    Hold(node, event);
     return;
   }
   const uint64_t serial = timer.serial;
@@ -419,6 +436,7 @@ absl::Status Simulator::Crash(NodeId id) {
   }
   std::vector<Event> held = std::move(node.held);
   node.held.clear();
+  held_events_ -= held.size();
   Emit({.time = now_, .kind = TraceKind::kCrash, .node = id, .local_time = node.ReadClock(now_)});
   // Messages that reached the paused node die with it, traced and counted like
   // any other loss so that sent == delivered + dropped still holds.
@@ -465,6 +483,7 @@ absl::Status Simulator::Resume(NodeId id) {
   // then overtake them.
   std::vector<Event> held = std::move(node.held);
   node.held.clear();
+  held_events_ -= held.size();
   for (const Event& event : held) {
     ++stats_.events;  // each one runs, as if Step had popped it
     // A held message has arrived: a cut made since then cannot take it back.

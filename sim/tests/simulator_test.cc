@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "sim/format.h"
 #include "sim/tests/test_processes.h"
 
 namespace sim {
@@ -324,6 +325,44 @@ TEST(Simulator_BadInput, PublicApiRejectsBadArguments) {
   EXPECT_EQ(sim.Start().code(), absl::StatusCode::kFailedPrecondition);  // no processes yet
   EXPECT_FALSE(sim.RunUntil(TimeNs(1)).ok());
   EXPECT_FALSE(sim.ScheduleAt(TimeNs(-1), [] {}).ok());
+}
+
+TEST(Simulator_BadInput, EventStormStopsTheRunAtThePendingEventCap) {
+  // A ping every 1ns over a 1ms link: deliveries pile up a million deep.
+  Simulator sim(6, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
+  Seen seen;
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
+                     return std::make_unique<PingPong>(&sim, &seen, 1000000000, TimeNs(1));
+                   }).ok());
+  }
+  sim.SetMaxPendingEvents(100);
+  ASSERT_TRUE(sim.Start().ok());
+  const absl::Status status = sim.RunUntil(TimeNs::Seconds(1));
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_LT(sim.now(), TimeNs::Micros(1));  // stopped early, not after a second of storm
+  EXPECT_NE(status.message().find("101 events pending"), std::string_view::npos) << status;
+  EXPECT_NE(status.message().find(FormatDuration(sim.now())), std::string_view::npos) << status;
+  EXPECT_NE(status.message().find("storm"), std::string_view::npos) << status;
+  EXPECT_EQ(sim.RunUntil(TimeNs::Seconds(2)), status);  // the run stays stopped
+}
+
+TEST(Simulator_BadInput, EventsHeldAtAPausedNodeCountAsPending) {
+  Simulator sim(7, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
+  Seen seen;
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
+                     return std::make_unique<PingPong>(&sim, &seen, 1000000000, TimeNs::Micros(1));
+                   }).ok());
+  }
+  // The queue holds about 1000 deliveries plus a timer; pings held at the
+  // paused node 1 add up on top of those.
+  sim.SetMaxPendingEvents(5000);
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.Pause(NodeId(1)).ok());
+  const absl::Status status = sim.RunUntil(TimeNs::Seconds(1));
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_LT(sim.now(), TimeNs::Millis(10));
 }
 
 uint64_t RunPingPongHash(uint64_t seed) {
