@@ -60,7 +60,8 @@ class Simulator {
   // it RunUntil stops. A runaway configuration, such as a heartbeat every
   // nanosecond over a millisecond link, would otherwise fill memory within
   // milliseconds of simulated time (about 1.6 GB at 1 ms in one case).
-  // Default 5,000,000.
+  // Default 1,000,000 (about 350 MB of events and messages in flight;
+  // the shipped scenarios never hold more than a few dozen).
   void SetMaxPendingEvents(uint64_t max) { max_pending_events_ = max; }
   // Runs one event; false when the queue is empty.
   bool Step();
@@ -173,7 +174,7 @@ class Simulator {
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones
   // Far beyond any sane scenario (every shipped one stayed within 30, seeds
   // 1-50), yet bounded: 5M pending messages took 1.7 GB in a 5-node storm.
-  uint64_t max_pending_events_ = 5000000;
+  uint64_t max_pending_events_ = 1000000;
   SimulatorStats stats_;
   absl::Status status_;
 };
