@@ -319,6 +319,18 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
       << scenario.output;
 }
 
+TEST_F(CliTest, AMessageStormIsBadInputNotAnEndlessRun) {
+  // Valid one by one, but a heartbeat every nanosecond over 1ms links piles
+  // up messages until the simulator's pending-event cap stops the run.
+  const std::string path = Write("storm.json", R"({"nodes": 3, "duration": "2s", "algorithm": {"name": "bully",
+      "options": {"heartbeat_interval": "1ns", "heartbeat_timeout": "2ns", "answer_timeout": "1ns",
+                  "coordinator_timeout": "2ns"}}})");
+  const Outcome out = Electsim("run " + path);
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find(path + ": the simulation stopped: "), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("a message or timer storm is the likely cause"), std::string::npos) << out.output;
+}
+
 TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
   const Outcome out = Electsim("list");
   EXPECT_EQ(out.exit_status, 0);
