@@ -37,11 +37,11 @@ constexpr uint64_t kHeartbeatTag = 2;  // leader: time to heartbeat
 constexpr uint64_t kAckTagBase = 16;
 static_assert(kAckTagBase < LeaderWork::kFirstReservedTag / 2);
 
-// A successor that missed an ack is skipped for this many heartbeat timeouts
-// (or until it is heard from): long enough to cover the rest of the election
-// and a retry, short enough that a restarted or healed node rejoins the ring.
+// A successor that missed every ack of a hop is skipped for this many
+// heartbeat timeouts (or until it is heard from): long enough to cover the
+// rest of the election (a round of up to 4 tries per hop), short enough that
+// a restarted or healed node rejoins the ring.
 constexpr int64_t kDeadMarkTimeouts = 5;
-
 
 struct RingConfig {
   uint32_t node_count = 0;
@@ -51,6 +51,12 @@ struct RingConfig {
   sim::TimeNs heartbeat_interval_ns;
   sim::TimeNs heartbeat_timeout_ns;
   sim::TimeNs ack_timeout_ns;
+  int64_t ack_retries = 0;  // re-sends of an unacked hop before its successor is skipped
+  // How long a participant waits for its round's result: (ack_retries + 1)
+  // heartbeat timeouts. Each dead successor costs (ack_retries + 1) ack
+  // timeouts to skip, so the round gets past as many of them (a partitioned
+  // side can face several in a row) as it did with one try each.
+  sim::TimeNs round_timeout_ns;
   StartElection start_election = StartElection::kAll;
 };
 
@@ -96,7 +102,12 @@ class RingNode final : public sim::Process {
       return;
     }
     // Ring hops are acknowledged whatever becomes of them: the ack only says
-    // "I am alive", which is what the sender needs to know.
+    // "I am alive", which is what the sender needs to know. A re-sent hop
+    // (same seq) is acked again, because the first ack may be the one that
+    // was lost, and is then passed on at most once by the handlers' own
+    // per-round state: forwarded_ids_, participant_, decided_epoch_ and
+    // forwarded_elected_ already make any repeated ELECTION or ELECTED a no-op,
+    // as they must for the network's own duplicates.
     ctx.Send(from, epoch_.Stamp(sim::Message(kRingAck)).Set(kFieldSeq, message.Get(kFieldSeq)));
     if (message.Is(kRingElection)) {
       HandleElection(ctx, message.Get(kFieldId), epoch);
@@ -141,6 +152,7 @@ class RingNode final : public sim::Process {
     sim::Message message;
     sim::NodeId to;
     sim::TimerId ack_timer;
+    int64_t resends_left = 0;  // before `to` is skipped as dead
   };
 
   bool StartsAtBoot() const {
@@ -168,9 +180,9 @@ class RingNode final : public sim::Process {
     assert(role_ != Role::kLeader);
     if (!participant_) {
       participant_ = true;
-      // The round must produce a leader within a heartbeat timeout, or this
-      // node starts a newer one.
-      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+      // The round must produce a leader within round_timeout, or this node
+      // starts a newer one.
+      silence_timer_.Arm(ctx, config_.round_timeout_ns, kSilenceTag);
     }
     SetRole(ctx, Role::kCandidate);
   }
@@ -259,17 +271,37 @@ class RingNode final : public sim::Process {
   void HandleAckTimeout(sim::Context& ctx, int64_t seq) {
     auto it = pending_.find(seq);
     if (it == pending_.end()) return;
-    const PendingHop hop = it->second;
+    PendingHop& pending = it->second;
+    // One lost message (the hop or its ack) must not cost a live successor
+    // its place in the ring: re-send to the same node, under the same seq so
+    // that an ack of any copy settles the hop.
+    if (pending.resends_left > 0 && RoundOpen(pending.message)) {
+      --pending.resends_left;
+      ctx.Send(pending.to, pending.message);
+      pending.ack_timer = ctx.SetTimer(config_.ack_timeout_ns, AckTag(seq));
+      return;
+    }
+    const PendingHop hop = pending;
     pending_.erase(it);
+    // A hop whose round ended while it still had re-sends left proves nothing
+    // about its successor.
+    if (hop.resends_left > 0) return;
     dead_until_[hop.to.value()] = ctx.LocalNow() + config_.heartbeat_timeout_ns * kDeadMarkTimeouts;
     // Pass the message on to the next live successor unless its round is over.
-    const uint64_t epoch = static_cast<uint64_t>(hop.message.Get(kFieldEpoch));
-    if (epoch < epoch_.max()) return;
-    if (hop.message.Is(kRingElection) && epoch <= decided_epoch_) return;
-    SendAround(ctx, hop.message);
+    if (RoundOpen(hop.message)) SendAround(ctx, hop.message);
   }
 
   // ---- helpers ----
+
+  // Whether a ring message still matters: its epoch is current and, for an
+  // ELECTION, that round's leader is not yet known.
+  bool RoundOpen(const sim::Message& message) const {
+    const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
+    if (epoch < epoch_.max()) return false;
+    return !(message.Is(kRingElection) && epoch <= decided_epoch_);
+  }
+
+  uint64_t AckTag(int64_t seq) const { return kAckTagBase + static_cast<uint64_t>(seq - epoch_.id_base()); }
 
   // Whether a claim by `leader` for `epoch` (>= epoch_.max()) beats what this
   // node holds. Two leaders of one epoch exist only after a partition; the
@@ -301,9 +333,8 @@ class RingNode final : public sim::Process {
     const int64_t seq = ++last_seq_;
     message.Set(kFieldSeq, seq);
     ctx.Send(*next, message);
-    const sim::TimerId timer =
-        ctx.SetTimer(config_.ack_timeout_ns, kAckTagBase + static_cast<uint64_t>(seq - epoch_.id_base()));
-    pending_.emplace(seq, PendingHop{message, *next, timer});
+    const sim::TimerId timer = ctx.SetTimer(config_.ack_timeout_ns, AckTag(seq));
+    pending_.emplace(seq, PendingHop{message, *next, timer, config_.ack_retries});
   }
 
   sim::Message ElectionMessage(int64_t id, uint64_t epoch) const {
@@ -369,11 +400,17 @@ class Ring final : public Algorithm {
         OptionSpec::Duration("heartbeat_interval", sim::TimeNs::Millis(50),
                              "how often the leader tells every node it is alive", sim::TimeNs(1)),
         OptionSpec::Duration("heartbeat_timeout", sim::TimeNs::Millis(200),
-                             "leader silence (or election without result) after which a node starts an election",
+                             "leader silence after which a node starts an election; an election without result "
+                             "is given (ack_retries + 1) times as long before a node starts a newer one",
                              sim::TimeNs(1)),
         OptionSpec::Duration("ack_timeout", sim::TimeNs::Millis(25),
-                             "how long a hop waits for the successor's ack before skipping it as dead",
+                             "how long a hop waits for the successor's ack before re-sending it (or, after "
+                             "ack_retries re-sends, skipping the successor as dead)",
                              sim::TimeNs(1)),
+        OptionSpec::Int("ack_retries", 2, 0, 10,
+                        "how many times an unacknowledged hop is re-sent to the same successor, each after "
+                        "ack_timeout, before that successor is skipped as dead (0: skip after the first missed "
+                        "ack)"),
         OptionSpec::Choice("start_election", {"all", "lowest", "none"},
                            "which nodes start an election at time 0 (\"lowest\": the smallest id; \"none\": only "
                            "on timeout)"),
@@ -406,6 +443,25 @@ class Ring final : public Algorithm {
          }) {
       if (!status.ok()) return status;
     }
+    // The same bound for the whole wait, every re-send included: a crashed
+    // successor is still given up on within a heartbeat timeout, as without
+    // re-sends, so the usual election after a crash keeps its pace;
+    // round_timeout's extra time is for runs of dead successors. Checked after
+    // the plain bound, so that an ack_timeout too long on its own is reported
+    // as such.
+    const int64_t ack_tries = options.Int("ack_retries") + 1;
+    const sim::TimeNs ack_timeout_ns = options.Duration("ack_timeout");
+    const sim::TimeNs heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
+    // In 128 bits: eleven times an ack_timeout near the int64 limit overflows.
+    const __int128 skip_after_ns = static_cast<__int128>(ack_timeout_ns.ns()) * ack_tries;
+    if (skip_after_ns >= heartbeat_timeout_ns.ns()) {
+      const sim::TimeNs shown_ns(static_cast<int64_t>(std::min<__int128>(skip_after_ns, sim::TimeNs::Max().ns())));
+      return absl::InvalidArgumentError(fmt::format(
+          "option ack_timeout ({}) times (ack_retries + 1) ({}) = {} must be shorter than heartbeat_timeout ({}): "
+          "skipping one dead successor would take longer than noticing a silent leader",
+          sim::FormatDuration(ack_timeout_ns), ack_tries, sim::FormatDuration(shown_ns),
+          sim::FormatDuration(heartbeat_timeout_ns)));
+    }
     return absl::OkStatus();
   }
 
@@ -422,6 +478,10 @@ class Ring final : public Algorithm {
     config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
     config.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
     config.ack_timeout_ns = options.Duration("ack_timeout");
+    config.ack_retries = options.Int("ack_retries");
+    config.round_timeout_ns = sim::TimeNs(static_cast<int64_t>(
+        std::min<__int128>(static_cast<__int128>(config.heartbeat_timeout_ns.ns()) * (config.ack_retries + 1),
+                           sim::TimeNs::Max().ns())));
     config.start_election = static_cast<StartElection>(options.Int("start_election"));
     return std::make_unique<RingNode>(self, std::move(config));
   }

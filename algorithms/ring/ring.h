@@ -5,10 +5,13 @@
 // largest id comes home, and its owner announces itself with an ELECTED
 // message that travels once around the ring.
 //
-// Failures: every ring hop is acknowledged; a successor that does not
-// acknowledge within ack_timeout is marked dead and skipped. The leader
+// Failures: every ring hop is acknowledged; a hop not acknowledged within
+// ack_timeout is re-sent to the same successor, up to ack_retries times, so
+// that one lost message does not cut a live node out; a successor that
+// acknowledges none of them is marked dead and skipped. The leader
 // heartbeats every node directly; a node that hears nothing for
-// heartbeat_timeout starts a new election. Each election round carries an
+// heartbeat_timeout, or whose round has no result after (ack_retries + 1)
+// heartbeat timeouts, starts a new election. Each election round carries an
 // epoch (1 + the highest epoch the initiator has seen, kept in stable
 // storage): the term reported to checkers and the leader's fencing token.
 // As with Bully there is no quorum: a partitioned ring elects one leader per
