@@ -74,6 +74,16 @@ bool EveryEpochHasOneLeader(const testing::ObservationTracker& tracker) {
   return true;
 }
 
+// The top node (4) came back and leads alone, in an epoch above `earlier`,
+// and no epoch ever had two leaders.
+void ExpectTopNodeTookOverAbove(ClusterHarness& h, int64_t earlier) {
+  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
+  EXPECT_EQ(h.tracker().leader_claims.back().node, NodeId(4));
+  EXPECT_GT(h.tracker().leader_claims.back().term, earlier);
+  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
+}
+
 // Runs `action` `delay` after `coordinator` sends its first heartbeat past
 // `after`, so that the next heartbeat is almost a whole interval away.
 class AfterHeartbeat final : public sim::TraceSink {
@@ -121,11 +131,7 @@ TEST(BullyTest, RestartBetweenSparseHeartbeats_RecoveredTopNodeTakesAHigherEpoch
   h.sim().AddTraceSink(&restart);
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
   ASSERT_TRUE(restart.acted_at.has_value());
-  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
-  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_EQ(h.tracker().leader_claims.back().node, NodeId(4));
-  EXPECT_GT(h.tracker().leader_claims.back().term, interim_epoch);
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
+  ExpectTopNodeTookOverAbove(h, interim_epoch);
 }
 
 // The same for a first boot held back by a pause, with the node cut off
@@ -146,10 +152,7 @@ TEST(BullyTest, FirstBootAfterPause_TopNodeTakesAHigherEpoch) {
   h.sim().AddTraceSink(&resume);
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
   ASSERT_TRUE(resume.acted_at.has_value());
-  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
-  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_GT(h.tracker().leader_claims.back().term, first_epoch);
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
+  ExpectTopNodeTookOverAbove(h, first_epoch);
 }
 
 // Default options; the top node restarts while node 3's heartbeats to it are
@@ -169,11 +172,7 @@ TEST(BullyTest, RestartWhileCoordinatorCutOff_RecoveredTopNodeTakesAHigherEpoch)
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2) + TimeNs::Millis(120)).ok());
   h.sim().HealNetwork();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
-  EXPECT_TRUE(EveryEpochHasOneLeader(h.tracker()));
-  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{4});
-  EXPECT_EQ(h.tracker().leader_claims.back().node, NodeId(4));
-  EXPECT_GT(h.tracker().leader_claims.back().term, interim_epoch);
-  EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
+  ExpectTopNodeTookOverAbove(h, interim_epoch);
 }
 
 TEST(BullyTest, PartitionFromStart_EachSideElectsItsOwnLeader) {

@@ -9,7 +9,7 @@
 namespace sim {
 namespace {
 
-using testing::PingPong;
+using testing::InstallPingPong;
 using testing::RecordCollector;
 using testing::Seen;
 
@@ -19,11 +19,7 @@ struct PingPongRun {
   explicit PingPongRun(uint64_t seed, LinkConfig link, int pings = 10)
       : sim(seed, 2, link) {
     sim.AddTraceSink(&records);
-    for (uint32_t i = 0; i < 2; ++i) {
-      EXPECT_TRUE(sim.SetProcess(NodeId(i), [this, pings](NodeId) {
-                       return std::make_unique<PingPong>(&sim, &seen, pings, kInterval);
-                     }).ok());
-    }
+    InstallPingPong(sim, seen, pings, kInterval);
     EXPECT_TRUE(sim.Start().ok());
   }
   int PingsDelivered() const {

@@ -10,6 +10,7 @@
 namespace sim {
 namespace {
 
+using testing::InstallPingPong;
 using testing::PingPong;
 using testing::RecordCollector;
 using testing::Seen;
@@ -52,11 +53,7 @@ TEST(Simulator_Pause, PausedNodesTimerFiresAfterResume) {
 TEST(Simulator_Pause, HeldDeliveriesArriveOnResumeInOrder) {
   Simulator sim(2, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
-  for (uint32_t i = 0; i < 2; ++i) {
-    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 5, TimeNs::Millis(10));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 5, TimeNs::Millis(10));
   ASSERT_TRUE(sim.Start().ok());
   ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(sim.Pause(NodeId(1)).ok()); }).ok());
   ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(100), [&] { ASSERT_TRUE(sim.Resume(NodeId(1)).ok()); }).ok());
@@ -76,11 +73,7 @@ TEST(Simulator_Pause, HeldDeliveriesRunBeforeAFifoMessageDueAtTheResumeInstant) 
   link.fifo = true;
   Simulator sim(2, 2, link);
   Seen seen;
-  for (uint32_t i = 0; i < 2; ++i) {
-    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 5, TimeNs::Millis(10));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 5, TimeNs::Millis(10));
   ASSERT_TRUE(sim.Start().ok());
   // Pings 0-2 land at 11, 21, 31ms and are held; ping 3, sent at 40ms after
   // the pause began, lands at 41ms, exactly when node 1 resumes. The resume
@@ -126,11 +119,7 @@ TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
 TEST(Simulator_Crash, MessageArrivingAtTheRestartInstantReachesTheNewProcess) {
   Simulator sim(4, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
-  for (uint32_t i = 0; i < 2; ++i) {
-    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 1, TimeNs::Millis(10));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 1, TimeNs::Millis(10));
   ASSERT_TRUE(sim.Start().ok());
   // The restart is queued before the ping (sent at 10ms, due at 11ms), so it runs first.
   ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(sim.Crash(NodeId(1)).ok()); }).ok());
@@ -146,11 +135,7 @@ TEST(Simulator_Crash, MessagesHeldAtAPausedNodeAreDroppedAsNodeDown) {
   Seen seen;
   RecordCollector records;
   sim.AddTraceSink(&records);
-  for (uint32_t i = 0; i < 2; ++i) {
-    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 3, TimeNs::Millis(10));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 3, TimeNs::Millis(10));
   ASSERT_TRUE(sim.Start().ok());
   // Pings land at 11, 21 and 31ms while node 1 is paused; it crashes at 35ms.
   ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(sim.Pause(NodeId(1)).ok()); }).ok());
@@ -331,11 +316,7 @@ TEST(Simulator_BadInput, EventStormStopsTheRunAtThePendingEventCap) {
   // A ping every 1ns over a 1ms link: deliveries pile up a million deep.
   Simulator sim(6, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
-  for (uint32_t i = 0; i < 2; ++i) {
-    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 1000000000, TimeNs(1));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 1000000000, TimeNs(1));
   sim.SetMaxPendingEvents(100);
   ASSERT_TRUE(sim.Start().ok());
   const absl::Status status = sim.RunUntil(TimeNs::Seconds(1));
@@ -350,11 +331,7 @@ TEST(Simulator_BadInput, EventStormStopsTheRunAtThePendingEventCap) {
 TEST(Simulator_BadInput, EventsHeldAtAPausedNodeCountAsPending) {
   Simulator sim(7, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
-  for (uint32_t i = 0; i < 2; ++i) {
-    ASSERT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 1000000000, TimeNs::Micros(1));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 1000000000, TimeNs::Micros(1));
   // The queue holds about 1000 deliveries plus a timer; pings held at the
   // paused node 1 add up on top of those.
   sim.SetMaxPendingEvents(5000);
@@ -374,11 +351,7 @@ uint64_t RunPingPongHash(uint64_t seed) {
   Seen seen;
   TraceHasher hasher;
   sim.AddTraceSink(&hasher);
-  for (uint32_t i = 0; i < 2; ++i) {
-    EXPECT_TRUE(sim.SetProcess(NodeId(i), [&](NodeId) {
-                     return std::make_unique<PingPong>(&sim, &seen, 200, TimeNs::Millis(5));
-                   }).ok());
-  }
+  InstallPingPong(sim, seen, 200, TimeNs::Millis(5));
   EXPECT_TRUE(sim.Start().ok());
   EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(2)).ok());
   return hasher.hash();

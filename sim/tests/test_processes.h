@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "sim/process.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -65,6 +66,16 @@ class PingPong final : public Process {
   TimeNs interval_;
   int volatile_received_ = 0;
 };
+
+// Puts PingPong on nodes 0 and 1, the usual two-node test setup.
+inline void InstallPingPong(Simulator& sim, Seen& seen, int count, TimeNs interval) {
+  for (uint32_t i = 0; i < 2; ++i) {
+    const absl::Status status = sim.SetProcess(NodeId(i), [&sim, &seen, count, interval](NodeId) {
+      return std::make_unique<PingPong>(&sim, &seen, count, interval);
+    });
+    EXPECT_TRUE(status.ok()) << status;
+  }
+}
 
 // Arms the timers it is told to at start and records every firing.
 class TimerProbe final : public Process {
