@@ -172,9 +172,7 @@ class Simulator {
   std::vector<TraceSink*> sinks_;
   uint64_t next_record_index_ = 0;
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones
-  // Far beyond any sane scenario (every shipped one stayed within 30, seeds
-  // 1-50), yet bounded: 5M pending messages took 1.7 GB in a 5-node storm.
-  uint64_t max_pending_events_ = 1000000;
+  uint64_t max_pending_events_ = 1000000;  // see SetMaxPendingEvents
   SimulatorStats stats_;
   absl::Status status_;
 };

@@ -74,6 +74,16 @@ bool EveryEpochHasOneLeader(const testing::ObservationTracker& tracker) {
   return true;
 }
 
+// Runs 1s, crashes the top node (4) and runs another second, by when node 3
+// leads; returns node 3's epoch. Fails the test if node 3 does not lead.
+int64_t CrashTopNodeUntilNode3Leads(ClusterHarness& h) {
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_TRUE(h.sim().Crash(NodeId(4)).ok());
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
+  return h.tracker().leader_claims.empty() ? -1 : h.tracker().leader_claims.back().term;
+}
+
 // The top node (4) came back and leads alone, in an epoch above `earlier`,
 // and no epoch ever had two leaders.
 void ExpectTopNodeTookOverAbove(ClusterHarness& h, int64_t earlier) {
@@ -120,11 +130,7 @@ void SparseHeartbeats(OptionValues& o) {
 TEST(BullyTest, RestartBetweenSparseHeartbeats_RecoveredTopNodeTakesAHigherEpoch) {
   ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)), SparseHeartbeats);
   ASSERT_TRUE(h.validation().ok()) << h.validation();
-  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  ASSERT_TRUE(h.sim().Crash(NodeId(4)).ok());
-  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
-  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
-  const int64_t interim_epoch = h.tracker().leader_claims.back().term;
+  const int64_t interim_epoch = CrashTopNodeUntilNode3Leads(h);
 
   AfterHeartbeat restart(h.sim(), NodeId(3), h.sim().now(), TimeNs::Millis(2),
                          [&h] { EXPECT_TRUE(h.sim().Restart(NodeId(4)).ok()); });
@@ -161,11 +167,7 @@ TEST(BullyTest, FirstBootAfterPause_TopNodeTakesAHigherEpoch) {
 TEST(BullyTest, RestartWhileCoordinatorCutOff_RecoveredTopNodeTakesAHigherEpoch) {
   ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();
-  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  ASSERT_TRUE(h.sim().Crash(NodeId(4)).ok());
-  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
-  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{3});
-  const int64_t interim_epoch = h.tracker().leader_claims.back().term;
+  const int64_t interim_epoch = CrashTopNodeUntilNode3Leads(h);
 
   ASSERT_TRUE(h.sim().CutOneWay(NodeId(3), NodeId(4)).ok());
   ASSERT_TRUE(h.sim().Restart(NodeId(4)).ok());

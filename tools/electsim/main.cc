@@ -46,8 +46,7 @@ void OnInterrupt(int) { g_interrupted.store(true); }
 absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> OpenTrace(const std::string& path,
                                                             const std::vector<std::string>& inputs) {
   if (path.empty()) return nullptr;
-  if (auto status = CheckOutputPath(path, inputs); !status.ok()) return status;
-  return JsonlTraceWriter::Open(path);
+  return JsonlTraceWriter::Open(path, inputs);
 }
 
 // Commits the trace last, once every other output is written: a command that

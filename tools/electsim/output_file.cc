@@ -80,9 +80,9 @@ absl::StatusOr<fs::path> ResolveTarget(const std::string& path) {
   return target;
 }
 
-}  // namespace
-
-absl::Status CheckOutputPath(const std::string& path, const std::vector<std::string>& inputs) {
+// Checks that `path` can become an output file (see AtomicOutputFile::Open)
+// and returns where the file will land.
+absl::StatusOr<fs::path> CheckedTarget(const std::string& path, const std::vector<std::string>& inputs) {
   if (path.empty()) return absl::InvalidArgumentError("an output file path must not be empty");
   auto target = ResolveTarget(path);
   if (!target.ok()) return target.status();
@@ -102,8 +102,11 @@ absl::Status CheckOutputPath(const std::string& path, const std::vector<std::str
       }
     }
   }
-  return CheckWritableFolder(path, FolderOf(*target));
+  if (auto status = CheckWritableFolder(path, FolderOf(*target)); !status.ok()) return status;
+  return target;
 }
+
+}  // namespace
 
 absl::Status CheckOutputDir(const std::string& dir) {
   if (dir.empty()) return absl::InvalidArgumentError("an output folder must not be empty");
@@ -121,9 +124,9 @@ absl::Status CheckOutputDir(const std::string& dir) {
 AtomicOutputFile::AtomicOutputFile(std::string path, std::string target, std::string temp, std::FILE* file)
     : path_(std::move(path)), target_(std::move(target)), temp_(std::move(temp)), file_(file) {}
 
-absl::StatusOr<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::Open(const std::string& path) {
-  if (auto status = CheckOutputPath(path); !status.ok()) return status;
-  auto target = ResolveTarget(path);
+absl::StatusOr<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::Open(const std::string& path,
+                                                                          const std::vector<std::string>& inputs) {
+  auto target = CheckedTarget(path, inputs);
   if (!target.ok()) return target.status();
   // A fresh name of our own next to the target (same file system, so the
   // rename is atomic), never a fixed "PATH.tmp" that could be someone's file.
@@ -181,8 +184,9 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
   return (*file)->Commit();
 }
 
-absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> JsonlTraceWriter::Open(const std::string& path) {
-  auto file = AtomicOutputFile::Open(path);
+absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> JsonlTraceWriter::Open(const std::string& path,
+                                                                          const std::vector<std::string>& inputs) {
+  auto file = AtomicOutputFile::Open(path, inputs);
   if (!file.ok()) return file.status();
   return std::unique_ptr<JsonlTraceWriter>(new JsonlTraceWriter(std::move(*file)));
 }

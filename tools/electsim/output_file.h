@@ -17,18 +17,17 @@
 
 namespace electsim {
 
-// Checks, before any work is done, that `path` can become an output file:
-// its folder exists and is writable, and it is not a directory, a device or
-// one of `inputs` (a trace written over its own scenario). A symbolic link is
-// judged by the file it points to, which is what will be replaced.
-absl::Status CheckOutputPath(const std::string& path, const std::vector<std::string>& inputs = {});
-
 // Checks that `dir` is, or can be created as, a writable folder.
 absl::Status CheckOutputDir(const std::string& dir);
 
 class AtomicOutputFile {
  public:
-  static absl::StatusOr<std::unique_ptr<AtomicOutputFile>> Open(const std::string& path);
+  // Fails, creating nothing, unless `path` can become an output file: its
+  // folder exists and is writable, and it is not a directory, a device or one
+  // of `inputs` (a trace written over its own scenario). A symbolic link is
+  // judged by, and written through to, the file it points to.
+  static absl::StatusOr<std::unique_ptr<AtomicOutputFile>> Open(const std::string& path,
+                                                                const std::vector<std::string>& inputs = {});
   ~AtomicOutputFile();
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
@@ -53,7 +52,8 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
 // Streams the trace as JSON Lines, one record per line, into an AtomicOutputFile.
 class JsonlTraceWriter final : public sim::TraceSink {
  public:
-  static absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> Open(const std::string& path,
+                                                                const std::vector<std::string>& inputs = {});
   void OnRecord(const sim::TraceRecord& record) override;
   absl::Status Commit() { return file_->Commit(); }
 

@@ -187,6 +187,10 @@ class DuplicateKeyGuard {
     return true;
   }
 
+  // The path of the value the parser is reading now (before its own event):
+  // in an array, the element after the last one entered.
+  std::string PathOfNextValue() const { return Path(/*next_element=*/true); }
+
  private:
   struct Frame {
     bool array;
@@ -197,28 +201,15 @@ class DuplicateKeyGuard {
   void EnterElement() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
-
- public:
-  // The path of the value the parser is reading now (before its own event).
-  std::string PathOfNextValue() const {
+  std::string Path(bool next_element = false) const {
     std::string path;
     for (size_t i = 0; i < frames_.size(); ++i) {
       const Frame& frame = frames_[i];
-      const bool last = i + 1 == frames_.size();
+      const bool advance = next_element && i + 1 == frames_.size();
       path += '/';
-      path += frame.array ? fmt::format("{}", frame.index + (last ? 1 : 0)) : EscapePointerToken(frame.key);
+      path += frame.array ? fmt::format("{}", frame.index + (advance ? 1 : 0)) : EscapePointerToken(frame.key);
     }
-    return path;
-  }
-
- private:
-  std::string Path() const {
-    std::string path;
-    for (const Frame& frame : frames_) {
-      path += '/';
-      path += frame.array ? fmt::format("{}", frame.index) : EscapePointerToken(frame.key);
-    }
-    return path;
+    return path.empty() ? "/" : path;
   }
   std::vector<Frame> frames_;
 };
@@ -799,7 +790,7 @@ absl::StatusOr<json> ParseJsonText(std::string_view text, const std::string& sou
     // A number too large for a double ("1e400") is rejected while parsing.
     return absl::InvalidArgumentError(
         fmt::format("{}: at {}: expected a number within the range of a 64-bit float, got one beyond it", source,
-                    guard.PathOfNextValue().empty() ? "/" : guard.PathOfNextValue()));
+                    guard.PathOfNextValue()));
   } catch (const json::parse_error& error) {
     // Turn the byte offset into line:column, which is what editors show.
     size_t line = 1, column = 1;
