@@ -5,10 +5,11 @@
 #pragma once
 
 #include <array>
-#include <cassert>
 #include <cstdint>
 #include <span>
 #include <string_view>
+
+#include "sim/check.h"
 
 namespace sim {
 
@@ -25,7 +26,8 @@ class Payload {
   Payload() = default;
   explicit Payload(std::string_view type) : type_(type) {}
 
-  // Adds or overwrites a field. Exceeding kMaxFields is a programmer error.
+  // Adds or overwrites a field. A field past kMaxFields stops the process:
+  // dropping it would make a message or observation silently lie.
   Payload& Set(std::string_view key, int64_t value) {
     for (int i = 0; i < count_; ++i) {
       if (fields_[i].key == key) {
@@ -33,8 +35,8 @@ class Payload {
         return *this;
       }
     }
-    assert(count_ < kMaxFields && "Payload holds at most kMaxFields fields");
-    if (count_ < kMaxFields) fields_[count_++] = Field{key, value};
+    SIM_CHECK(count_ < kMaxFields, "a Payload holds at most kMaxFields fields");
+    fields_[count_++] = Field{key, value};
     return *this;
   }
 

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "sim/check.h"
 
 namespace sim {
 
@@ -56,6 +57,7 @@ uint64_t Rng::Next() {
 }
 
 uint64_t Rng::Below(uint64_t bound) {
+  SIM_CHECK(bound > 0, "Rng::Below needs a bound > 0");
   // Lemire, "Fast Random Integer Generation in an Interval" (2019).
   unsigned __int128 m = static_cast<unsigned __int128>(Next()) * bound;
   uint64_t low = static_cast<uint64_t>(m);
@@ -70,6 +72,7 @@ uint64_t Rng::Below(uint64_t bound) {
 }
 
 int64_t Rng::Between(int64_t lo, int64_t hi) {
+  SIM_CHECK(lo <= hi, "Rng::Between needs lo <= hi");
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span == UINT64_MAX) return static_cast<int64_t>(Next());
   return static_cast<int64_t>(static_cast<uint64_t>(lo) + Below(span + 1));
