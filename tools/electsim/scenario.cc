@@ -78,28 +78,6 @@ uint32_t Scenario::total_nodes() const {
   return nodes + 1 + (algorithm != nullptr && algorithm->uses_store() ? 1 : 0);
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) {
-    return absl::InvalidArgumentError(fmt::format("{}: is a directory, expected a file", path));
-  }
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    // A device or a pipe may never end (/dev/zero).
-    return absl::InvalidArgumentError(fmt::format("{}: is a device, pipe or socket, expected a file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxInputFileBytes) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: is {} bytes, expected at most {} bytes", path, size, kMaxInputFileBytes));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 namespace {
 
 // Thrown inside the parser only, turned into a Status at its edge.
@@ -146,73 +124,6 @@ std::string PlainName(std::string name) {
   if (name.empty() || name[0] == '.') name.insert(name.begin(), '_');
   return name.substr(0, 100);
 }
-
-// nlohmann::json keeps the last of duplicate keys; a scenario must not, so a
-// parser callback tracks the keys of every open object and the JSON path. It
-// also bounds the nesting: copying or destroying a document recurses once per
-// level, so 200000 nested brackets would overflow the stack.
-constexpr size_t kMaxJsonDepth = 32;
-struct DuplicateKey {
-  std::string path;
-};
-struct TooDeep {
-  std::string path;
-};
-class DuplicateKeyGuard {
- public:
-  bool operator()(int depth, json::parse_event_t event, json& parsed) {
-    (void)depth;
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        EnterElement();
-        if (frames_.size() >= kMaxJsonDepth) throw TooDeep{Path()};
-        frames_.push_back(Frame{event == json::parse_event_t::array_start, -1, "", {}});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        Frame& frame = frames_.back();
-        const std::string key = parsed.get<std::string>();
-        frame.key = key;
-        if (!frame.keys.insert(key).second) throw DuplicateKey{Path()};
-        break;
-      }
-      case json::parse_event_t::value:
-        EnterElement();
-        break;
-    }
-    return true;
-  }
-
-  // The path of the value the parser is reading now (before its own event):
-  // in an array, the element after the last one entered.
-  std::string PathOfNextValue() const { return Path(/*next_element=*/true); }
-
- private:
-  struct Frame {
-    bool array;
-    long index;       // current element, for arrays
-    std::string key;  // current key, for objects
-    std::set<std::string> keys;
-  };
-  void EnterElement() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-  }
-  std::string Path(bool next_element = false) const {
-    std::string path;
-    for (size_t i = 0; i < frames_.size(); ++i) {
-      const Frame& frame = frames_[i];
-      const bool advance = next_element && i + 1 == frames_.size();
-      path += '/';
-      path += frame.array ? fmt::format("{}", frame.index + (advance ? 1 : 0)) : EscapePointerToken(frame.key);
-    }
-    return path.empty() ? "/" : path;
-  }
-  std::vector<Frame> frames_;
-};
 
 class Parser {
  public:
@@ -772,42 +683,6 @@ absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::stri
     // so that no input can end the process.
     return absl::InvalidArgumentError(fmt::format("{}: unreadable scenario: {}", source, error.what()));
   }
-}
-
-absl::StatusOr<json> ParseJsonText(std::string_view text, const std::string& source) {
-  json document;
-  DuplicateKeyGuard guard;
-  try {
-    document = json::parse(text.begin(), text.end(), std::ref(guard));
-  } catch (const DuplicateKey& duplicate) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: at {}: expected each key once in an object, this key appears again", source, duplicate.path));
-  } catch (const TooDeep& deep) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: at {}: expected at most {} levels of nested arrays and objects", source, deep.path,
-                    kMaxJsonDepth));
-  } catch (const json::out_of_range& error) {
-    // A number too large for a double ("1e400") is rejected while parsing.
-    return absl::InvalidArgumentError(
-        fmt::format("{}: at {}: expected a number within the range of a 64-bit float, got one beyond it", source,
-                    guard.PathOfNextValue()));
-  } catch (const json::parse_error& error) {
-    // Turn the byte offset into line:column, which is what editors show.
-    size_t line = 1, column = 1;
-    const size_t end = std::min<size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
-    for (size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    std::string what = error.what();
-    if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
-    return absl::InvalidArgumentError(fmt::format("{}:{}:{}: invalid JSON: {}", source, line, column, what));
-  }
-  return document;
 }
 
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source) {

@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/network.h"
 #include "sim/types.h"
+#include "tools/electsim/json_document.h"
 
 namespace electsim {
 
@@ -94,18 +95,7 @@ absl::StatusOr<Scenario> ParseScenarioJson(const nlohmann::json& document, const
                                            const std::string& json_path_prefix = "");
 absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path);
 
-// Parses JSON strictly, for every file electsim reads: a key given twice, or
-// nesting deeper than any scenario needs, is an error naming its JSON path;
-// syntax errors name line and column.
-absl::StatusOr<nlohmann::json> ParseJsonText(std::string_view text, const std::string& source);
-
 // The scenario name a file path gives when the scenario sets none.
 std::string ScenarioNameFromPath(const std::string& path);
-
-// Input files larger than this are refused rather than read into memory.
-inline constexpr uintmax_t kMaxInputFileBytes = uintmax_t{64} << 20;
-
-// Reads a whole regular file (error names the path).
-absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 }  // namespace electsim

@@ -1,0 +1,77 @@
+// The scenario loader on a generated scenario of one million fault steps
+// (about 25 MB, under the 64 MB input cap): parsing must stay linear in the
+// input, and a file of that size must load in seconds. Run with
+//   build/bench/electsim_loader_bench
+// and read bytes_per_second (MB/s) from the output.
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "fmt/format.h"
+#include "tools/electsim/json_document.h"
+#include "tools/electsim/scenario.h"
+
+namespace {
+
+constexpr int kFaultSteps = 1000000;
+
+// A valid scenario of `steps` fault steps cycling through the actions, about
+// 27 bytes each (27 MB, 25.7 MiB, for a million).
+std::string GenerateScenario(int steps) {
+  std::string text = R"({"nodes": 5, "duration": "1000000s", "algorithm": "raft", "faults": [)";
+  text += '\n';
+  for (int i = 0; i < steps; ++i) {
+    const int node = i % 5;
+    const int at_s = i % 10;
+    switch (i % 8) {
+      case 0: text += fmt::format(R"({{"at":"{}s","crash":{}}})", at_s, node); break;
+      case 1: text += fmt::format(R"({{"at":"{}s","restart":{}}})", at_s, node); break;
+      case 2: text += fmt::format(R"({{"at":"{}s","pause":{}}})", at_s, node); break;
+      case 3: text += fmt::format(R"({{"at":"{}s","resume":{}}})", at_s, node); break;
+      case 4: text += fmt::format(R"({{"at":"{}s","isolate":{},"for":"1s"}})", at_s, node); break;
+      case 5: text += fmt::format(R"({{"at":"{}s","heal":true}})", at_s); break;
+      case 6: text += fmt::format(R"({{"at":"{}s","cut":{{"from":{},"to":{}}}}})", at_s, node, (node + 1) % 5); break;
+      case 7: text += fmt::format(R"({{"at":"{}s","crash":"leader"}})", at_s); break;
+    }
+    if (i + 1 < steps) text += ',';
+    if (i % 8 == 7) text += '\n';
+  }
+  text += "]}\n";
+  return text;
+}
+
+const std::string& Scenario() {
+  static const std::string text = GenerateScenario(kFaultSteps);
+  return text;
+}
+
+// Text to document: the strict parser alone.
+void BM_ParseJsonText(benchmark::State& state) {
+  const std::string& text = Scenario();
+  for (auto _ : state) {
+    auto document = electsim::ParseJsonText(text, "generated.json");
+    if (!document.ok()) state.SkipWithError(std::string(document.status().message()).c_str());
+    benchmark::DoNotOptimize(document);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.counters["bytes"] = static_cast<double>(text.size());
+  state.counters["fault_steps"] = kFaultSteps;
+}
+BENCHMARK(BM_ParseJsonText)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Text to a checked scenario: parsing, validation and every fault step read.
+void BM_LoadScenario(benchmark::State& state) {
+  const std::string& text = Scenario();
+  for (auto _ : state) {
+    auto scenario = electsim::ParseScenario(text, "generated.json");
+    if (!scenario.ok()) state.SkipWithError(std::string(scenario.status().message()).c_str());
+    benchmark::DoNotOptimize(scenario);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.counters["bytes"] = static_cast<double>(text.size());
+  state.counters["fault_steps"] = kFaultSteps;
+}
+BENCHMARK(BM_LoadScenario)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
