@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "tools/electsim/json_document.h"
 #include "tools/electsim/scenario.h"
+#include "tools/electsim/schema.h"
 
 namespace {
 
@@ -57,6 +58,19 @@ void BM_ParseJsonText(benchmark::State& state) {
   state.counters["fault_steps"] = kFaultSteps;
 }
 BENCHMARK(BM_ParseJsonText)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The document against the JSON Schema alone.
+void BM_SchemaCheck(benchmark::State& state) {
+  const std::string& text = Scenario();
+  auto document = electsim::ParseJsonText(text, "generated.json");
+  if (!document.ok()) state.SkipWithError(std::string(document.status().message()).c_str());
+  for (auto _ : state) {
+    auto status = electsim::CheckAgainstSchema(electsim::SchemaKind::kScenario, *document, "generated.json");
+    if (!status.ok()) state.SkipWithError(std::string(status.message()).c_str());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_SchemaCheck)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Text to a checked scenario: parsing, validation and every fault step read.
 void BM_LoadScenario(benchmark::State& state) {

@@ -1,7 +1,14 @@
-// Durations as scenarios write them: an integer and a unit ("150ms", "2s").
+// Durations as scenarios write them. The grammar (scenarios/README.md):
+//
+//   duration  = [sign] component {component}     "150ms", "2.05s", "1m30s"
+//   component = digits ["." digits] unit         at most 9 digits after the point
+//   unit      = "ns" | "us" | "ms" | "s" | "m" | "h"
+//   sign      = "+" | "-"                        only where negative durations are allowed
+//
+// The value must be a whole number of nanoseconds ("1.5ns" is not) and at most
+// 1000000s either way. No spaces, no bare numbers ("0" needs a unit), no "inf".
 #pragma once
 
-#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -9,8 +16,8 @@
 
 namespace electsim {
 
-// Accepts ns, us, ms, s and m. A leading sign is accepted only when
-// `allow_negative` (clock shifts); otherwise "-5ms" is an error.
+// The error message reads after "expected": "a duration such as ..., got
+// "TEXT" (WHY)".
 absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_negative = false);
 
 }  // namespace electsim

@@ -15,6 +15,7 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/duration.h"
+#include "tools/electsim/schema.h"
 
 namespace electsim {
 
@@ -674,6 +675,9 @@ class Parser {
 
 absl::StatusOr<Scenario> ParseScenarioJson(const json& document, const std::string& source,
                                            const std::string& json_path_prefix) {
+  if (auto status = CheckAgainstSchema(SchemaKind::kScenario, document, source, json_path_prefix); !status.ok()) {
+    return status;
+  }
   try {
     return Parser(source, json_path_prefix).Parse(document);
   } catch (const ScenarioError& error) {

@@ -137,7 +137,7 @@ TEST(Scenario_Errors, LivenessMustBeJudgeableWithinTheRun) {
 TEST(Scenario_Errors, RatiosAreCheckedBeforeRounding) {
   const std::string lease = R"({"nodes": 3, "duration": "1s", "algorithm": {"name": "lease", "options": )";
   std::string error = ErrorOf(lease + R"({"safety_margin": 1.0000001}}})");
-  EXPECT_NE(error.find("at /algorithm/options/safety_margin: expected a number (in (0, 1])"), std::string::npos)
+  EXPECT_NE(error.find("at /algorithm/options/safety_margin: expected a number in (0, 1]"), std::string::npos)
       << error;
   error = ErrorOf(lease + R"({"safety_margin": 0.0000006}}})");  // rounds to 1 ppm, but is below it
   EXPECT_NE(error.find("at /algorithm/options/safety_margin"), std::string::npos) << error;
@@ -194,7 +194,8 @@ TEST(Scenario_Errors, NameMustBeSafeInAFileName) {
 
 TEST(Scenario_Errors, UnknownKeyNamesPathAndAllowedKeys) {
   const std::string error = ErrorOf(Variant("\"description\"", "\"descripton\""));
-  EXPECT_NE(error.find("scenarios/x.json: at /descripton: expected no key \"descripton\" here"), std::string::npos)
+  EXPECT_NE(error.find("scenarios/x.json: at /descripton: expected no key \"descripton\" in a scenario (allowed: "),
+            std::string::npos)
       << error;
   EXPECT_NE(error.find("\"description\""), std::string::npos) << error;
 }
@@ -234,7 +235,8 @@ TEST(Scenario_Errors, UnknownAlgorithmListsKnownOnes) {
 
 TEST(Scenario_Errors, UnknownOptionAndOutOfRangeOption) {
   std::string error = ErrorOf(Variant("\"election_timeout_min\"", "\"election_timeout_minimum\""));
-  EXPECT_NE(error.find("at /algorithm/options/election_timeout_minimum: expected an option of algorithm \"raft\""),
+  EXPECT_NE(error.find("at /algorithm/options/election_timeout_minimum: expected no key \"election_timeout_minimum\" in "
+                       "the options of algorithm \"raft\" (allowed: "),
             std::string::npos)
       << error;
   error = ErrorOf(Variant("\"election_timeout_max\": \"300ms\"", "\"election_timeout_max\": \"100ms\""));
@@ -250,9 +252,15 @@ TEST(Scenario_Errors, ProbabilityOutOfRange) {
 }
 
 TEST(Scenario_Errors, FaultStepShape) {
-  EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"pause\": 1")).find("one action per step"),
+  // Each action's own keys: a second action is a key that step does not have.
+  EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"pause\": 1"))
+                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"at\", \"crash\", \"for\")"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"mend\": true")).find("at /faults/2: expected one action"),
+  EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"heal\": true, \"for\": \"1s\""))
+                .find("at /faults/2/for: expected no key \"for\" in a \"heal\" step"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"mend\": true"))
+                .find("at /faults/2: expected a fault step object with \"at\" and one action: crash, restart"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"at\": \"1s\"", "\"at\": \"9s\"")).find("a time within the run's duration"),
             std::string::npos);

@@ -1,0 +1,207 @@
+#include "tools/electsim/schema.h"
+
+#include <limits>
+#include <optional>
+#include <regex>
+
+#include "fmt/format.h"
+#include "tools/electsim/schema_internal.h"
+#include "valijson/adapters/nlohmann_json_adapter.hpp"
+#include "valijson/constraint_builder.hpp"
+#include "valijson/constraints/concrete_constraints.hpp"
+#include "valijson/schema_parser.hpp"
+#include "valijson/validator.hpp"
+
+namespace electsim {
+
+namespace schema_text {
+extern const std::string_view kScenario;
+extern const std::string_view kRepro;
+}  // namespace schema_text
+
+std::string_view SchemaText(SchemaKind kind) {
+  return kind == SchemaKind::kScenario ? schema_text::kScenario : schema_text::kRepro;
+}
+
+namespace schema_internal {
+namespace {
+
+using nlohmann::json;
+using valijson::adapters::NlohmannJsonAdapter;
+
+// libstdc++'s std::regex matches by recursion, one level per character: a
+// 20000-character string overflows the stack (4000 under AddressSanitizer).
+// valijson's own "pattern" runs std::regex on whatever string it is given,
+// so here every "pattern" is checked by this constraint instead, which
+// refuses longer strings without matching. The schema gives every pattern a
+// maxLength below this (a test checks), so the verdicts are the same.
+constexpr size_t kMaxPatternSubjectBytes = 1024;
+constexpr const char* kBoundedPatternKeyword = "electsimBoundedPattern";
+
+class BoundedPatternConstraint final : public valijson::constraints::PolyConstraint {
+ public:
+  explicit BoundedPatternConstraint(const std::string& pattern) : regex_(pattern, std::regex::ECMAScript) {}
+
+  bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
+                valijson::ValidationResults* results) const override {
+    if (!target.isString()) return true;
+    const std::string text = target.asString();
+    if (text.size() <= kMaxPatternSubjectBytes && std::regex_search(text, regex_)) return true;
+    // The same words as valijson's "pattern", so errors read as one kind.
+    if (results != nullptr) results->pushError(context, "Failed to match regex specified by 'pattern' constraint.");
+    return false;
+  }
+
+ private:
+  Constraint* cloneInto(void* memory) const override { return new (memory) BoundedPatternConstraint(*this); }
+  size_t sizeOf() const override { return sizeof(BoundedPatternConstraint); }
+
+  std::regex regex_;
+};
+
+class BoundedPatternBuilder final : public valijson::ConstraintBuilder {
+ public:
+  valijson::constraints::Constraint* make(const valijson::adapters::Adapter& value) const override {
+    return new BoundedPatternConstraint(value.asString());
+  }
+};
+
+// A copy of a schema document for valijson: "pattern" renamed so that the
+// bounded constraint above checks it. Schemas here use "pattern" only as a
+// keyword, never as a property name.
+json WithBoundedPatterns(const json& node) {
+  if (node.is_array()) {
+    json out = json::array();
+    for (const json& item : node) out.push_back(WithBoundedPatterns(item));
+    return out;
+  }
+  if (!node.is_object()) return node;
+  json out = json::object();
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const bool keyword = it.key() == "pattern" && it.value().is_string();
+    out[keyword ? kBoundedPatternKeyword : it.key()] = WithBoundedPatterns(it.value());
+  }
+  return out;
+}
+
+void Compile(const json& document, valijson::Schema& schema, const json* scenario_for_refs) {
+  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+  // The parser takes ownership of the builder (its destructor deletes it).
+  parser.addConstraintBuilder(kBoundedPatternKeyword, new BoundedPatternBuilder());
+  const json prepared = WithBoundedPatterns(document);
+  // A repro's "scenario" refers to the scenario schema file by name.
+  auto fetch = [scenario_for_refs](const std::string& uri) -> const json* {
+    if (scenario_for_refs == nullptr || uri != kScenarioSchemaFile) return nullptr;
+    return new json(WithBoundedPatterns(*scenario_for_refs));
+  };
+  auto release = [](const json* fetched) { delete fetched; };
+  parser.populateSchema(NlohmannJsonAdapter(prepared), schema, fetch, release);
+}
+
+void CompileConditions(const json& node, LoadedSchemas& schemas) {
+  if (node.is_array()) {
+    for (const json& item : node) CompileConditions(item, schemas);
+    return;
+  }
+  if (!node.is_object()) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (it.key() == "if") {
+      auto condition = std::make_unique<valijson::Schema>();
+      Compile(it.value(), *condition, nullptr);
+      schemas.conditions[&it.value()] = std::move(condition);
+    }
+    CompileConditions(it.value(), schemas);
+  }
+}
+
+struct LoadResult {
+  std::unique_ptr<LoadedSchemas> schemas;
+  std::string error;
+};
+
+LoadResult Load() {
+  LoadResult result;
+  auto schemas = std::make_unique<LoadedSchemas>();
+  try {
+    schemas->scenario = json::parse(schema_text::kScenario);
+    schemas->repro = json::parse(schema_text::kRepro);
+    Compile(schemas->scenario, schemas->compiled_scenario, nullptr);
+    Compile(schemas->repro, schemas->compiled_repro, &schemas->scenario);
+    CompileConditions(schemas->scenario, *schemas);
+    CompileConditions(schemas->repro, *schemas);
+  } catch (const std::exception& error) {
+    result.error = error.what();
+    return result;
+  }
+  result.schemas = std::move(schemas);
+  return result;
+}
+
+// Loaded once per process, on first use (thread-safe static initialisation).
+const LoadResult& Loaded() {
+  static const LoadResult loaded = Load();
+  return loaded;
+}
+
+// valijson's nlohmann adapter reads every integer through int64_t, so an
+// unsigned value above INT64_MAX (a seed near 2^64) would wrap negative and
+// fail "minimum": 0. Such values are checked as INT64_MAX instead: every bound
+// in the schemas lies within int64, so the verdict is the same. Messages
+// quote the document itself, not this copy.
+bool HasUnsignedBeyondInt64(const json& value) {
+  if (value.is_number_unsigned()) return value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()};
+  if (!value.is_structured()) return false;
+  for (const json& child : value) {
+    if (HasUnsignedBeyondInt64(child)) return true;
+  }
+  return false;
+}
+
+json WithUnsignedClamped(const json& value) {
+  if (value.is_number_unsigned() && HasUnsignedBeyondInt64(value)) return std::numeric_limits<int64_t>::max();
+  if (value.is_array()) {
+    json out = json::array();
+    for (const json& child : value) out.push_back(WithUnsignedClamped(child));
+    return out;
+  }
+  if (value.is_object()) {
+    json out = json::object();
+    for (auto it = value.begin(); it != value.end(); ++it) out[it.key()] = WithUnsignedClamped(it.value());
+    return out;
+  }
+  return value;
+}
+
+}  // namespace
+
+bool SatisfiesCondition(const LoadedSchemas& schemas, const json* condition, const json& value) {
+  auto it = schemas.conditions.find(condition);
+  if (it == schemas.conditions.end()) return false;
+  valijson::Validator validator;
+  return validator.validate(*it->second, NlohmannJsonAdapter(value), nullptr);
+}
+
+}  // namespace schema_internal
+
+absl::Status CheckAgainstSchema(SchemaKind kind, const nlohmann::json& document, std::string_view source,
+                                std::string_view json_path_prefix) {
+  using schema_internal::Loaded;
+  const auto& loaded = Loaded();
+  // The schemas are part of the binary: failing to load them is a build bug.
+  if (loaded.schemas == nullptr) return absl::InternalError(fmt::format("the built-in schema is broken: {}", loaded.error));
+  const auto& schemas = *loaded.schemas;
+  const valijson::Schema& schema = kind == SchemaKind::kScenario ? schemas.compiled_scenario : schemas.compiled_repro;
+  std::optional<nlohmann::json> clamped;
+  if (schema_internal::HasUnsignedBeyondInt64(document)) clamped = schema_internal::WithUnsignedClamped(document);
+  const valijson::adapters::NlohmannJsonAdapter target(clamped ? *clamped : document);
+  // Without a results object valijson stops at the first failure: the fast
+  // path for valid files. Only a failed file is checked again, collecting.
+  valijson::Validator validator;
+  if (validator.validate(schema, target, nullptr)) return absl::OkStatus();
+  valijson::ValidationResults results;
+  valijson::Validator collecting;
+  collecting.validate(schema, target, &results);
+  return schema_internal::ExplainFailure(schemas, kind, results, document, source, json_path_prefix);
+}
+
+}  // namespace electsim

@@ -1,0 +1,41 @@
+// Shared by schema.cc (loading and validating) and schema_errors.cc (turning
+// valijson's results into one message). Not for use elsewhere.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "nlohmann/json.hpp"
+#include "tools/electsim/schema.h"
+#include "valijson/schema.hpp"
+#include "valijson/validation_results.hpp"
+
+namespace electsim::schema_internal {
+
+// The file name a repro schema's "$ref" uses for the scenario schema.
+inline constexpr std::string_view kScenarioSchemaFile = "scenario.schema.json";
+
+// The schemas as JSON (for reading descriptions) and compiled (for checking).
+struct LoadedSchemas {
+  nlohmann::json scenario;
+  nlohmann::json repro;
+  valijson::Schema compiled_scenario;
+  valijson::Schema compiled_repro;
+  // Every "if" subschema, compiled on its own, so that an error can be traced
+  // through the same branches valijson took. Keyed by the "if" node.
+  std::map<const nlohmann::json*, std::unique_ptr<valijson::Schema>> conditions;
+
+  const nlohmann::json& Document(SchemaKind kind) const { return kind == SchemaKind::kScenario ? scenario : repro; }
+};
+
+// Whether `value` satisfies the compiled "if" subschema `condition`.
+bool SatisfiesCondition(const LoadedSchemas& schemas, const nlohmann::json* condition, const nlohmann::json& value);
+
+// One message for a document that failed validation with `results`.
+absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const valijson::ValidationResults& results,
+                            const nlohmann::json& document, std::string_view source, std::string_view json_path_prefix);
+
+}  // namespace electsim::schema_internal
