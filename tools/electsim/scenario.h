@@ -1,6 +1,7 @@
 // A scenario as data: cluster, algorithm and options, network, timed faults,
 // checkers and expectations. Loaded from JSON with every error naming the
-// file, the JSON path and what was expected (see scenarios/README.md).
+// file, the JSON path and what was expected (see scenarios/README.md); the
+// format itself is scenarios/schema/scenario.schema.json.
 #pragma once
 
 #include <cstdint>
@@ -91,7 +92,7 @@ inline constexpr uint32_t kMaxNodes = 64;
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);
 // `json_path_prefix` is where the document sits in its file, for messages
 // ("/scenario" inside a repro).
-absl::StatusOr<Scenario> ParseScenarioJson(const nlohmann::json& document, const std::string& source,
+absl::StatusOr<Scenario> ParseScenarioJson(nlohmann::json document, const std::string& source,
                                            const std::string& json_path_prefix = "");
 absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path);
 

@@ -1,0 +1,89 @@
+#include "tools/electsim/scenario_reader.h"
+
+#include "fmt/format.h"
+#include "sim/format.h"
+#include "tools/electsim/duration.h"
+#include "tools/electsim/json_document.h"
+
+namespace electsim::scenario_reader {
+
+using nlohmann::json;
+
+void Reader::Fail(const std::string& path, std::string_view expected, const json* got) const {
+  std::string message(expected);
+  if (got != nullptr) message += fmt::format(", got {}", DescribeJsonValue(*got));
+  throw LoadFailure{JsonInputError(source_, path_prefix_ + path, message)};
+}
+
+std::string Reader::Child(const std::string& path, std::string_view key) {
+  return path + "/" + JsonPointerToken(key);
+}
+
+std::string Reader::Child(const std::string& path, size_t index) { return fmt::format("{}/{}", path, index); }
+
+const json* Reader::Find(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+int64_t Reader::Integer(const json& value, const std::string& path, int64_t min, int64_t max) const {
+  const std::string expected = fmt::format("an integer in [{}, {}]", min, max);
+  if (value.is_number_unsigned()) {
+    // nlohmann reads every non-negative literal as unsigned: both bounds
+    // are checked here too.
+    const uint64_t v = value.get<uint64_t>();
+    if (v > static_cast<uint64_t>(max) || (min > 0 && v < static_cast<uint64_t>(min))) Fail(path, expected, &value);
+    return static_cast<int64_t>(v);
+  }
+  if (!value.is_number_integer()) Fail(path, expected, &value);
+  const int64_t v = value.get<int64_t>();
+  if (v < min || v > max) Fail(path, expected, &value);
+  return v;
+}
+
+uint64_t Reader::Unsigned(const json& value, const std::string& path) const {
+  if (value.is_number_unsigned()) return value.get<uint64_t>();
+  // "-0" arrives as the signed integer 0: it is zero, not a negative number.
+  // (Documents built in code hold signed integers too.)
+  if (value.is_number_integer() && value.get<int64_t>() >= 0) return static_cast<uint64_t>(value.get<int64_t>());
+  Fail(path, "a non-negative integer", &value);
+}
+
+bool Reader::Bool(const json& value, const std::string& path) const {
+  if (!value.is_boolean()) Fail(path, "true or false", &value);
+  return value.get<bool>();
+}
+
+const std::string& Reader::String(const json& value, const std::string& path) const {
+  if (!value.is_string()) Fail(path, "a string", &value);
+  return value.get_ref<const std::string&>();
+}
+
+sim::TimeNs Reader::Duration(const json& value, const std::string& path, bool allow_negative) const {
+  auto parsed = ParseDuration(String(value, path), allow_negative);
+  if (!parsed.ok()) Fail(path, std::string(parsed.status().message()));
+  return *parsed;
+}
+
+sim::TimeNs Reader::PositiveDuration(const json& value, const std::string& path) const {
+  const sim::TimeNs duration = Duration(value, path);
+  if (duration <= sim::TimeNs(0)) Fail(path, "a duration > 0", &value);
+  return duration;
+}
+
+sim::TimeNs Reader::AtLeast(sim::TimeNs value, sim::TimeNs bound, std::string_view bound_name, const std::string& path,
+                            const json& got) const {
+  if (value < bound) {
+    Fail(path, fmt::format("a duration of at least {} ({})", bound_name, sim::FormatDuration(bound)), &got);
+  }
+  return value;
+}
+
+sim::Probability Reader::Probability(const json& value, const std::string& path) const {
+  if (!value.is_number()) Fail(path, "a probability: a number in [0, 1]", &value);
+  auto p = sim::Probability::FromDouble(value.get<double>());
+  if (!p.ok()) Fail(path, "a probability: a number in [0, 1]", &value);
+  return *p;
+}
+
+}  // namespace electsim::scenario_reader
