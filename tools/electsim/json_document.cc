@@ -37,6 +37,12 @@ std::string JsonPointerToken(std::string_view key) {
   return out;
 }
 
+std::optional<uint64_t> AsNonNegativeInteger(const json& value) {
+  if (value.is_number_unsigned()) return value.get<uint64_t>();
+  if (value.is_number_integer() && value.get<int64_t>() >= 0) return static_cast<uint64_t>(value.get<int64_t>());
+  return std::nullopt;
+}
+
 std::string DescribeJsonValue(const json& value) {
   if (value.is_null()) return "null";
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";

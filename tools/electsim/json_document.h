@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,10 @@ absl::Status InputError(std::string_view message);
 
 // A JSON Pointer token for `key` ("~" and "/" escaped, RFC 6901).
 std::string JsonPointerToken(std::string_view key);
+
+// The value of a JSON integer >= 0, up to 2^64 - 1. "-0" is zero: nlohmann
+// reads it as a signed 0, and documents built in code hold signed integers.
+std::optional<uint64_t> AsNonNegativeInteger(const nlohmann::json& value);
 
 // How a JSON value reads in a message after "got": "the integer 5", "the
 // string \"five\"" (long strings cut), "an object".

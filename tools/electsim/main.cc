@@ -22,6 +22,7 @@
 #include "tools/electsim/duration.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/report.h"
+#include "tools/electsim/repro.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
 

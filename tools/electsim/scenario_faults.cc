@@ -9,6 +9,7 @@
 
 #include "fmt/format.h"
 #include "sim/format.h"
+#include "tools/electsim/json_document.h"
 #include "tools/electsim/scenario_reader.h"
 
 namespace electsim {
@@ -122,10 +123,9 @@ NodeSelector ReadNodeSelector(const Reader& reader, const json& value, const std
     }
     return selector;
   }
-  // Signed integers come from documents built in code, and from "-0".
-  const bool non_negative = value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0);
-  if (!non_negative || value.get<uint64_t>() >= s.nodes) reader.Fail(path, expected, &value);
-  selector.id = static_cast<uint32_t>(value.get<uint64_t>());
+  const std::optional<uint64_t> id = AsNonNegativeInteger(value);
+  if (!id || *id >= s.nodes) reader.Fail(path, expected, &value);
+  selector.id = static_cast<uint32_t>(*id);
   return selector;
 }
 

@@ -42,11 +42,9 @@ int64_t Reader::Integer(const json& value, const std::string& path, int64_t min,
 }
 
 uint64_t Reader::Unsigned(const json& value, const std::string& path) const {
-  if (value.is_number_unsigned()) return value.get<uint64_t>();
-  // "-0" arrives as the signed integer 0: it is zero, not a negative number.
-  // (Documents built in code hold signed integers too.)
-  if (value.is_number_integer() && value.get<int64_t>() >= 0) return static_cast<uint64_t>(value.get<int64_t>());
-  Fail(path, "a non-negative integer", &value);
+  const std::optional<uint64_t> v = AsNonNegativeInteger(value);
+  if (!v) Fail(path, "a non-negative integer", &value);
+  return *v;
 }
 
 bool Reader::Bool(const json& value, const std::string& path) const {

@@ -303,7 +303,8 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
       {"violation.json", with("violations", nlohmann::json::array({5})), "at /violations/0: expected an object"},
       {"unknown.json", with("bogus", 1), "at /bogus: expected no key \"bogus\" in a repro"},
       {"records.json", with("trace_records", "many"), "at /trace_records: expected a non-negative integer"},
-      {"missing.json", without("violations"), "at /violations: expected this key"},
+      {"missing.json", without("violations"),
+       "at /violations: expected an array of violations (this key is required)"},
       {"format.json", with("electsim_repro", 99), "at /electsim_repro: expected 1"},
       {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 64]"},
   };
