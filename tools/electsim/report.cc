@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "sim/trace.h"
 #include "sim/format.h"
+#include "tools/electsim/terminal_text.h"
 
 namespace electsim {
 
@@ -15,8 +16,9 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
     out += text;
     out += '\n';
   };
-  line(fmt::format("scenario: {} ({})", scenario.name, scenario.source));
-  if (!scenario.description.empty()) line(fmt::format("  {}", scenario.description));
+  // The path and the description come from outside: no raw control characters.
+  line(fmt::format("scenario: {} ({})", scenario.name, EscapeForTerminal(scenario.source)));
+  if (!scenario.description.empty()) line(fmt::format("  {}", EscapeForTerminal(scenario.description)));
   line(fmt::format("algorithm: {}, {} nodes, seed {}, simulated {}", scenario.algorithm->name(), scenario.nodes,
                    result.seed, sim::FormatDuration(result.end)));
   if (m.leaders_by_term.empty()) {

@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/duration.h"
+#include "tools/electsim/terminal_text.h"
 
 namespace electsim {
 namespace {
@@ -119,10 +120,10 @@ class ScenarioDriver {
     if (auto s = sim_.RunUntil(scenario_.duration); !s.ok()) {
       if (absl::IsResourceExhausted(s)) {
         // Settings the simulator cannot carry (a storm of messages or timers): bad input.
-        return absl::InvalidArgumentError(
-            fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
+        return InputError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
       }
-      return absl::InternalError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
+      return absl::InternalError(EscapeForTerminal(
+          fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
     }
     metrics.Finish(sim_.now());
     for (auto& checker : checkers) {
