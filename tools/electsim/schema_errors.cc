@@ -418,7 +418,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
       }
       std::string expected = DescriptionFrom(nodes, best->holder);
       if (error.keyword == Keyword::kMaxLength) {
-        expected += fmt::format(" of at most {} characters", holder["maxLength"].dump());
+        expected += fmt::format(" (at most {} characters)", holder["maxLength"].dump());
       }
       return JsonInputError(source, path, expected + got);
     }

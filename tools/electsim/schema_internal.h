@@ -18,6 +18,9 @@ namespace electsim::schema_internal {
 // The file name a repro schema's "$ref" uses for the scenario schema.
 inline constexpr std::string_view kScenarioSchemaFile = "scenario.schema.json";
 
+// Longer strings fail a "pattern" without being matched (schema.cc says why).
+inline constexpr size_t kMaxPatternSubjectBytes = size_t{64} << 10;
+
 // The schemas as JSON (for reading descriptions) and compiled (for checking).
 struct LoadedSchemas {
   nlohmann::json scenario;
