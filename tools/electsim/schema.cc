@@ -3,6 +3,7 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <vector>
 
 #include "fmt/format.h"
 #include "tools/electsim/schema_internal.h"
@@ -189,25 +190,109 @@ bool SatisfiesCondition(const LoadedSchemas& schemas, const json* condition, con
 
 }  // namespace schema_internal
 
+namespace schema_internal {
+namespace {
+
+// A copy of `value` in which every array longer than kArrayWindow keeps only
+// its first kArrayWindow elements; `cut` receives the location of each array
+// cut at the top level of `value`'s tree (nested ones inside kept elements
+// are cut too, and not listed).
+json CutLongArrays(const json& value, std::vector<std::string>& location,
+                   std::vector<std::vector<std::string>>* cut) {
+  if (value.is_array()) {
+    if (value.size() > kArrayWindow && cut != nullptr) cut->push_back(location);
+    json out = json::array();
+    const size_t kept = std::min(value.size(), kArrayWindow);
+    for (size_t i = 0; i < kept; ++i) {
+      location.push_back(std::to_string(i));
+      out.push_back(CutLongArrays(value[i], location, value.size() > kArrayWindow ? nullptr : cut));
+      location.pop_back();
+    }
+    return out;
+  }
+  if (value.is_object()) {
+    json out = json::object();
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      location.push_back(it.key());
+      out[it.key()] = CutLongArrays(it.value(), location, cut);
+      location.pop_back();
+    }
+    return out;
+  }
+  return value;
+}
+
+json::json_pointer PointerTo(const std::vector<std::string>& location) {
+  json::json_pointer pointer;
+  for (const std::string& token : location) pointer /= token;
+  return pointer;
+}
+
+// valijson without a results object: stops at the first failure.
+bool Passes(const valijson::Schema& schema, const json& document) {
+  std::optional<json> clamped;
+  if (HasUnsignedBeyondInt64(document)) clamped = WithUnsignedClamped(document);
+  valijson::Validator validator;
+  return validator.validate(schema, NlohmannJsonAdapter(clamped ? *clamped : document), nullptr);
+}
+
+// valijson with a results object: every error, not only the first.
+valijson::ValidationResults Collect(const valijson::Schema& schema, const json& document) {
+  std::optional<json> clamped;
+  if (HasUnsignedBeyondInt64(document)) clamped = WithUnsignedClamped(document);
+  valijson::ValidationResults results;
+  valijson::Validator collecting;
+  collecting.validate(schema, NlohmannJsonAdapter(clamped ? *clamped : document), &results);
+  return results;
+}
+
+}  // namespace
+}  // namespace schema_internal
+
 absl::Status CheckAgainstSchema(SchemaKind kind, const nlohmann::json& document, std::string_view source,
                                 std::string_view json_path_prefix) {
-  using schema_internal::Loaded;
+  using namespace schema_internal;
   const auto& loaded = Loaded();
   // The schemas are part of the binary: failing to load them is a build bug.
   if (loaded.schemas == nullptr) return absl::InternalError(fmt::format("the built-in schema is broken: {}", loaded.error));
   const auto& schemas = *loaded.schemas;
   const valijson::Schema& schema = kind == SchemaKind::kScenario ? schemas.compiled_scenario : schemas.compiled_repro;
-  std::optional<nlohmann::json> clamped;
-  if (schema_internal::HasUnsignedBeyondInt64(document)) clamped = schema_internal::WithUnsignedClamped(document);
-  const valijson::adapters::NlohmannJsonAdapter target(clamped ? *clamped : document);
-  // Without a results object valijson stops at the first failure: the fast
-  // path for valid files. Only a failed file is checked again, collecting.
-  valijson::Validator validator;
-  if (validator.validate(schema, target, nullptr)) return absl::OkStatus();
-  valijson::ValidationResults results;
-  valijson::Validator collecting;
-  collecting.validate(schema, target, &results);
-  return schema_internal::ExplainFailure(schemas, kind, results, document, source, json_path_prefix);
+  if (Passes(schema, document)) return absl::OkStatus();
+  auto explain = [&](const valijson::ValidationResults& results, const nlohmann::json& checked,
+                     const IndexShift& shift = {}) {
+    return ExplainFailure(schemas, kind, results, checked, source, json_path_prefix, shift);
+  };
+  // A failed file is checked again, collecting errors to explain. A million
+  // bad fault steps would make millions of errors (seconds and gigabytes), so
+  // long arrays are collected a window at a time: first every long array cut
+  // to its first elements, then each long array window by window, and the
+  // first window with an error is explained.
+  std::vector<std::string> location;
+  std::vector<std::vector<std::string>> long_arrays;
+  nlohmann::json reduced = CutLongArrays(document, location, &long_arrays);
+  if (long_arrays.empty()) return explain(Collect(schema, document), document);
+  if (auto results = Collect(schema, reduced); results.numErrors() > 0) return explain(results, reduced);
+  for (const std::vector<std::string>& array_location : long_arrays) {
+    const nlohmann::json::json_pointer pointer = PointerTo(array_location);
+    const nlohmann::json& whole = document.at(pointer);
+    nlohmann::json& slot = reduced.at(pointer);
+    const nlohmann::json first = slot;
+    for (size_t start = kArrayWindow; start < whole.size(); start += kArrayWindow) {
+      // The last window ends with the array, so every window is full length.
+      const size_t from = std::min(start, whole.size() - kArrayWindow);
+      slot = nlohmann::json::array();
+      for (size_t i = from; i < from + kArrayWindow; ++i) {
+        location = array_location;
+        location.push_back(std::to_string(i));
+        slot.push_back(CutLongArrays(whole[i], location, nullptr));
+      }
+      // Checked fast first; only the window that fails is collected.
+      if (!Passes(schema, reduced)) return explain(Collect(schema, reduced), reduced, IndexShift{array_location, from});
+    }
+    slot = first;
+  }
+  // What failed depends on whole arrays at once: collect over the document.
+  return explain(Collect(schema, document), document);
 }
 
 }  // namespace electsim

@@ -13,6 +13,7 @@
 // writes to complete "expected ...".
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "fmt/format.h"
@@ -312,11 +313,15 @@ std::string Quoted(const std::vector<std::string>& keys) {
   return list;
 }
 
-std::string PathText(std::string_view prefix, const std::vector<std::string>& location) {
+std::string PathText(std::string_view prefix, const std::vector<std::string>& location, const IndexShift& shift) {
+  const size_t shifted = shift.array_location.size();
+  const bool in_window = shift.offset > 0 && location.size() > shifted &&
+                         std::equal(shift.array_location.begin(), shift.array_location.end(), location.begin());
   std::string path(prefix);
-  for (const std::string& token : location) {
+  for (size_t i = 0; i < location.size(); ++i) {
     path += '/';
-    path += JsonPointerToken(token);
+    path += in_window && i == shifted ? std::to_string(std::stoull(location[i]) + shift.offset)
+                                      : JsonPointerToken(location[i]);
   }
   return path;
 }
@@ -338,8 +343,19 @@ std::vector<std::string> OneOfKeys(const json& node) {
 }  // namespace
 
 absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const valijson::ValidationResults& results,
-                            const json& document, std::string_view source, std::string_view json_path_prefix) {
+                            const json& document, std::string_view source, std::string_view json_path_prefix,
+                            const IndexShift& shift) {
   const SchemaWalk walk(schemas, kind);
+  // Nearest the top first; at one place, the shape before the details. A
+  // file can fail in a million places, so errors are ranked first and walked
+  // to only until one proves real.
+  std::vector<Error> errors;
+  size_t order = 0;
+  for (const auto& raw : results) {
+    if (std::optional<Error> error = ReadError(raw, order++)) errors.push_back(std::move(*error));
+  }
+  auto rank = [](const Error& e) { return std::make_tuple(e.location.size(), e.keyword, e.order); };
+  std::sort(errors.begin(), errors.end(), [&](const Error& a, const Error& b) { return rank(a) < rank(b); });
   struct Candidate {
     Error error;
     std::vector<Applicable> nodes;
@@ -347,17 +363,13 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
     int holder;
   };
   std::optional<Candidate> best;
-  size_t order = 0;
-  for (const auto& raw : results) {
-    std::optional<Error> error = ReadError(raw, order++);
-    if (!error) continue;
+  for (Error& error : errors) {
     const json* value = nullptr;
-    std::vector<Applicable> nodes = walk.At(error->location, document, &value);
-    const int holder = Holder(nodes, *error);
+    std::vector<Applicable> nodes = walk.At(error.location, document, &value);
+    const int holder = Holder(nodes, error);
     if (holder < 0) continue;  // from an alternative that was only tried
-    // Nearest the top first; at one place, the shape before the details.
-    auto rank = [](const Error& e) { return std::make_tuple(e.location.size(), e.keyword, e.order); };
-    if (!best || rank(*error) < rank(best->error)) best = Candidate{std::move(*error), std::move(nodes), value, holder};
+    best = Candidate{std::move(error), std::move(nodes), value, holder};
+    break;
   }
   if (!best) {
     // Every error came from an alternative; say what the top level expects.
@@ -366,7 +378,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
   const Error& error = best->error;
   const std::vector<Applicable>& nodes = best->nodes;
   const json& holder = *nodes[best->holder].node;
-  const std::string path = PathText(json_path_prefix, error.location);
+  const std::string path = PathText(json_path_prefix, error.location, shift);
   const std::string got = best->value != nullptr ? fmt::format(", got {}", DescribeJsonValue(*best->value)) : "";
 
   switch (error.keyword) {
@@ -375,7 +387,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
       member_location.push_back(error.key);
       const std::vector<Applicable> member = walk.At(member_location, document, nullptr);
       const std::string expected = member.empty() ? "a value" : DescriptionFrom(member, 0);
-      return JsonInputError(source, PathText(json_path_prefix, member_location),
+      return JsonInputError(source, PathText(json_path_prefix, member_location, shift),
                             fmt::format("{} (this key is required)", expected));
     }
     case Keyword::kAdditionalProperties: {
@@ -388,7 +400,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
           Has(holder, "title") ? fmt::format("in {}", holder["title"].get<std::string>()) : std::string("here");
       std::vector<std::string> member_location = error.location;
       member_location.push_back(error.key);
-      return JsonInputError(source, PathText(json_path_prefix, member_location),
+      return JsonInputError(source, PathText(json_path_prefix, member_location, shift),
                             fmt::format("no key \"{}\" {} (allowed: {})", error.key, where, Quoted(allowed)));
     }
     case Keyword::kOneOf: {
@@ -400,7 +412,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
         }
       }
       if (present.size() > 1) {
-        expected += fmt::format(" (this {} has {})", best->value->is_object() ? "object" : "value", Quoted(present));
+        expected += fmt::format(" (this object has {})", Quoted(present));
       }
       return JsonInputError(source, path, expected);
     }

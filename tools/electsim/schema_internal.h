@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
@@ -20,6 +21,11 @@ inline constexpr std::string_view kScenarioSchemaFile = "scenario.schema.json";
 
 // Longer strings fail a "pattern" without being matched (schema.cc says why).
 inline constexpr size_t kMaxPatternSubjectBytes = size_t{64} << 10;
+
+// Arrays longer than this are checked window by window when a file fails
+// (see CheckAgainstSchema). Longer than any maxItems in the schemas (a test
+// checks), so a window fails wherever the whole array would for its length.
+inline constexpr size_t kArrayWindow = 256;
 
 // The schemas as JSON (for reading descriptions) and compiled (for checking).
 struct LoadedSchemas {
@@ -37,8 +43,17 @@ struct LoadedSchemas {
 // Whether `value` satisfies the compiled "if" subschema `condition`.
 bool SatisfiesCondition(const LoadedSchemas& schemas, const nlohmann::json* condition, const nlohmann::json& value);
 
+// When `document` is a window of the file's document: the array at
+// `array_location` holds the file's elements from `offset` on, so its indices
+// are shown shifted by `offset`.
+struct IndexShift {
+  std::vector<std::string> array_location;
+  size_t offset = 0;
+};
+
 // One message for a document that failed validation with `results`.
 absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const valijson::ValidationResults& results,
-                            const nlohmann::json& document, std::string_view source, std::string_view json_path_prefix);
+                            const nlohmann::json& document, std::string_view source, std::string_view json_path_prefix,
+                            const IndexShift& shift = {});
 
 }  // namespace electsim::schema_internal

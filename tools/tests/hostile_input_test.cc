@@ -173,6 +173,25 @@ TEST_F(HostileInput, AMillionFaultStepsAreReadToTheEnd) {
   Refuse(Place("million.json", text), "at /nodes: expected each key once in an object, this key appears again");
 }
 
+TEST_F(HostileInput, AMillionBadFaultStepsGiveOneMessage) {
+  // Every step is wrong: the explanation must not collect a million errors.
+  std::string text = R"({"nodes": 3, "duration": "2s", "algorithm": "raft", "faults": [)";
+  for (int i = 0; i < kGeneratedFaultSteps; ++i) {
+    if (i > 0) text += ',';
+    text += R"({"at":"soon","heal":"yes"})";
+  }
+  text += "]}";
+  Refuse(Place("all-bad.json", text), "at /faults/0/heal: expected true, got the string \"yes\"");
+}
+
+TEST_F(HostileInput, OneBadStepAfterAMillionGoodOnesIsNamedByItsIndex) {
+  std::string text = R"({"nodes": 3, "duration": "2s", "algorithm": "raft", "faults": [)";
+  for (int i = 0; i + 1 < kGeneratedFaultSteps; ++i) text += R"({"at":"1s","crash":"leader"},)";
+  text += R"({"at":"1s","crash":"nobody"}]})";
+  Refuse(Place("last-bad.json", text),
+         "at /faults/" + std::to_string(kGeneratedFaultSteps - 1) + "/crash: expected a node");
+}
+
 TEST_F(HostileInput, DeepNestingIsRefused) {
   const std::string text = R"({"description": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
   Refuse(Place("deep.json", text), "expected at most 32 levels of nested arrays and objects");

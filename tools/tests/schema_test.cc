@@ -59,8 +59,16 @@ TEST(SchemaFile, GeneratedDefinitionsMatchTheRegistries) {
 
 // Every pattern must be matched whole: its maxLength (in characters, up to
 // four bytes each) must stay within what the pattern constraint matches.
+// And array limits must be visible within one window.
 void ExpectBoundedPatterns(const json& node, const std::string& where) {
   if (node.is_object()) {
+    // Long arrays are checked in windows of kArrayWindow elements when a file
+    // fails: no array limit may need more to show.
+    for (const char* limit : {"maxItems", "minItems"}) {
+      if (node.contains(limit)) {
+        EXPECT_LT(node[limit].get<size_t>(), schema_internal::kArrayWindow) << where;
+      }
+    }
     if (node.contains("pattern")) {
       ASSERT_TRUE(node.contains("maxLength")) << where << " has a pattern without maxLength";
       EXPECT_LE(node["maxLength"].get<size_t>() * 4, schema_internal::kMaxPatternSubjectBytes) << where;
@@ -71,7 +79,7 @@ void ExpectBoundedPatterns(const json& node, const std::string& where) {
   }
 }
 
-TEST(SchemaFile, EveryPatternHasAMaxLength) {
+TEST(SchemaFile, EveryPatternHasAMaxLengthAndArrayLimitsFitAWindow) {
   ExpectBoundedPatterns(json::parse(SchemaText(SchemaKind::kScenario)), "scenario.schema.json#");
   ExpectBoundedPatterns(json::parse(SchemaText(SchemaKind::kRepro)), "repro.schema.json#");
 }
@@ -167,6 +175,24 @@ TEST(Schema_Check, LongStringsAreRefusedWithoutExhaustingTheStack) {
     const std::string error = ErrorOf(With(extra));
     EXPECT_NE(error.find("s.json: at /"), std::string::npos) << error.substr(0, 300);
   }
+}
+
+TEST(Schema_Messages, AnErrorFarIntoALongArrayNamesItsOwnIndex) {
+  // Long arrays are checked window by window; the index must be the file's.
+  std::string faults;
+  for (int i = 0; i < 1000; ++i) faults += R"({"at": "1s", "heal": true},)";
+  faults += R"({"at": "1s", "heal": "no"})";
+  EXPECT_NE(ErrorOf(With(R"(, "faults": [)" + faults + "]")).find("at /faults/1000/heal: expected true"),
+            std::string::npos);
+  // Within the first window, and in an array of arrays.
+  EXPECT_NE(ErrorOf(With(R"(, "faults": [{"at": "1s", "heal": true}, {"at": "1s", "heal": 0}, )" + faults + "]"))
+                .find("at /faults/1/heal: expected true"),
+            std::string::npos);
+  std::string groups;
+  for (int i = 0; i < 600; ++i) groups += "[0],";
+  EXPECT_NE(ErrorOf(With(R"(, "faults": [{"at": "1s", "partition": [)" + groups + "[]]}]"))
+                .find("at /faults/0/partition/600: expected a group: a non-empty array of nodes"),
+            std::string::npos);
 }
 
 TEST(Schema_Check, SeedsUpTo2To64Minus1Load) {
