@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr int kGeneratedFaultSteps = 100000;  // the same shape, sized for a sanitizer build
+constexpr int kGeneratedFaultSteps = 20000;  // the same shapes, sized for a sanitizer build
 #else
 constexpr int kGeneratedFaultSteps = 1000000;
 #endif
