@@ -17,28 +17,14 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tools/tests/electsim_command.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome Electsim(const std::string& args) {
-  const std::string command = std::string(ELECTSIM_BINARY) + " " + args + " 2>&1";
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, n);
-  const int status = pclose(pipe);
-  outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
-}
+using electsim_test::Outcome;
+Outcome Electsim(const std::string& args) { return electsim_test::RunElectsim(args); }
 
 std::string Scenario(const std::string& name) { return std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name; }
 

@@ -3,9 +3,6 @@
 // escape sequence) is refused with exit status 2 and a message that names the
 // file and carries no raw control character, and leaves nothing in the output
 // folder. The one exception, "seed": -0, is accepted as seed 0.
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "tools/electsim/terminal_text.h"
+#include "tools/tests/electsim_command.h"
 
 namespace {
 
@@ -24,40 +22,8 @@ constexpr int kGeneratedFaultSteps = 20000;  // the same shapes, sized for a san
 constexpr int kGeneratedFaultSteps = 1000000;
 #endif
 
-struct Outcome {
-  int exit_status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string ShellQuoted(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted.push_back(c);
-    }
-  }
-  return quoted + "'";
-}
-
-Outcome Electsim(const std::vector<std::string>& args) {
-  std::string command = ShellQuoted(ELECTSIM_BINARY);
-  for (const std::string& arg : args) {
-    command += ' ';
-    command += ShellQuoted(arg);
-  }
-  command += " 2>&1";
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, n);
-  const int status = pclose(pipe);
-  outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
-}
+using electsim_test::Outcome;
+Outcome Electsim(const std::vector<std::string>& args) { return electsim_test::RunElectsim(args); }
 
 // Every line as the terminal would get it: nothing EscapeForTerminal would change.
 void ExpectNoRawControls(const std::string& output) {

@@ -1,0 +1,53 @@
+// Runs the electsim binary under test (ELECTSIM_BINARY) and captures what it
+// prints, for the tests that go through the command line.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace electsim_test {
+
+struct Outcome {
+  int exit_status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// `args` as a shell would split them.
+inline Outcome RunElectsim(const std::string& args) {
+  const std::string command = std::string(ELECTSIM_BINARY) + " " + args + " 2>&1";
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, n);
+  const int status = pclose(pipe);
+  outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+// Each of `args` passed as one argument, whatever bytes it holds.
+inline Outcome RunElectsim(const std::vector<std::string>& args) {
+  auto quoted = [](const std::string& text) {
+    std::string out = "'";
+    for (char c : text) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out + "'";
+  };
+  std::string line;
+  for (const std::string& arg : args) {
+    if (!line.empty()) line += ' ';
+    line += quoted(arg);
+  }
+  return RunElectsim(line);
+}
+
+}  // namespace electsim_test
