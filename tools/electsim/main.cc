@@ -167,9 +167,20 @@ CLI::Validator UnsignedText(std::string what, uint64_t min, uint64_t max) {
       "UINT");
 }
 
+// The command names, for messages about a missing or unknown one.
+std::string CommandList(const CLI::App& app) {
+  std::string list;
+  for (const CLI::App* command : app.get_subcommands({})) {
+    list += fmt::format("\n  {:<8} {}", command->get_name(), command->get_description());
+  }
+  return list;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"electsim: deterministic simulation testbed for leader-election algorithms"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("electsim {} (revision {})", ELECTSIM_VERSION, ELECTSIM_REVISION),
+                       "print the version and the source revision it was built from");
 
   std::string scenario_path, repro_dir = ".", repro_path;
   std::optional<std::string> trace_path;
@@ -214,7 +225,19 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+    if (app.get_subcommands().empty()) {
+      // No command was recognised: say which there are.
+      std::string given = "no command given";
+      for (int i = 1; i < argc; ++i) {
+        if (argv[i][0] == '-') continue;
+        given = fmt::format("unknown command \"{}\"", argv[i]);
+        break;
+      }
+      std::cerr << fmt::format("electsim: {}; expected one of:{}\nrun 'electsim --help' for usage\n", given,
+                               CommandList(app));
+      return electsim::kExitBadInput;
+    }
     std::cerr << "electsim: " << error.what() << "\n" << "run 'electsim --help' for usage\n";
     return electsim::kExitBadInput;
   }

@@ -332,5 +332,25 @@ TEST_F(CliOutputsTest, OutOfMemory_IsAMessageAndExitThreeLeavingNoTemporaryFile)
 #endif
 }
 
+TEST_F(CliOutputsTest, Version_NamesTheVersionAndTheSourceRevision) {
+  const Finished version = RunElectsim({"--version"});
+  EXPECT_EQ(version.exit_status, 0) << version.err;
+  EXPECT_TRUE(std::regex_match(version.out, std::regex(R"(electsim \d+\.\d+\.\d+ \(revision [^\n]+\)\n)")))
+      << version.out;
+}
+
+TEST_F(CliOutputsTest, UnknownOrMissingCommand_ListsTheCommands) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"frobnicate"}, std::vector<std::string>{}}) {
+    const Finished finished = RunElectsim(args);
+    EXPECT_EQ(finished.exit_status, 2) << finished.err;
+    EXPECT_NE(finished.err.find(args.empty() ? "no command given" : "unknown command \"frobnicate\""),
+              std::string::npos)
+        << finished.err;
+    for (const char* command : {"run", "replay", "list", "sweep"}) {
+      EXPECT_NE(finished.err.find(fmt::format("\n  {} ", command)), std::string::npos) << command << finished.err;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace electsim_test
