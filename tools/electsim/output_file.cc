@@ -4,15 +4,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "fmt/format.h"
+#include "tools/electsim/termination.h"
 
 namespace electsim {
 namespace fs = std::filesystem;
@@ -20,32 +22,28 @@ namespace fs = std::filesystem;
 namespace {
 
 // Temporary files to remove if a signal ends the process. Plain arrays and
-// lock-free flags, because a signal handler may touch nothing else.
+// lock-free flags, because a signal handler may touch nothing else. A slot is
+// claimed, filled, then published: the handler reads published slots only.
 constexpr size_t kMaxOpenFiles = 8;
-constexpr size_t kMaxPathBytes = 4096;
+constexpr size_t kMaxPathBytes = PATH_MAX;  // longer paths fail in mkstemps first
+enum SlotState : int { kFree, kClaimed, kPublished };
 std::array<std::array<char, kMaxPathBytes>, kMaxOpenFiles> g_temp_paths;
-std::array<std::atomic<bool>, kMaxOpenFiles> g_temp_in_use;
+std::array<std::atomic<int>, kMaxOpenFiles> g_temp_state;
 
 int RegisterTemp(const std::string& temp) {
   if (temp.size() >= kMaxPathBytes) return -1;
   for (size_t i = 0; i < kMaxOpenFiles; ++i) {
-    if (g_temp_in_use[i].load()) continue;
+    int expected = kFree;
+    if (!g_temp_state[i].compare_exchange_strong(expected, kClaimed)) continue;
     std::memcpy(g_temp_paths[i].data(), temp.c_str(), temp.size() + 1);
-    g_temp_in_use[i].store(true);  // published after the path is complete
+    g_temp_state[i].store(kPublished);
     return static_cast<int>(i);
   }
   return -1;
 }
 
 void UnregisterTemp(int slot) {
-  if (slot >= 0) g_temp_in_use[static_cast<size_t>(slot)].store(false);
-}
-
-void OnTerminatingSignal(int signal_number) {
-  for (size_t i = 0; i < kMaxOpenFiles; ++i) {
-    if (g_temp_in_use[i].load()) unlink(g_temp_paths[i].data());
-  }
-  _exit(128 + signal_number);
+  if (slot >= 0) g_temp_state[static_cast<size_t>(slot)].store(kFree);
 }
 
 std::string FolderOf(const fs::path& file) {
@@ -80,14 +78,29 @@ absl::StatusOr<fs::path> ResolveTarget(const std::string& path) {
   return target;
 }
 
-// Checks that `path` can become an output file (see AtomicOutputFile::Open)
-// and returns where the file will land.
-absl::StatusOr<fs::path> CheckedTarget(const std::string& path, const std::vector<std::string>& inputs) {
+// Whether `path` is the regular file that descriptor `fd` writes to: an
+// output there would replace the file under the shell's redirection.
+bool IsFileOf(int fd, const fs::path& path) {
+  struct stat open_file {};
+  struct stat named {};
+  if (fstat(fd, &open_file) != 0 || !S_ISREG(open_file.st_mode)) return false;
+  if (stat(path.c_str(), &named) != 0) return false;
+  return open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
+}
+
+// The longest legal file name on the file systems electsim writes to.
+constexpr size_t kMaxNameBytes = NAME_MAX;
+constexpr std::string_view kTempSuffix = ".XXXXXX.tmp";
+
+// Checks that `path` can become an output file (see CheckOutputPath) and
+// returns where the file will land.
+absl::StatusOr<fs::path> CheckedTarget(const std::string& path, const std::vector<std::string>& inputs,
+                                       OutputFolder folder) {
   if (path.empty()) return absl::InvalidArgumentError("an output file path must not be empty");
-  auto target = ResolveTarget(path);
-  if (!target.ok()) return target.status();
   std::error_code ec;
-  const fs::file_status status = fs::status(*target, ec);
+  // Followed through links first: /dev/stdout names a pipe or a terminal as
+  // often as a file.
+  const fs::file_status status = fs::status(path, ec);
   if (fs::exists(status)) {
     if (fs::is_directory(status)) {
       return absl::InvalidArgumentError(fmt::format("{}: is a folder; expected a file path", path));
@@ -97,13 +110,41 @@ absl::StatusOr<fs::path> CheckedTarget(const std::string& path, const std::vecto
           fmt::format("{}: is a device, pipe or socket, which would be replaced; expected a file path", path));
     }
     for (const std::string& input : inputs) {
-      if (fs::equivalent(*target, input, ec)) {
+      if (fs::equivalent(path, input, ec)) {
         return absl::InvalidArgumentError(fmt::format("{}: is the input file {}; expected another path", path, input));
       }
     }
+    for (const auto& [fd, name] : {std::pair{STDOUT_FILENO, "standard output"}, {STDERR_FILENO, "standard error"}}) {
+      if (IsFileOf(fd, path)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}: is the file {} goes to, which would be replaced; expected another path (--trace - streams the "
+            "trace to standard output)",
+            path, name));
+      }
+    }
   }
-  if (auto status = CheckWritableFolder(path, FolderOf(*target)); !status.ok()) return status;
+  auto target = ResolveTarget(path);
+  if (!target.ok()) return target.status();
+  if (target->filename().string().size() > kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: the file name is longer than {} bytes, the longest name a folder can hold", path,
+                    kMaxNameBytes));
+  }
+  const std::string target_folder = FolderOf(*target);
+  if (folder == OutputFolder::kCreatedOnWrite && !fs::exists(fs::symlink_status(target_folder, ec))) {
+    if (auto status = CheckOutputDir(target_folder); !status.ok()) return status;
+    return target;
+  }
+  if (auto status = CheckWritableFolder(path, target_folder); !status.ok()) return status;
   return target;
+}
+
+// ".NAME.XXXXXX.tmp" next to the target, cut short enough to be a legal name
+// itself when NAME is close to the longest legal name.
+std::string TempTemplate(const fs::path& target) {
+  const std::string name = target.filename().string();
+  const size_t keep = std::min(name.size(), kMaxNameBytes - 1 - kTempSuffix.size());
+  return fmt::format("{}/.{}{}", FolderOf(target), name.substr(0, keep), kTempSuffix);
 }
 
 }  // namespace
@@ -121,32 +162,61 @@ absl::Status CheckOutputDir(const std::string& dir) {
   return CheckWritableFolder(dir, existing.string());
 }
 
-AtomicOutputFile::AtomicOutputFile(std::string path, std::string target, std::string temp, std::FILE* file)
-    : path_(std::move(path)), target_(std::move(target)), temp_(std::move(temp)), file_(file) {}
+absl::Status CheckOutputPath(const std::string& path, const std::vector<std::string>& inputs, OutputFolder folder) {
+  return CheckedTarget(path, inputs, folder).status();
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  std::error_code ec_a, ec_b;
+  // Absolute first: a relative path whose first part does not exist yet
+  // would otherwise stay relative ("t.jsonl" vs "./t.jsonl").
+  const fs::path canonical_a = fs::weakly_canonical(fs::absolute(a, ec_a), ec_a);
+  const fs::path canonical_b = fs::weakly_canonical(fs::absolute(b, ec_b), ec_b);
+  return !ec_a && !ec_b && canonical_a == canonical_b;
+}
+
+AtomicOutputFile::AtomicOutputFile(std::string path, std::string target, std::string temp, std::FILE* file, int slot)
+    : path_(std::move(path)), target_(std::move(target)), temp_(std::move(temp)), file_(file), slot_(slot) {}
 
 absl::StatusOr<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::Open(const std::string& path,
                                                                           const std::vector<std::string>& inputs) {
-  auto target = CheckedTarget(path, inputs);
+  auto target = CheckedTarget(path, inputs, OutputFolder::kMustExist);
   if (!target.ok()) return target.status();
   // A fresh name of our own next to the target (same file system, so the
   // rename is atomic), never a fixed "PATH.tmp" that could be someone's file.
-  std::string temp = fmt::format("{}/.{}.XXXXXX.tmp", FolderOf(*target), target->filename().string());
-  const int fd = mkstemps(temp.data(), 4);
-  if (fd < 0) {
-    return absl::InvalidArgumentError(fmt::format("{}: cannot create a file next to it: {}", path, std::strerror(errno)));
+  std::string temp = TempTemplate(*target);
+  int fd = -1;
+  int slot = -1;
+  {
+    // No signal between creating the file and registering it for clean-up.
+    TerminatingSignalsBlocked blocked;
+    fd = mkstemps(temp.data(), 4);
+    if (fd < 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: cannot create a file next to it: {}", path, std::strerror(errno)));
+    }
+    slot = RegisterTemp(temp);
+    if (slot < 0) {
+      close(fd);
+      unlink(temp.c_str());
+      return absl::InternalError(
+          fmt::format("{}: more than {} output files open at once", path, kMaxOpenFiles));
+    }
   }
   const mode_t mask = umask(0);
   umask(mask);
   fchmod(fd, 0666 & ~mask);  // mkstemp makes 0600; the result should look like any new file
   std::FILE* file = fdopen(fd, "wb");
   if (file == nullptr) {
+    const int error = errno;
     close(fd);
     unlink(temp.c_str());
-    return absl::InvalidArgumentError(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
+    UnregisterTemp(slot);
+    return absl::InvalidArgumentError(fmt::format("{}: cannot open for writing: {}", path, std::strerror(error)));
   }
-  auto out = std::unique_ptr<AtomicOutputFile>(new AtomicOutputFile(path, target->string(), temp, file));
-  out->slot_ = RegisterTemp(temp);
-  return out;
+  return std::unique_ptr<AtomicOutputFile>(new AtomicOutputFile(path, target->string(), temp, file, slot));
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
@@ -177,8 +247,9 @@ absl::Status AtomicOutputFile::Commit() {
   return status;
 }
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view content) {
-  auto file = AtomicOutputFile::Open(path);
+absl::Status WriteFileAtomically(const std::string& path, std::string_view content,
+                                 const std::vector<std::string>& inputs) {
+  auto file = AtomicOutputFile::Open(path, inputs);
   if (!file.ok()) return file.status();
   (*file)->Write(content);
   return (*file)->Commit();
@@ -191,18 +262,32 @@ absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> JsonlTraceWriter::Open(const s
   return std::unique_ptr<JsonlTraceWriter>(new JsonlTraceWriter(std::move(*file)));
 }
 
+std::unique_ptr<JsonlTraceWriter> JsonlTraceWriter::ToStandardOutput() {
+  return std::unique_ptr<JsonlTraceWriter>(new JsonlTraceWriter(nullptr));
+}
+
 void JsonlTraceWriter::OnRecord(const sim::TraceRecord& record) {
   std::string line = sim::TraceRecordToJson(record);
   line.push_back('\n');
-  file_->Write(line);
+  if (file_ != nullptr) {
+    file_->Write(line);
+  } else if (stdout_errno_ == 0 && std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
+    stdout_errno_ = errno != 0 ? errno : EIO;
+  }
 }
 
-void RemoveTemporaryFilesOnInterrupt() {
-  struct sigaction action {};
-  action.sa_handler = OnTerminatingSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+absl::Status JsonlTraceWriter::Commit() {
+  if (file_ != nullptr) return file_->Commit();
+  if (std::fflush(stdout) != 0 && stdout_errno_ == 0) stdout_errno_ = errno;
+  if (stdout_errno_ == 0) return absl::OkStatus();
+  return absl::UnavailableError(fmt::format("the trace on standard output: write failed: {}",
+                                            std::strerror(stdout_errno_)));
+}
+
+void RemoveTemporaryOutputFiles() {
+  for (size_t i = 0; i < kMaxOpenFiles; ++i) {
+    if (g_temp_state[i].load() == kPublished) unlink(g_temp_paths[i].data());
+  }
 }
 
 }  // namespace electsim

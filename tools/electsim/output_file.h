@@ -20,12 +20,24 @@ namespace electsim {
 // Checks that `dir` is, or can be created as, a writable folder.
 absl::Status CheckOutputDir(const std::string& dir);
 
+// Whether the folder an output file goes into must exist already, or is
+// created when the file is written (a repro folder).
+enum class OutputFolder { kMustExist, kCreatedOnWrite };
+
+// Fails unless `path` can become an output file: a legal name whose folder
+// exists (or can be created) and is writable, and not a directory, a device,
+// one of `inputs`, or the file standard output or standard error goes to.
+// A symbolic link is judged by the file it points to.
+absl::Status CheckOutputPath(const std::string& path, const std::vector<std::string>& inputs,
+                             OutputFolder folder = OutputFolder::kMustExist);
+
+// Whether two paths name one file, existing or not (symbolic links followed).
+bool SameFile(const std::string& a, const std::string& b);
+
 class AtomicOutputFile {
  public:
-  // Fails, creating nothing, unless `path` can become an output file: its
-  // folder exists and is writable, and it is not a directory, a device or one
-  // of `inputs` (a trace written over its own scenario). A symbolic link is
-  // judged by, and written through to, the file it points to.
+  // Fails, creating nothing, unless CheckOutputPath(path, inputs) passes. A
+  // symbolic link is written through to the file it points to.
   static absl::StatusOr<std::unique_ptr<AtomicOutputFile>> Open(const std::string& path,
                                                                 const std::vector<std::string>& inputs = {});
   ~AtomicOutputFile();
@@ -34,37 +46,43 @@ class AtomicOutputFile {
 
   // Failures are remembered and reported by Commit.
   void Write(std::string_view bytes);
-  // Renames the finished file into place.
+  // Renames the finished file into place; after a failed write, removes it
+  // and says why (Unavailable).
   absl::Status Commit();
 
  private:
-  AtomicOutputFile(std::string path, std::string target, std::string temp, std::FILE* file);
+  AtomicOutputFile(std::string path, std::string target, std::string temp, std::FILE* file, int slot);
   std::string path_;    // as the user named it, for messages
   std::string target_;  // where the file lands (a symbolic link's target)
   std::string temp_;
   std::FILE* file_;
   int write_errno_ = 0;
-  int slot_ = -1;  // in the interrupt clean-up list; -1 when it did not fit
+  int slot_;  // in the clean-up list that a terminating signal empties
 };
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view content);
+absl::Status WriteFileAtomically(const std::string& path, std::string_view content,
+                                 const std::vector<std::string>& inputs = {});
 
-// Streams the trace as JSON Lines, one record per line, into an AtomicOutputFile.
+// Streams the trace as JSON Lines, one record per line: into an
+// AtomicOutputFile, or straight to standard output.
 class JsonlTraceWriter final : public sim::TraceSink {
  public:
   static absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> Open(const std::string& path,
                                                                 const std::vector<std::string>& inputs = {});
+  static std::unique_ptr<JsonlTraceWriter> ToStandardOutput();
   void OnRecord(const sim::TraceRecord& record) override;
-  absl::Status Commit() { return file_->Commit(); }
+  // Moves the file into place, or flushes standard output. Unavailable when
+  // a write failed; nothing half-written is left in a file's place.
+  absl::Status Commit();
 
  private:
   explicit JsonlTraceWriter(std::unique_ptr<AtomicOutputFile> file) : file_(std::move(file)) {}
-  std::unique_ptr<AtomicOutputFile> file_;
+  std::unique_ptr<AtomicOutputFile> file_;  // null when writing to standard output
+  int stdout_errno_ = 0;
 };
 
-// On SIGINT or SIGTERM, removes the temporary files of every AtomicOutputFile
-// still open, then exits with 128 + the signal number. For commands that
-// write files and have nothing else to save when interrupted.
-void RemoveTemporaryFilesOnInterrupt();
+// Removes the temporary file of every AtomicOutputFile still open.
+// Async-signal-safe: for the handlers of terminating signals.
+void RemoveTemporaryOutputFiles();
 
 }  // namespace electsim

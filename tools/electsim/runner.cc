@@ -64,6 +64,12 @@ class LeaderTracker final : public sim::TraceSink {
   std::vector<std::pair<uint32_t, std::function<void()>>> write_triggers_;
 };
 
+// "an election_safety", "a stale_token": checker names start with either.
+std::string WithArticle(std::string_view word) {
+  const bool vowel = !word.empty() && std::string_view("aeiou").find(word.front()) != std::string_view::npos;
+  return fmt::format("{} {}", vowel ? "an" : "a", word);
+}
+
 class ScenarioDriver {
  public:
   ScenarioDriver(const Scenario& scenario, uint64_t seed)
@@ -117,7 +123,8 @@ class ScenarioDriver {
     for (const FaultStep& step : scenario_.faults) {
       if (auto s = sim_.ScheduleAt(step.at, [this, &step] { Apply(step); }); !s.ok()) return s;
     }
-    if (auto s = sim_.RunUntil(scenario_.duration); !s.ok()) {
+    if (auto s = RunToEnd(options); !s.ok()) {
+      if (absl::IsCancelled(s)) return s;
       if (absl::IsResourceExhausted(s)) {
         // Settings the simulator cannot carry (a storm of messages or timers): bad input.
         return InputError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
@@ -141,6 +148,20 @@ class ScenarioDriver {
   }
 
  private:
+  // Runs to the scenario's end, in slices when the caller may ask to stop.
+  // Slicing is invisible in the trace: RunUntil runs the same events in the
+  // same order whether it is called once or many times.
+  absl::Status RunToEnd(const RunOptions& options) {
+    if (!options.should_stop) return sim_.RunUntil(scenario_.duration);
+    sim::TimeNs slice_end;
+    do {
+      if (options.should_stop()) return absl::CancelledError("stopped before the end of the run");
+      slice_end = std::min(sim_.now() + kStopCheckInterval, scenario_.duration);
+      if (auto s = sim_.RunUntil(slice_end); !s.ok()) return s;
+    } while (slice_end < scenario_.duration);
+    return absl::OkStatus();
+  }
+
   // kNoNode (with a note) when the selector names nobody right now.
   sim::NodeId Resolve(const NodeSelector& selector, const FaultStep& step) {
     switch (selector.kind) {
@@ -322,7 +343,7 @@ class ScenarioDriver {
     }
     for (const std::string& name : expect.violations) {
       if (!std::binary_search(fired.begin(), fired.end(), name)) {
-        result.failed_expectations.push_back(fmt::format("expected a {} violation, none was found", name));
+        result.failed_expectations.push_back(fmt::format("expected {} violation, none was found", WithArticle(name)));
       }
     }
     const auto& m = result.metrics;

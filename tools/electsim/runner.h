@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,16 @@ struct RunResult {
 
 struct RunOptions {
   std::vector<sim::TraceSink*> extra_sinks;  // e.g. a JSONL writer
+  // Asked now and then (every kStopCheckInterval of simulated time); true
+  // abandons the run with a Cancelled status. Checking never changes a trace.
+  std::function<bool()> should_stop;
 };
 
-// Errors are bad input only (a scenario that cannot run); violations are results.
+inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);
+
+// Errors are bad input (InvalidArgument: a scenario that cannot run), a
+// simulator failure (Internal) or Cancelled; violations are results, judged
+// into RunResult::failed_expectations for run and sweep alike.
 absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options = {});
 
 }  // namespace electsim

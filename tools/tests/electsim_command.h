@@ -1,5 +1,6 @@
-// Runs the electsim binary under test (ELECTSIM_BINARY) and captures what it
-// prints, for the tests that go through the command line.
+// Runs the electsim binary under test (ELECTSIM_BINARY) through the shell and
+// captures what it prints, stdout and stderr together (electsim_process.h runs
+// it as a child with the two apart, and can signal it).
 #pragma once
 
 #include <sys/wait.h>
@@ -16,7 +17,7 @@ struct Outcome {
 };
 
 // `args` as a shell would split them.
-inline Outcome RunElectsim(const std::string& args) {
+inline Outcome RunCombined(const std::string& args) {
   const std::string command = std::string(ELECTSIM_BINARY) + " " + args + " 2>&1";
   Outcome outcome;
   FILE* pipe = popen(command.c_str(), "r");
@@ -30,7 +31,7 @@ inline Outcome RunElectsim(const std::string& args) {
 }
 
 // Each of `args` passed as one argument, whatever bytes it holds.
-inline Outcome RunElectsim(const std::vector<std::string>& args) {
+inline Outcome RunCombined(const std::vector<std::string>& args) {
   auto quoted = [](const std::string& text) {
     std::string out = "'";
     for (char c : text) {
@@ -47,7 +48,7 @@ inline Outcome RunElectsim(const std::vector<std::string>& args) {
     if (!line.empty()) line += ' ';
     line += quoted(arg);
   }
-  return RunElectsim(line);
+  return RunCombined(line);
 }
 
 }  // namespace electsim_test

@@ -23,7 +23,7 @@ constexpr int kGeneratedFaultSteps = 1000000;
 #endif
 
 using electsim_test::Outcome;
-Outcome Electsim(const std::vector<std::string>& args) { return electsim_test::RunElectsim(args); }
+Outcome Electsim(const std::vector<std::string>& args) { return electsim_test::RunCombined(args); }
 
 // Every line as the terminal would get it: nothing EscapeForTerminal would change.
 void ExpectNoRawControls(const std::string& output) {

@@ -155,5 +155,39 @@ TEST(Runner_Faults, CutsEndedByAHealAreNotRemovedAgainFromLaterSteps) {
   EXPECT_GT(afterwards.deliveries, 0);
 }
 
+TEST(Runner_Stop, CheckingForAStopLeavesTheTraceAlone) {
+  // Faults and a duration that is no multiple of the check interval.
+  auto scenario = ParseScenario(R"({"nodes": 5, "duration": "3050ms", "algorithm": "raft",
+      "network": {"latency": {"uniform": ["1ms", "10ms"]}, "drop": 0.1},
+      "faults": [{"at": "1s", "crash": "leader", "for": "1s"}]})",
+                                "runner-test.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  for (uint64_t seed : {1, 2, 3}) {
+    auto whole = RunScenario(*scenario, seed);
+    int checks = 0;
+    RunOptions checked;
+    checked.should_stop = [&checks] {
+      ++checks;
+      return false;
+    };
+    auto sliced = RunScenario(*scenario, seed, checked);
+    ASSERT_TRUE(whole.ok() && sliced.ok());
+    EXPECT_EQ(sliced->trace_hash, whole->trace_hash) << seed;
+    EXPECT_EQ(sliced->trace_records, whole->trace_records) << seed;
+    EXPECT_EQ(checks, 31) << "one check per started 100ms of the run";
+  }
+}
+
+TEST(Runner_Stop, AStopRequestCancelsTheRun) {
+  auto scenario = ParseScenario(R"({"nodes": 3, "duration": "1000000s", "algorithm": "raft"})", "runner-test.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  int checks = 0;
+  RunOptions options;
+  options.should_stop = [&checks] { return ++checks > 3; };
+  auto result = RunScenario(*scenario, 1, options);
+  EXPECT_TRUE(absl::IsCancelled(result.status())) << result.status();
+  EXPECT_EQ(checks, 4);
+}
+
 }  // namespace
 }  // namespace electsim
