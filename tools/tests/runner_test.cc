@@ -45,11 +45,14 @@ RunResult RunText(const std::string& text, sim::TraceSink* sink) {
 
 TEST(Runner_Faults, AStepsForUndoesOnlyItsOwnCuts) {
   // A lasting one-way cut 0->1, and an unrelated partition that ends at 3s.
+  // Node 2 goes down at 4s, so that 0 and 1 have to talk to elect a leader
+  // (which they do over 1->0 only).
   const std::string text = R"({
     "nodes": 3, "duration": "6s", "algorithm": "raft",
     "faults": [
       {"at": "1s", "cut": {"from": 0, "to": 1}},
-      {"at": "2s", "partition": [[2]], "for": "1s"}
+      {"at": "2s", "partition": [[2]], "for": "1s"},
+      {"at": "4s", "crash": 2}
     ]})";
   Watcher watcher(0, 1, sim::TimeNs::Millis(1100));
   RunText(text, &watcher);
