@@ -118,6 +118,17 @@ void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {
 void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   const sim::Term term(static_cast<uint64_t>(message.Get(vocab::kFieldTerm)));
 
+  // etcd's rule (raft.go, Step, case m.Term > r.Term): a (pre-)vote request
+  // of a higher term is ignored, without a reply and without touching our
+  // term, while checkQuorum && lead != None && electionElapsed <
+  // electionTimeout ("inLease"), unless it is a leadership transfer (there
+  // are none here). With check-quorum a live leader keeps its followers, so
+  // a node that merely lost touch cannot depose it. Without check-quorum
+  // there is no such guard: a pre-vote is granted on term and log alone.
+  if ((message.Is(kRequestVote) || message.Is(kPreVote)) && term > current_term_ && config_.check_quorum &&
+      HeardFromLeaderRecently(ctx)) {
+    return;
+  }
   // A pre-vote asks about a future term and must never move ours.
   if (message.Is(kPreVote)) {
     HandlePreVote(ctx, from, message);
@@ -129,10 +140,6 @@ void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& mes
     // someone has seen: it is counted below, not obeyed.
     const bool future_grant = message.Is(kPreVoteReply) && message.Get(kFieldGranted) != 0;
     if (!future_grant) {
-      // With check_quorum a node that still hears a leader ignores vote
-      // requests of a higher term (etcd's lease): a rejoining node must not
-      // depose a healthy leader.
-      if (message.Is(kRequestVote) && config_.check_quorum && HeardFromLeaderRecently(ctx)) return;
       if (role_ == Role::kLeader && config_.bug == Bug::kIgnoreHigherTerm) return;
       BecomeFollower(ctx, term, message.Is(kAppend) ? from : sim::kNoNode);
     }
@@ -217,11 +224,10 @@ void RaftNode::HandleRequestVote(sim::Context& ctx, sim::NodeId from, const sim:
 
 void RaftNode::HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   const sim::Term proposed(static_cast<uint64_t>(message.Get(vocab::kFieldTerm)));
-  // Granted only for a term beyond ours, a log at least as up-to-date, and
-  // when no leader is known to be alive (Raft thesis, section 9.6): that is
-  // what keeps a node that was cut off from forcing an election when it
-  // comes back.
-  const bool grant = proposed > current_term_ && !HeardFromLeaderRecently(ctx) && CandidateLogIsUpToDate(message);
+  // As etcd grants a pre-vote: for a term beyond ours and a log at least as
+  // up-to-date (Raft thesis, section 9.6). Whether a leader is still heard
+  // matters only with check_quorum, in Step.
+  const bool grant = proposed > current_term_ && CandidateLogIsUpToDate(message);
   // A rejection carries our term so a pre-candidate that is behind catches up.
   Send(ctx, from, Reply(kPreVoteReply, grant ? proposed : current_term_, grant));
 }
@@ -524,10 +530,14 @@ class Raft final : public Algorithm {
                                "how often a leader sends heartbeats; below election_timeout_min",
                                sim::TimeNs(1)),
           OptionSpec::Bool("pre_vote", false,
-                           "ask for pre-votes before raising the term, so a node that was cut off "
-                           "cannot disrupt the cluster when it returns"),
+                           "ask for pre-votes before raising the term, so a node that cannot win (cut off, or "
+                           "with a stale log) does not inflate its term and depose the leader when it returns; "
+                           "as in etcd a pre-vote is granted for a higher term and an up-to-date log, whether or "
+                           "not a leader is still heard (that guard comes with check_quorum)"),
           OptionSpec::Bool("check_quorum", false,
-                           "a leader steps down if a majority has not answered within an election timeout"),
+                           "a leader steps down if a majority has not answered within election_timeout_min; and, "
+                           "as in etcd (raft.go, Step), a node that heard its leader within election_timeout_min "
+                           "ignores vote and pre-vote requests of higher terms"),
           OptionSpec::Choice("bug",
                              {"none", "vote_twice", "ignore_higher_term", "skip_log_check", "forget_vote_on_restart",
                               "commit_previous_term", "skip_sync"},

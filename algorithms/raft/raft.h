@@ -189,8 +189,8 @@ class RaftNode final : public sim::Process, private LogStorage {
   bool CountGrant(sim::NodeId from);
   void ResetGrants();
   // Whether a leader has been heard from within election_timeout_min (the
-  // leader itself always counts): the thesis' guard against disruptive
-  // servers, used for pre-votes and (check_quorum on) for votes.
+  // leader itself always counts): etcd's "lease" that, with check_quorum,
+  // makes a node ignore (pre-)vote requests.
   bool HeardFromLeaderRecently(sim::Context& ctx) const;
   // The (pre-)vote request's log is at least as up-to-date as ours (or the
   // skip_log_check bug says so).

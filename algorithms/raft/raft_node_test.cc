@@ -1,5 +1,5 @@
 // One Raft node driven by hand through a FakeContext: the vote restriction,
-// AppendEntries on the follower side, the leader's
+// etcd's pre-vote rule, AppendEntries on the follower side, the leader's
 // commit rule and backing up, and what reaches the disk before a message
 // leaves. Whole-cluster behaviour is in raft_test.cc.
 #include <optional>
@@ -151,6 +151,52 @@ TEST(RaftNode_VoteRestriction, ARefusedVoteStillMovesTheTermButKeepsTheVoteFree)
   EXPECT_TRUE(h.Granted(kRequestVote, kVote, 2, 3, 2, 2));
   EXPECT_EQ(h.Durable("voted_for"), 2);
   EXPECT_FALSE(h.Granted(kRequestVote, kVote, 0, 3, 9, 9));  // one vote per term, logs aside
+}
+
+// ---- pre-vote and check-quorum, as etcd (raft.go, Step) ----
+
+// Node 1 follows node 0 in term 2 (heard at 1s), then node 2 asks for a
+// pre-vote and a vote for term 3 at `asked_at`, with a log as good as ours.
+struct LeaseOutcome {
+  bool pre_vote_answered = false;
+  bool pre_vote_granted = false;
+  bool vote_answered = false;
+  int64_t term_after = 0;
+};
+LeaseOutcome AskWhileFollowing(bool check_quorum, TimeNs asked_at) {
+  Harness h(1, Config(Bug::kNone, check_quorum), 2, {1, 2});
+  h.ctx.now = TimeNs::Seconds(1);
+  h.Deliver(0, Append(2, 2, 2, 0));
+  EXPECT_TRUE(h.TakeReply(kAppendReply).has_value());
+  h.ctx.now = asked_at;
+  LeaseOutcome out;
+  h.Deliver(2, RequestVote(kPreVote, 3, 2, 2));
+  const auto pre_vote = h.TakeReply(kPreVoteReply);
+  out.pre_vote_answered = pre_vote.has_value();
+  out.pre_vote_granted = pre_vote && pre_vote->Get(kFieldGranted) != 0;
+  h.Deliver(2, RequestVote(kRequestVote, 3, 2, 2));
+  out.vote_answered = h.TakeReply(kVote).has_value();
+  out.term_after = h.Load("term");
+  return out;
+}
+
+TEST(RaftNode_PreVote, WithoutCheckQuorumAPreVoteIsGrantedWhileTheLeaderIsHeard) {
+  const LeaseOutcome out = AskWhileFollowing(/*check_quorum=*/false, TimeNs::Millis(1050));
+  EXPECT_TRUE(out.pre_vote_granted);
+  EXPECT_TRUE(out.vote_answered);
+  EXPECT_EQ(out.term_after, 3);
+}
+
+TEST(RaftNode_PreVote, WithCheckQuorumRequestsAreIgnoredWithinTheLease) {
+  const LeaseOutcome in_lease = AskWhileFollowing(/*check_quorum=*/true, TimeNs::Millis(1149));
+  EXPECT_FALSE(in_lease.pre_vote_answered);  // ignored: no reply at all
+  EXPECT_FALSE(in_lease.vote_answered);
+  EXPECT_EQ(in_lease.term_after, 2);         // and the term did not move
+  // election_timeout_min (150ms) after the last AppendEntries the lease is over.
+  const LeaseOutcome after = AskWhileFollowing(/*check_quorum=*/true, TimeNs::Millis(1150));
+  EXPECT_TRUE(after.pre_vote_granted);
+  EXPECT_TRUE(after.vote_answered);
+  EXPECT_EQ(after.term_after, 3);
 }
 
 // ---- AppendEntries, follower side ----

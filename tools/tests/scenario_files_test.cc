@@ -69,5 +69,30 @@ TEST(ScenarioFiles, FencedScenariosGoRedWithoutFencing) {
   EXPECT_GE(fenced, 2);
 }
 
+Scenario LoadShipped(const std::string& name) {
+  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name + ".json");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  return scenario.ok() ? *scenario : Scenario{};
+}
+
+std::vector<std::string> Violated(const Scenario& scenario, uint64_t seed) {
+  auto result = RunScenario(scenario, seed);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? result->violated_checkers() : std::vector<std::string>{"<error>"};
+}
+
+// etcd's rule: the "I still hear a leader" guard on (pre-)votes comes with
+// check-quorum. The cut-off node takes over without it and is ignored with it.
+TEST(ScenarioFiles_PreVote, TheLeaseGuardComesWithCheckQuorumOnly) {
+  Scenario scenario = LoadShipped("raft-prevote-without-check-quorum");
+  ASSERT_EQ(scenario.options.Int("check_quorum"), 0);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    EXPECT_TRUE(Violated(scenario, seed).empty()) << "seed " << seed;
+    Scenario with = scenario;
+    with.options.Set("check_quorum", 1);
+    EXPECT_EQ(Violated(with, seed), std::vector<std::string>{"liveness"}) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace electsim
