@@ -3,6 +3,7 @@
 // away from a scenario that shows fencing at work, the scenario must go red.
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,45 @@ std::vector<std::string> Violated(const Scenario& scenario, uint64_t seed) {
   auto result = RunScenario(scenario, seed);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? result->violated_checkers() : std::vector<std::string>{"<error>"};
+}
+
+// The checker each deliberate Raft bug must be caught by.
+const std::map<std::string, std::string>& CheckerForRaftBug() {
+  static const std::map<std::string, std::string> checkers = {
+      {"vote_twice", "election_safety"},
+      {"ignore_higher_term", "liveness"},
+      {"skip_log_check", "leader_completeness"},
+      {"forget_vote_on_restart", "single_vote"},
+      {"commit_previous_term", "leader_completeness"},
+  };
+  return checkers;
+}
+
+// Each bug is shown by a shipped scenario whose expected violations include
+// its checker, and the correct Raft runs that same scenario without any.
+TEST(ScenarioFiles_RaftBugs, EachIsCaughtAndTheCorrectRaftPassesTheSameScenario) {
+  std::map<std::string, std::string> shown;  // bug -> scenario
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    if (scenario->algorithm->name() != "raft" || scenario->options.Choice("bug") == "none") continue;
+    const std::string bug = scenario->options.Choice("bug");
+    ASSERT_TRUE(CheckerForRaftBug().count(bug)) << file << " shows a bug this test does not know: " << bug;
+    const std::string& checker = CheckerForRaftBug().at(bug);
+    EXPECT_TRUE(std::count(scenario->expect.violations.begin(), scenario->expect.violations.end(), checker))
+        << file << " does not expect " << checker;
+    Scenario correct = *scenario;
+    correct.options.Set("bug", 0);  // the first choice is "none"
+    ASSERT_EQ(correct.options.Choice("bug"), "none");
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      auto result = RunScenario(*scenario, seed);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_TRUE(result->met_expectations()) << file << " seed " << seed << ": " << result->failed_expectations.front();
+      EXPECT_EQ(Violated(correct, seed), std::vector<std::string>{}) << file << " without the bug, seed " << seed;
+    }
+    shown[bug] = file;
+  }
+  for (const auto& [bug, checker] : CheckerForRaftBug()) EXPECT_TRUE(shown.count(bug)) << "no scenario shows " << bug;
 }
 
 // etcd's rule: the "I still hear a leader" guard on (pre-)votes comes with
