@@ -54,6 +54,7 @@ std::string FaultStep::Describe() const {
   if (action == Action::kClockDrift) text += fmt::format(" drift {} ppm", drift_ppm);
   if (action == Action::kClockShift) text += fmt::format(" shift {}", sim::FormatDuration(shift));
   if (during_write) text += " during its next write";
+  if (lose_unsynced) text += " losing its unsynced writes";
   if (for_ns) text += fmt::format(" for {}", sim::FormatDuration(*for_ns));
   return text;
 }
@@ -500,6 +501,7 @@ class Parser {
                           step.action == FaultStep::Action::kIsolate || step.action == FaultStep::Action::kCut;
     if (undoable) allowed.push_back("for");
     if (step.action == FaultStep::Action::kPause) allowed.push_back("during");
+    if (step.action == FaultStep::Action::kCrash) allowed.push_back("lose_unsynced");
     for (auto it = value.begin(); it != value.end(); ++it) {
       if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
         Fail(Child(path, it.key()), fmt::format("no key \"{}\" in a \"{}\" step", it.key(), action_key));
@@ -513,6 +515,7 @@ class Parser {
       if (!d->is_string() || d->get<std::string>() != "write") Fail(Child(path, "during"), "\"write\"", d);
       step.during_write = true;
     }
+    if (const json* l = Find(value, "lose_unsynced")) step.lose_unsynced = Bool(*l, Child(path, "lose_unsynced"));
     switch (step.action) {
       case FaultStep::Action::kCrash:
       case FaultStep::Action::kRestart:
