@@ -527,7 +527,8 @@ class Raft final : public Algorithm {
                                "randomization, so split votes repeat)",
                                sim::TimeNs(1)),
           OptionSpec::Duration("heartbeat_interval", sim::TimeNs::Millis(50),
-                               "how often a leader sends heartbeats; below election_timeout_min",
+                               "how often a leader sends AppendEntries to every follower (empty ones are the "
+                               "heartbeats); below election_timeout_min",
                                sim::TimeNs(1)),
           OptionSpec::Bool("pre_vote", false,
                            "ask for pre-votes before raising the term, so a node that cannot win (cut off, or "
