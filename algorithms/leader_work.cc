@@ -22,7 +22,8 @@ void LeaderWork::End(sim::Context& ctx) {
   send_pending_ = false;
 }
 
-bool LeaderWork::OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act) {
+bool LeaderWork::OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act,
+                         const std::function<void()>& wrote) {
   if (tag == kTickTag) {
     if (!active_) return true;
     tick_timer_ = ctx.SetTimer(config_.write_interval, kTickTag);
@@ -43,6 +44,7 @@ bool LeaderWork::OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bo
     const int64_t token = static_cast<int64_t>(token_.value());
     ctx.Send(resource_, sim::Message(kResourceWrite).Set(vocab::kFieldToken, token).Set(vocab::kFieldSeq, seq));
     ctx.Observe(sim::Observation(vocab::kWrite).Set(vocab::kFieldToken, token).Set(vocab::kFieldSeq, seq));
+    if (wrote) wrote();
     return true;
   }
   return false;

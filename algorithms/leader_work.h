@@ -33,7 +33,10 @@ class LeaderWork {
   bool active() const { return active_; }
 
   // Returns true when the timer was LeaderWork's (and handles it).
-  bool OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act);
+  // `wrote`, when given, runs right after each write has gone to the resource
+  // (Raft appends the write to its log there).
+  bool OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act,
+               const std::function<void()>& wrote = nullptr);
 
   uint64_t writes_sent() const { return writes_sent_; }
 

@@ -44,6 +44,26 @@ inline constexpr std::string_view kResourceAccept = "resource.accept";
 // The shared resource rejected a stale write. Fields: token, writer, seq, highest.
 inline constexpr std::string_view kResourceReject = "resource.reject";
 
+// ---- replicated logs (Raft) ----
+// Enough for a checker to rebuild every node's log and the set of committed
+// entries. Indices start at 1. An entry id names one entry cluster-wide: the
+// node that created it makes it unique, so two entries with equal index and
+// term but different ids are different entries.
+//
+// A process reports its whole log: at boot, every entry it recovered from
+// stable storage (index 1 first), then every change. A checker therefore
+// forgets a node's log when the node crashes or restarts.
+//
+// The node put an entry at `index`; the log now ends there (anything after
+// it was dropped). Fields: index, term, entry.
+inline constexpr std::string_view kLogAppend = "log.append";
+// The node dropped its entries from `index` on; the log now ends at index-1. Field: index.
+inline constexpr std::string_view kLogTruncate = "log.truncate";
+// The node learned that the entry at `index` is committed. Fields: index,
+// term and entry (of the entry), current_term (the node's own term when it
+// learned it: the leader's term when the leader itself reports it).
+inline constexpr std::string_view kLogCommit = "log.commit";
+
 inline constexpr std::string_view kFieldRole = "role";
 inline constexpr std::string_view kFieldTerm = "term";
 inline constexpr std::string_view kFieldToken = "token";
@@ -52,6 +72,9 @@ inline constexpr std::string_view kFieldCandidate = "candidate";
 inline constexpr std::string_view kFieldWriter = "writer";
 inline constexpr std::string_view kFieldSeq = "seq";
 inline constexpr std::string_view kFieldHighest = "highest";
+inline constexpr std::string_view kFieldIndex = "index";
+inline constexpr std::string_view kFieldEntry = "entry";
+inline constexpr std::string_view kFieldCurrentTerm = "current_term";
 
 inline constexpr int64_t kNobody = -1;
 
@@ -75,6 +98,23 @@ inline sim::Observation Vote(sim::Term term, sim::NodeId candidate) {
   return sim::Observation(kVote)
       .Set(kFieldTerm, static_cast<int64_t>(term.value()))
       .Set(kFieldCandidate, static_cast<int64_t>(candidate.value()));
+}
+
+// An entry as the log observations carry it: (type, index, term, entry).
+inline sim::Observation LogEntry(std::string_view type, uint64_t index, sim::Term term, uint64_t entry) {
+  return sim::Observation(type)
+      .Set(kFieldIndex, static_cast<int64_t>(index))
+      .Set(kFieldTerm, static_cast<int64_t>(term.value()))
+      .Set(kFieldEntry, static_cast<int64_t>(entry));
+}
+inline sim::Observation LogAppend(uint64_t index, sim::Term term, uint64_t entry) {
+  return LogEntry(kLogAppend, index, term, entry);
+}
+inline sim::Observation LogTruncate(uint64_t from_index) {
+  return sim::Observation(kLogTruncate).Set(kFieldIndex, static_cast<int64_t>(from_index));
+}
+inline sim::Observation LogCommit(uint64_t index, sim::Term term, uint64_t entry, sim::Term current_term) {
+  return LogEntry(kLogCommit, index, term, entry).Set(kFieldCurrentTerm, static_cast<int64_t>(current_term.value()));
 }
 
 }  // namespace vocab

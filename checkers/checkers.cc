@@ -21,8 +21,13 @@ struct Entry {
 // Sorted by name; AllCheckers() promises that order.
 const std::vector<Entry>& Registry() {
   static const std::vector<Entry> entries = {
+      {{"committed_agreement", "two different log entries are reported committed at the same index", true},
+       &MakeCommittedAgreementChecker},
       {{"election_safety", "two distinct nodes claim leadership of the same term", true},
        &MakeElectionSafetyChecker},
+      {{"leader_completeness",
+        "a leader lacks an entry reported committed in an earlier term (at the same index)", true},
+       &MakeLeaderCompletenessChecker},
       {{"liveness",
         "a single leader known to every live node exists within the allowed time after faults heal", false},
        &MakeLivenessChecker},

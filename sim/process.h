@@ -42,8 +42,16 @@ class Context {
   virtual Rng& rng() = 0;
 
   // Stable storage survives crash/restart; everything else a process holds
-  // is lost on crash. Writes are synchronous (as after fsync).
+  // is lost on crash. A key's value reaches the disk in one of two ways:
+  // Persist writes it durably at once (a write followed by its own fsync);
+  // Write only buffers it, as write() into the OS page cache does, until the
+  // next Sync. Load sees buffered values. A process crash keeps buffered
+  // writes (the page cache outlives the process); a power loss
+  // (Simulator::Crash with CrashKind::kPowerLoss) discards them.
   virtual void Persist(std::string_view key, int64_t value) = 0;
+  virtual void Write(std::string_view key, int64_t value) = 0;
+  // Makes every buffered write of this node durable (fsync).
+  virtual void Sync() = 0;
   virtual std::optional<int64_t> Load(std::string_view key) const = 0;
 
   // Reports an observation for the checkers (roles, leadership, writes).

@@ -28,7 +28,8 @@ struct Simulator::Node {
   TimeNs anchor_local;
   int64_t drift_ppm = 0;
   Rng rng{0};
-  std::map<std::string, int64_t, std::less<>> storage;
+  std::map<std::string, int64_t, std::less<>> storage;   // durable
+  std::map<std::string, int64_t, std::less<>> unsynced;  // written, not yet synced; shadows `storage`
   std::vector<Event> held;  // events that arrived while paused, in order
 
   TimeNs ReadClock(TimeNs global) const {
@@ -68,11 +69,13 @@ class Simulator::NodeContext final : public Context {
   void CancelTimer(TimerId timer) override { sim_->CancelTimerFor(id_, timer); }
   Rng& rng() override { return sim_->nodes_[id_.value()]->rng; }
   void Persist(std::string_view key, int64_t value) override { sim_->Persist(id_, key, value); }
+  void Write(std::string_view key, int64_t value) override { sim_->Write(id_, key, value); }
+  void Sync() override { sim_->Sync(id_); }
   std::optional<int64_t> Load(std::string_view key) const override {
-    const auto& storage = sim_->nodes_[id_.value()]->storage;
-    auto it = storage.find(key);
-    if (it == storage.end()) return std::nullopt;
-    return it->second;
+    const Node& node = *sim_->nodes_[id_.value()];
+    if (auto it = node.unsynced.find(key); it != node.unsynced.end()) return it->second;
+    if (auto it = node.storage.find(key); it != node.storage.end()) return it->second;
+    return std::nullopt;
   }
   void Observe(const Observation& observation) override { sim_->Observe(id_, observation); }
 
@@ -208,6 +211,10 @@ bool Simulator::IsPaused(NodeId node) const {
 
 const std::map<std::string, int64_t, std::less<>>& Simulator::StableStorageOf(NodeId node) const {
   return nodes_.at(node.value())->storage;
+}
+
+const std::map<std::string, int64_t, std::less<>>& Simulator::UnsyncedWritesOf(NodeId node) const {
+  return nodes_.at(node.value())->unsynced;
 }
 
 // ---- messages ----
@@ -398,9 +405,26 @@ void Simulator::RescheduleTimers(NodeId node) {
 
 void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   Node& n = *nodes_[node.value()];
+  // Durable at once, and newer than any buffered value of the key.
+  if (auto it = n.unsynced.find(key); it != n.unsynced.end()) n.unsynced.erase(it);
   n.storage[std::string(key)] = value;
   Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
+}
+
+void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
+  Node& n = *nodes_[node.value()];
+  n.unsynced[std::string(key)] = value;
+  Emit({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
+        .value = value, .detail = key});
+}
+
+void Simulator::Sync(NodeId node) {
+  Node& n = *nodes_[node.value()];
+  const auto synced = static_cast<int64_t>(n.unsynced.size());
+  for (auto& [key, value] : n.unsynced) n.storage[key] = value;
+  n.unsynced.clear();
+  Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {
@@ -420,10 +444,15 @@ absl::Status Simulator::ScheduleAt(TimeNs at, std::function<void()> action) {
   return absl::OkStatus();
 }
 
-absl::Status Simulator::Crash(NodeId id) {
+absl::Status Simulator::Crash(NodeId id, CrashKind kind) {
   if (auto s = CheckNode(id); !s.ok()) return s;
   Node& node = *nodes_[id.value()];
   if (!node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is already down"));
+  int64_t lost_writes = 0;
+  if (kind == CrashKind::kPowerLoss) {
+    lost_writes = static_cast<int64_t>(node.unsynced.size());
+    node.unsynced.clear();
+  }
   node.up = false;
   node.paused = false;
   node.process.reset();
@@ -437,7 +466,9 @@ absl::Status Simulator::Crash(NodeId id) {
   std::vector<Event> held = std::move(node.held);
   node.held.clear();
   held_events_ -= held.size();
-  Emit({.time = now_, .kind = TraceKind::kCrash, .node = id, .local_time = node.ReadClock(now_)});
+  // A process crash keeps the record it always had (value 0, no detail).
+  Emit({.time = now_, .kind = TraceKind::kCrash, .node = id, .local_time = node.ReadClock(now_), .value = lost_writes,
+        .detail = kind == CrashKind::kPowerLoss ? "power-loss" : ""});
   // Messages that reached the paused node die with it, traced and counted like
   // any other loss so that sent == delivered + dropped still holds.
   for (const Event& event : held) {

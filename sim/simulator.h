@@ -25,6 +25,16 @@ namespace sim {
 // about 146 years. A clock that runs on past int64 afterwards reads TimeNs::Max().
 inline constexpr TimeNs kMaxClockReading = TimeNs(int64_t{1} << 62);
 
+// How a node goes down. Both lose the process and its volatile state; they
+// differ in what happens to stable-storage writes that were not yet synced.
+enum class CrashKind {
+  // The process dies (killed, panics); the machine and its page cache stay
+  // up, so buffered writes still reach the disk.
+  kProcess,
+  // The machine loses power: buffered writes that no Sync made durable are gone.
+  kPowerLoss,
+};
+
 struct SimulatorStats {
   uint64_t events = 0;
   uint64_t messages_sent = 0;
@@ -76,7 +86,7 @@ class Simulator {
   absl::Status ScheduleAt(TimeNs at, std::function<void()> action);
 
   // Process faults.
-  absl::Status Crash(NodeId node);
+  absl::Status Crash(NodeId node, CrashKind kind = CrashKind::kProcess);
   absl::Status Restart(NodeId node);
   // A paused node keeps its process and clock but receives nothing: deliveries
   // and timers that come due are held.
@@ -110,8 +120,10 @@ class Simulator {
   bool IsUp(NodeId node) const;
   bool IsPaused(NodeId node) const;
   TimeNs LocalTime(NodeId node) const;
-  // A node's stable storage, for tests and tools.
+  // A node's durable stable storage (what a power loss would leave), for tests and tools.
   const std::map<std::string, int64_t, std::less<>>& StableStorageOf(NodeId node) const;
+  // A node's buffered writes that no Sync has made durable yet.
+  const std::map<std::string, int64_t, std::less<>>& UnsyncedWritesOf(NodeId node) const;
   const Network& network() const { return network_; }
 
  private:
@@ -154,6 +166,8 @@ class Simulator {
   TimerId SetTimerFor(NodeId node, TimeNs delay, uint64_t tag);
   void CancelTimerFor(NodeId node, TimerId timer);
   void Persist(NodeId node, std::string_view key, int64_t value);
+  void Write(NodeId node, std::string_view key, int64_t value);
+  void Sync(NodeId node);
   void Observe(NodeId node, const Observation& observation);
 
   uint64_t seed_;

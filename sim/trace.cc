@@ -24,6 +24,8 @@ std::string_view TraceKindName(TraceKind kind) {
     case TraceKind::kPersist: return "persist";
     case TraceKind::kObserve: return "observe";
     case TraceKind::kNote: return "note";
+    case TraceKind::kWrite: return "write";
+    case TraceKind::kSync: return "sync";
   }
   return "unknown";
 }

@@ -22,15 +22,18 @@ enum class TraceKind : uint8_t {
   kTimerSet,      // value = timer id, local_time = local deadline
   kTimerCancel,   // value = timer id
   kTimerFire,     // value = timer id
-  kCrash,         // volatile state and timers lost
+  kCrash,         // volatile state and timers lost; detail = "power-loss" (value = unsynced keys lost) or empty
   kRestart,       // process rebuilt from stable storage
   kPause,         // deliveries and timers held
   kResume,        // held events released in order
   kClock,         // clock changed; value = drift ppm, detail = "drift" | "shift"
   kNetwork,       // partition / cut / heal / link settings; detail describes it
-  kPersist,       // stable storage write; detail = key, value = value
+  kPersist,       // durable stable-storage write; detail = key, value = value
   kObserve,       // process observation; payload
   kNote,          // driver annotation (scenario step); detail = text
+  // Appended so that the kinds above keep their numbers (and old traces their hashes).
+  kWrite,         // buffered (unsynced) stable-storage write; detail = key, value = value
+  kSync,          // buffered writes made durable; value = how many keys
 };
 
 std::string_view TraceKindName(TraceKind kind);

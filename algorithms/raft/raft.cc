@@ -1,5 +1,7 @@
 #include "algorithms/raft/raft.h"
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -41,13 +43,19 @@ RaftNode::RaftNode(sim::NodeId self, RaftConfig config)
 }
 
 void RaftNode::OnStart(sim::Context& ctx) {
-  // A restarted node comes back as a follower with the term and vote it
-  // promised before the crash, and a fresh randomized timeout.
+  // The boot counter is bookkeeping for entry ids, not Raft state: persisted
+  // at once, whatever the bug options say about syncing.
+  boot_ = static_cast<uint64_t>(ctx.Load(kBootsKey).value_or(0)) + 1;
+  ctx.Persist(kBootsKey, static_cast<int64_t>(boot_));
+  // A restarted node comes back as a follower with the term, vote and log it
+  // had made durable (or, after a process crash, at least written) before
+  // the crash, and a fresh randomized timeout.
   const std::optional<int64_t> stored_term = ctx.Load(kTermKey);
   current_term_ = sim::Term(static_cast<uint64_t>(stored_term.value_or(0)));
   const int64_t stored_vote = ctx.Load(kVotedForKey).value_or(-1);
   voted_for_ = stored_vote < 0 ? sim::kNoNode : sim::NodeId(static_cast<uint32_t>(stored_vote));
   if (stored_term) ctx.Observe(vocab::TermChange(current_term_));
+  log_.Recover(ctx);
   ctx.Observe(vocab::RoleChange(vocab::Role::kFollower, current_term_));
   SetBelief(ctx, sim::kNoNode, /*force=*/true);
   ResetElectionTimer(ctx);
@@ -64,7 +72,10 @@ void RaftNode::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message
 }
 
 void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {
-  if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
+  if (work_.OnTimer(
+          ctx, tag, [this] { return role_ == Role::kLeader; }, [this, &ctx] { AppendAsLeader(ctx); })) {
+    return;
+  }
   switch (tag) {
     case kElectionTag:
       if (!election_timer_armed_ || timer != election_timer_) return;
@@ -78,7 +89,9 @@ void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {
       return;
     case kHeartbeatTag:
       if (role_ != Role::kLeader || timer != heartbeat_timer_) return;
-      SendHeartbeats(ctx);
+      for (uint32_t i = 0; i < config_.node_count; ++i) {
+        if (i != self_.value()) SendAppend(ctx, sim::NodeId(i));
+      }
       heartbeat_timer_ = ctx.SetTimer(config_.heartbeat_interval_ns, kHeartbeatTag);
       return;
     case kCheckQuorumTag: {
@@ -105,6 +118,17 @@ void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {
 void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   const sim::Term term(static_cast<uint64_t>(message.Get(vocab::kFieldTerm)));
 
+  // etcd's rule (raft.go, Step, case m.Term > r.Term): a (pre-)vote request
+  // of a higher term is ignored, without a reply and without touching our
+  // term, while checkQuorum && lead != None && electionElapsed <
+  // electionTimeout ("inLease"), unless it is a leadership transfer (there
+  // are none here). With check-quorum a live leader keeps its followers, so
+  // a node that merely lost touch cannot depose it. Without check-quorum
+  // there is no such guard: a pre-vote is granted on term and log alone.
+  if ((message.Is(kRequestVote) || message.Is(kPreVote)) && term > current_term_ && config_.check_quorum &&
+      HeardFromLeaderRecently(ctx)) {
+    return;
+  }
   // A pre-vote asks about a future term and must never move ours.
   if (message.Is(kPreVote)) {
     HandlePreVote(ctx, from, message);
@@ -116,18 +140,20 @@ void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& mes
     // someone has seen: it is counted below, not obeyed.
     const bool future_grant = message.Is(kPreVoteReply) && message.Get(kFieldGranted) != 0;
     if (!future_grant) {
-      // With check_quorum a node that still hears a leader ignores vote
-      // requests of a higher term (etcd's lease): a rejoining node must not
-      // depose a healthy leader.
-      if (message.Is(kRequestVote) && config_.check_quorum && HeardFromLeaderRecently(ctx)) return;
       if (role_ == Role::kLeader && config_.bug == Bug::kIgnoreHigherTerm) return;
-      BecomeFollower(ctx, term, message.Is(kHeartbeat) ? from : sim::kNoNode);
+      BecomeFollower(ctx, term, message.Is(kAppend) ? from : sim::kNoNode);
     }
   } else if (term < current_term_) {
     // Tell a stale leader or candidate about the newer term so it steps down;
     // stale replies are simply dropped.
-    if (message.Is(kHeartbeat)) ctx.Send(from, Reply(kHeartbeatReply, current_term_, false));
-    if (message.Is(kRequestVote)) ctx.Send(from, Reply(kVote, current_term_, false));
+    if (message.Is(kAppend)) {
+      Send(ctx, from,
+           Make(kAppendReply, current_term_)
+               .Set(kFieldSuccess, 0)
+               .Set(kFieldIndex, message.Get(kFieldPrevIndex))
+               .Set(kFieldHint, static_cast<int64_t>(log_.last_index().value())));
+    }
+    if (message.Is(kRequestVote)) Send(ctx, from, Reply(kVote, current_term_, false));
     return;
   }
 
@@ -140,20 +166,20 @@ void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& mes
 }
 
 void RaftNode::StepFollower(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  if (message.Is(kHeartbeat)) {
-    HandleHeartbeat(ctx, from);
+  if (message.Is(kAppend)) {
+    HandleAppend(ctx, from, message);
   } else if (message.Is(kRequestVote)) {
-    HandleRequestVote(ctx, from);
+    HandleRequestVote(ctx, from, message);
   }
 }
 
 void RaftNode::StepPreCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  if (message.Is(kHeartbeat)) {
+  if (message.Is(kAppend)) {
     // The leader of our term is alive after all.
     BecomeFollower(ctx, current_term_, from);
-    HandleHeartbeat(ctx, from);
+    HandleAppend(ctx, from, message);
   } else if (message.Is(kRequestVote)) {
-    HandleRequestVote(ctx, from);
+    HandleRequestVote(ctx, from, message);
   } else if (message.Is(kPreVoteReply) && message.Get(kFieldGranted) != 0 &&
              message.Get(vocab::kFieldTerm) == static_cast<int64_t>(current_term_.value() + 1)) {
     if (CountGrant(from)) BecomeCandidate(ctx);
@@ -161,12 +187,12 @@ void RaftNode::StepPreCandidate(sim::Context& ctx, sim::NodeId from, const sim::
 }
 
 void RaftNode::StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  if (message.Is(kHeartbeat)) {
+  if (message.Is(kAppend)) {
     // Someone won this term.
     BecomeFollower(ctx, current_term_, from);
-    HandleHeartbeat(ctx, from);
+    HandleAppend(ctx, from, message);
   } else if (message.Is(kRequestVote)) {
-    HandleRequestVote(ctx, from);
+    HandleRequestVote(ctx, from, message);
   } else if (message.Is(kVote) && message.Get(kFieldGranted) != 0) {
     if (CountGrant(from)) BecomeLeader(ctx);
   }
@@ -175,39 +201,158 @@ void RaftNode::StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Mes
 void RaftNode::StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   // Any message of our term shows the peer can reach us.
   recently_active_[from.value()] = true;
-  if (message.Is(kRequestVote)) HandleRequestVote(ctx, from);
-  // A heartbeat of our own term means a second leader of this term, which
-  // only a bug can produce; there is no log to reconcile, so it is ignored.
+  if (message.Is(kRequestVote)) {
+    HandleRequestVote(ctx, from, message);
+  } else if (message.Is(kAppendReply)) {
+    HandleAppendReply(ctx, from, message);
+  }
+  // AppendEntries of our own term means a second leader of this term, which
+  // only a bug can produce; it is ignored.
 }
 
-void RaftNode::HandleRequestVote(sim::Context& ctx, sim::NodeId from) {
-  // The paper's up-to-date log check (section 5.4.1) is omitted: there is no
-  // log, so every candidate's log is as up to date as any other.
-  const bool grant = voted_for_ == sim::kNoNode || voted_for_ == from || config_.bug == Bug::kVoteTwice;
+void RaftNode::HandleRequestVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
+  const bool may_vote = voted_for_ == sim::kNoNode || voted_for_ == from || config_.bug == Bug::kVoteTwice;
+  const bool grant = may_vote && CandidateLogIsUpToDate(message);
   if (grant) {
-    if (voted_for_ != from) PersistVote(ctx, from);  // persisted before the reply leaves
+    if (voted_for_ != from) RecordVote(ctx, from);
     ctx.Observe(vocab::Vote(current_term_, from));
     // A node that just voted gives that candidate time to win.
     if (role_ != Role::kLeader) ResetElectionTimer(ctx);
   }
-  ctx.Send(from, Reply(kVote, current_term_, grant));
+  Send(ctx, from, Reply(kVote, current_term_, grant));
 }
 
 void RaftNode::HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   const sim::Term proposed(static_cast<uint64_t>(message.Get(vocab::kFieldTerm)));
-  // Granted only for a term beyond ours and only when no leader is known to
-  // be alive (Raft thesis, section 9.6): that is what keeps a node that was
-  // cut off from forcing an election when it comes back.
-  const bool grant = proposed > current_term_ && !HeardFromLeaderRecently(ctx);
+  // As etcd grants a pre-vote: for a term beyond ours and a log at least as
+  // up-to-date (Raft thesis, section 9.6). Whether a leader is still heard
+  // matters only with check_quorum, in Step.
+  const bool grant = proposed > current_term_ && CandidateLogIsUpToDate(message);
   // A rejection carries our term so a pre-candidate that is behind catches up.
-  ctx.Send(from, Reply(kPreVoteReply, grant ? proposed : current_term_, grant));
+  Send(ctx, from, Reply(kPreVoteReply, grant ? proposed : current_term_, grant));
 }
 
-void RaftNode::HandleHeartbeat(sim::Context& ctx, sim::NodeId from) {
+void RaftNode::HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   last_leader_contact_ = ctx.LocalNow();
   SetBelief(ctx, from);
   ResetElectionTimer(ctx);
-  ctx.Send(from, Reply(kHeartbeatReply, current_term_, true));
+  const LogIndex prev(static_cast<uint64_t>(message.Get(kFieldPrevIndex)));
+  const std::optional<sim::Term> term_at_prev = log_.TermAt(prev);
+  if (!term_at_prev || term_at_prev->value() != static_cast<uint64_t>(message.Get(kFieldPrevTerm))) {
+    // Our log does not contain the leader's prev entry: the leader backs up.
+    Send(ctx, from,
+         Make(kAppendReply, current_term_)
+             .Set(kFieldSuccess, 0)
+             .Set(kFieldIndex, static_cast<int64_t>(prev.value()))
+             .Set(kFieldHint, static_cast<int64_t>(log_.last_index().value())));
+    return;
+  }
+  LogIndex match = prev;
+  if (message.Has(kFieldEntryTerm)) {
+    const Entry entry{sim::Term(static_cast<uint64_t>(message.Get(kFieldEntryTerm))),
+                      EntryId(static_cast<uint64_t>(message.Get(kFieldEntry)))};
+    match = Next(prev);
+    // An entry we hold with the same term is the same entry (Log Matching);
+    // only a conflicting one, and everything after it, goes. A late,
+    // reordered message must not cut off entries that arrived after it.
+    const std::optional<sim::Term> existing = log_.TermAt(match);
+    if (existing && *existing != entry.term) {
+      log_.TruncateFrom(ctx, *this, match);
+      // Only a bug can truncate a committed entry; what gets committed at
+      // these indices afterwards is then reported again.
+      if (commit_index_ >= match) commit_index_ = prev;
+    }
+    if (match > log_.last_index()) log_.Append(ctx, *this, entry);
+  }
+  // Figure 2: commitIndex = min(leaderCommit, index of last new entry); only
+  // entries this message proved to match the leader's are safe to commit.
+  CommitTo(ctx, std::min(LogIndex(static_cast<uint64_t>(message.Get(kFieldCommit))), match));
+  Send(ctx, from,
+       Make(kAppendReply, current_term_).Set(kFieldSuccess, 1).Set(kFieldIndex, static_cast<int64_t>(match.value())));
+}
+
+void RaftNode::HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
+  const uint32_t peer = from.value();
+  const LogIndex index(static_cast<uint64_t>(message.Get(kFieldIndex)));
+  if (message.Get(kFieldSuccess) != 0) {
+    if (index > match_index_[peer]) match_index_[peer] = index;
+    if (Next(index) > next_index_[peer]) next_index_[peer] = Next(index);
+    AdvanceLeaderCommit(ctx);
+    if (next_index_[peer] <= log_.last_index()) SendAppend(ctx, from);
+    return;
+  }
+  // A rejection of a prev_index we no longer propose is a duplicate or an
+  // older try: acting on it again would back up too far.
+  if (Next(index) != next_index_[peer]) return;
+  // Back up at least one entry, and straight to just past the follower's log
+  // when that is shorter.
+  const uint64_t hint = static_cast<uint64_t>(message.Get(kFieldHint));
+  next_index_[peer] = LogIndex(std::max<uint64_t>(1, std::min(index.value(), hint + 1)));
+  // A correct follower never rejects an index it matched; one that lost
+  // synced entries (a bug) has to be caught up from below again.
+  if (match_index_[peer] >= next_index_[peer]) match_index_[peer] = Previous(next_index_[peer]);
+  SendAppend(ctx, from);
+}
+
+void RaftNode::AppendAsLeader(sim::Context& ctx) {
+  log_.Append(ctx, *this, Entry{current_term_, NewEntryId()});
+  const LogIndex index = log_.last_index();
+  // Peers still catching up get it in turn, from their replies.
+  for (uint32_t i = 0; i < config_.node_count; ++i) {
+    if (i != self_.value() && next_index_[i] == index) SendAppend(ctx, sim::NodeId(i));
+  }
+  AdvanceLeaderCommit(ctx);  // a one-node cluster commits at once
+}
+
+void RaftNode::SendAppend(sim::Context& ctx, sim::NodeId peer) {
+  // One entry per message: a payload holds at most six integers. etcd sends
+  // batches (up to MaxSizePerMsg); one at a time is slower to catch up a
+  // follower but is the same protocol.
+  const LogIndex next = std::min(next_index_[peer.value()], Next(log_.last_index()));
+  const LogIndex prev = Previous(next);
+  sim::Message append = Make(kAppend, current_term_)
+                            .Set(kFieldPrevIndex, static_cast<int64_t>(prev.value()))
+                            .Set(kFieldPrevTerm, static_cast<int64_t>(log_.TermAt(prev)->value()))
+                            .Set(kFieldCommit, static_cast<int64_t>(commit_index_.value()));
+  if (next <= log_.last_index()) {
+    const Entry& entry = log_.at(next);
+    append.Set(kFieldEntryTerm, static_cast<int64_t>(entry.term.value()))
+        .Set(kFieldEntry, static_cast<int64_t>(entry.id.value()));
+  }
+  Send(ctx, peer, append);
+}
+
+void RaftNode::AdvanceLeaderCommit(sim::Context& ctx) {
+  // The leader counts itself, so its own entries must be on disk first.
+  MakeDurable(ctx);
+  for (LogIndex n = log_.last_index(); n > commit_index_; n = Previous(n)) {
+    // Section 5.4.2: only an entry of the current term commits by counting
+    // replicas; earlier ones commit with it. Terms only fall further back.
+    if (log_.at(n).term != current_term_ && config_.bug != Bug::kCommitPreviousTerm) return;
+    uint32_t replicas = 1;
+    for (uint32_t i = 0; i < config_.node_count; ++i) {
+      if (i != self_.value() && match_index_[i] >= n) ++replicas;
+    }
+    if (replicas >= quorum()) {
+      CommitTo(ctx, n);
+      return;
+    }
+  }
+}
+
+void RaftNode::CommitTo(sim::Context& ctx, LogIndex index) {
+  while (commit_index_ < index) {
+    commit_index_ = Next(commit_index_);
+    const Entry& entry = log_.at(commit_index_);
+    ctx.Observe(vocab::LogCommit(commit_index_.value(), entry.term, entry.id.value(), current_term_));
+  }
+}
+
+EntryId RaftNode::NewEntryId() {
+  // Creator, incarnation, count: unique without coordination even when a bug
+  // lets one node lead the same term twice. Room for 64 nodes, 2^24 boots
+  // and 2^32 entries per boot.
+  return EntryId((uint64_t{self_.value()} << 56) | ((boot_ & 0xffffff) << 32) | (++entries_created_ & 0xffffffff));
 }
 
 void RaftNode::BecomeFollower(sim::Context& ctx, sim::Term term, sim::NodeId leader) {
@@ -215,7 +360,10 @@ void RaftNode::BecomeFollower(sim::Context& ctx, sim::Term term, sim::NodeId lea
   if (term > current_term_) UpdateTerm(ctx, term);
   SetRole(ctx, Role::kFollower);
   SetBelief(ctx, leader);
-  ResetElectionTimer(ctx);
+  // Figure 2: only AppendEntries from the leader or a granted vote reset the
+  // election timer. Merely hearing a higher term does not, so a candidate
+  // with a stale log that keeps asking cannot hold the others off forever.
+  if (!election_timer_armed_) ResetElectionTimer(ctx);
 }
 
 void RaftNode::BecomePreCandidate(sim::Context& ctx) {
@@ -224,19 +372,23 @@ void RaftNode::BecomePreCandidate(sim::Context& ctx) {
   SetBelief(ctx, sim::kNoNode, /*force=*/true);
   ResetGrants();
   ResetElectionTimer(ctx);
-  Broadcast(ctx, Make(kPreVote, sim::Term(current_term_.value() + 1)));
+  Broadcast(ctx, Make(kPreVote, sim::Term(current_term_.value() + 1))
+                     .Set(kFieldLastIndex, static_cast<int64_t>(log_.last_index().value()))
+                     .Set(kFieldLastTerm, static_cast<int64_t>(log_.last_term().value())));
   if (CountGrant(self_)) BecomeCandidate(ctx);  // a one-node cluster
 }
 
 void RaftNode::BecomeCandidate(sim::Context& ctx) {
   UpdateTerm(ctx, sim::Term(current_term_.value() + 1));
-  PersistVote(ctx, self_);
+  RecordVote(ctx, self_);
   ctx.Observe(vocab::Vote(current_term_, self_));
   SetRole(ctx, Role::kCandidate);
   SetBelief(ctx, sim::kNoNode, /*force=*/true);
   ResetGrants();
   ResetElectionTimer(ctx);
-  Broadcast(ctx, Make(kRequestVote, current_term_));
+  Broadcast(ctx, Make(kRequestVote, current_term_)
+                     .Set(kFieldLastIndex, static_cast<int64_t>(log_.last_index().value()))
+                     .Set(kFieldLastTerm, static_cast<int64_t>(log_.last_term().value())));
   if (CountGrant(self_)) BecomeLeader(ctx);  // a one-node cluster
 }
 
@@ -245,7 +397,12 @@ void RaftNode::BecomeLeader(sim::Context& ctx) {
   election_timer_armed_ = false;
   SetRole(ctx, Role::kLeader);
   SetBelief(ctx, self_);
-  SendHeartbeats(ctx);
+  next_index_.assign(config_.node_count, Next(log_.last_index()));
+  match_index_.assign(config_.node_count, LogIndex(0));
+  // A no-op entry of the new term (Raft thesis section 6.4, as etcd does):
+  // entries of earlier terms commit only once one of the current term does.
+  // Sending it to every peer is also the first heartbeat.
+  AppendAsLeader(ctx);
   heartbeat_timer_ = ctx.SetTimer(config_.heartbeat_interval_ns, kHeartbeatTag);
   if (config_.check_quorum) {
     recently_active_.assign(config_.node_count, false);
@@ -265,16 +422,37 @@ void RaftNode::StepDown(sim::Context& ctx) {
 void RaftNode::UpdateTerm(sim::Context& ctx, sim::Term term) {
   current_term_ = term;
   voted_for_ = sim::kNoNode;
-  // Persisted before anything is sent in the new term.
-  ctx.Persist(kTermKey, static_cast<int64_t>(term.value()));
-  ctx.Persist(kVotedForKey, -1);
+  Write(ctx, kTermKey, static_cast<int64_t>(term.value()));
+  if (config_.bug != Bug::kForgetVoteOnRestart) Write(ctx, kVotedForKey, -1);
   ctx.Observe(vocab::TermChange(term));
   leader_ = sim::kNoNode;  // a new term's leader is unknown until it speaks
 }
 
-void RaftNode::PersistVote(sim::Context& ctx, sim::NodeId candidate) {
+void RaftNode::RecordVote(sim::Context& ctx, sim::NodeId candidate) {
   voted_for_ = candidate;
-  ctx.Persist(kVotedForKey, static_cast<int64_t>(candidate.value()));
+  if (config_.bug != Bug::kForgetVoteOnRestart) Write(ctx, kVotedForKey, static_cast<int64_t>(candidate.value()));
+}
+
+void RaftNode::Write(sim::Context& ctx, std::string_view key, int64_t value) {
+  ctx.Write(key, value);
+  unsynced_ = true;
+}
+
+void RaftNode::MakeDurable(sim::Context& ctx) {
+  if (!unsynced_) return;
+  unsynced_ = false;
+  if (config_.bug != Bug::kSkipSync) ctx.Sync();
+}
+
+void RaftNode::Send(sim::Context& ctx, sim::NodeId to, const sim::Message& message) {
+  MakeDurable(ctx);
+  ctx.Send(to, message);
+}
+
+void RaftNode::Broadcast(sim::Context& ctx, const sim::Message& message) {
+  for (uint32_t i = 0; i < config_.node_count; ++i) {
+    if (i != self_.value()) Send(ctx, sim::NodeId(i), message);
+  }
 }
 
 void RaftNode::SetRole(sim::Context& ctx, Role role) {
@@ -305,14 +483,6 @@ void RaftNode::ResetElectionTimer(sim::Context& ctx) {
   election_timer_armed_ = true;
 }
 
-void RaftNode::Broadcast(sim::Context& ctx, const sim::Message& message) {
-  for (uint32_t i = 0; i < config_.node_count; ++i) {
-    if (i != self_.value()) ctx.Send(sim::NodeId(i), message);
-  }
-}
-
-void RaftNode::SendHeartbeats(sim::Context& ctx) { Broadcast(ctx, Make(kHeartbeat, current_term_)); }
-
 bool RaftNode::CountGrant(sim::NodeId from) {
   granted_[from.value()] = true;  // a duplicated reply counts once
   uint32_t count = 0;
@@ -328,6 +498,12 @@ bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
          ctx.LocalNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
 }
 
+bool RaftNode::CandidateLogIsUpToDate(const sim::Message& request) const {
+  if (config_.bug == Bug::kSkipLogCheck) return true;
+  return log_.IsAtLeastAsUpToDateAsMine(LogIndex(static_cast<uint64_t>(request.Get(kFieldLastIndex))),
+                                        sim::Term(static_cast<uint64_t>(request.Get(kFieldLastTerm))));
+}
+
 }  // namespace raft
 
 namespace {
@@ -336,8 +512,9 @@ class Raft final : public Algorithm {
  public:
   std::string_view name() const override { return "raft"; }
   std::string_view summary() const override {
-    return "Raft leader election: terms, randomized election timeouts, one vote per term, heartbeats; "
-           "optional pre-vote and check-quorum as in etcd";
+    return "Raft: terms, randomized election timeouts, one vote per term for an up-to-date log; the leader "
+           "replicates its writes as log entries (AppendEntries, empty as heartbeats) and commits on a majority "
+           "in its term; optional pre-vote and check-quorum as in etcd";
   }
 
   const std::vector<OptionSpec>& options() const override {
@@ -350,16 +527,27 @@ class Raft final : public Algorithm {
                                "randomization, so split votes repeat)",
                                sim::TimeNs(1)),
           OptionSpec::Duration("heartbeat_interval", sim::TimeNs::Millis(50),
-                               "how often a leader sends heartbeats; below election_timeout_min",
+                               "how often a leader sends AppendEntries to every follower (empty ones are the "
+                               "heartbeats); below election_timeout_min",
                                sim::TimeNs(1)),
           OptionSpec::Bool("pre_vote", false,
-                           "ask for pre-votes before raising the term, so a node that was cut off "
-                           "cannot disrupt the cluster when it returns"),
+                           "ask for pre-votes before raising the term, so a node that cannot win (cut off, or "
+                           "with a stale log) does not inflate its term and depose the leader when it returns; "
+                           "as in etcd a pre-vote is granted for a higher term and an up-to-date log, whether or "
+                           "not a leader is still heard (that guard comes with check_quorum)"),
           OptionSpec::Bool("check_quorum", false,
-                           "a leader steps down if a majority has not answered within an election timeout"),
-          OptionSpec::Choice("bug", {"none", "vote_twice", "ignore_higher_term"},
+                           "a leader steps down if a majority has not answered within election_timeout_min; and, "
+                           "as in etcd (raft.go, Step), a node that heard its leader within election_timeout_min "
+                           "ignores vote and pre-vote requests of higher terms"),
+          OptionSpec::Choice("bug",
+                             {"none", "vote_twice", "ignore_higher_term", "skip_log_check", "forget_vote_on_restart",
+                              "commit_previous_term", "skip_sync"},
                              "deliberate bug: vote_twice grants every candidate of a term; "
-                             "ignore_higher_term keeps a leader leading after it sees a higher term"),
+                             "ignore_higher_term keeps a leader leading after it sees a higher term; "
+                             "skip_log_check votes without comparing logs; forget_vote_on_restart never "
+                             "stores votedFor; commit_previous_term commits an older term's entry by counting "
+                             "replicas (Figure 8); skip_sync never syncs term, vote and log, so a power loss "
+                             "forgets them"),
       };
       return list;
     }();
@@ -388,10 +576,16 @@ class Raft final : public Algorithm {
     config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
     config.pre_vote = options.Bool("pre_vote");
     config.check_quorum = options.Bool("check_quorum");
-    const std::string& bug = options.Choice("bug");
-    config.bug = bug == "vote_twice"           ? raft::Bug::kVoteTwice
-                 : bug == "ignore_higher_term" ? raft::Bug::kIgnoreHigherTerm
-                                               : raft::Bug::kNone;
+    static const std::map<std::string, raft::Bug, std::less<>> kBugs = {
+        {"none", raft::Bug::kNone},
+        {"vote_twice", raft::Bug::kVoteTwice},
+        {"ignore_higher_term", raft::Bug::kIgnoreHigherTerm},
+        {"skip_log_check", raft::Bug::kSkipLogCheck},
+        {"forget_vote_on_restart", raft::Bug::kForgetVoteOnRestart},
+        {"commit_previous_term", raft::Bug::kCommitPreviousTerm},
+        {"skip_sync", raft::Bug::kSkipSync},
+    };
+    config.bug = kBugs.at(options.Choice("bug"));
     config.resource = cluster.resource;
     config.leader_work = cluster.leader_work;
     return std::make_unique<raft::RaftNode>(self, std::move(config));

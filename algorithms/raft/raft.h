@@ -1,8 +1,11 @@
-// Raft leader election (Ongaro & Ousterhout, "In Search of an Understandable
-// Consensus Algorithm", section 5.2) with etcd's pre-vote and check-quorum
-// options. There is no log: only terms, votes and heartbeats, which is all an
-// election needs. Deliberate bugs can be switched on so that the checkers can
-// be seen to fire.
+// Raft (Ongaro & Ousterhout, "In Search of an Understandable Consensus
+// Algorithm"): leader election (section 5.2) with the replicated log that the
+// election restriction protects (5.3, 5.4), plus etcd's pre-vote and
+// check-quorum options. The log carries the leader_work writes, one entry per
+// write, and a no-op entry each new leader appends in its own term. Term,
+// vote and log live in stable storage and are synced before any message that
+// depends on them leaves. Deliberate bugs can be switched on so that the
+// checkers can be seen to fire.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,7 @@
 
 #include "algorithms/algorithm.h"
 #include "algorithms/leader_work.h"
+#include "algorithms/raft/log.h"
 #include "sim/process.h"
 #include "sim/types.h"
 
@@ -22,18 +26,42 @@ const Algorithm& RaftAlgorithm();
 
 namespace raft {
 
-// Wire message types. Every one carries `term`; replies carry `granted`.
+// Wire message types and their fields. Every message carries `term`.
+// RequestVote and PreVote: term (PreVote: the term the sender would campaign
+// in), last_index, last_term (of the sender's log).
 inline constexpr std::string_view kRequestVote = "raft.request_vote";
-inline constexpr std::string_view kVote = "raft.vote";
 inline constexpr std::string_view kPreVote = "raft.pre_vote";
+// Vote and PreVote replies: term, granted.
+inline constexpr std::string_view kVote = "raft.vote";
 inline constexpr std::string_view kPreVoteReply = "raft.pre_vote_reply";
-inline constexpr std::string_view kHeartbeat = "raft.heartbeat";
-inline constexpr std::string_view kHeartbeatReply = "raft.heartbeat_reply";
-inline constexpr std::string_view kFieldGranted = "granted";
+// AppendEntries, sent by leaders only: term, prev_index, prev_term, commit
+// (the leader's commit index) and, when it carries an entry (at
+// prev_index+1), entry_term and entry. Without an entry it is a heartbeat.
+inline constexpr std::string_view kAppend = "raft.append";
+// AppendEntries reply: term, success, index (on success the highest index
+// known to match the leader's log; on failure the prev_index that did not
+// match), hint (on failure: the follower's last index, to skip back faster).
+inline constexpr std::string_view kAppendReply = "raft.append_reply";
 
-// Stable-storage keys: what Raft must remember across a crash.
+inline constexpr std::string_view kFieldGranted = "granted";
+inline constexpr std::string_view kFieldLastIndex = "last_index";
+inline constexpr std::string_view kFieldLastTerm = "last_term";
+inline constexpr std::string_view kFieldPrevIndex = "prev_index";
+inline constexpr std::string_view kFieldPrevTerm = "prev_term";
+inline constexpr std::string_view kFieldCommit = "commit";
+inline constexpr std::string_view kFieldEntryTerm = "entry_term";
+inline constexpr std::string_view kFieldEntry = "entry";
+inline constexpr std::string_view kFieldSuccess = "success";
+inline constexpr std::string_view kFieldIndex = "index";
+inline constexpr std::string_view kFieldHint = "hint";
+
+// Stable-storage keys: what Raft must remember across a crash (the log's
+// own keys are in log.h).
 inline constexpr std::string_view kTermKey = "term";
 inline constexpr std::string_view kVotedForKey = "voted_for";  // -1 = nobody
+// Boots so far, persisted at each start: keeps entry ids of different
+// incarnations apart.
+inline constexpr std::string_view kBootsKey = "boots";
 
 // Deliberately broken behaviours, for showing that the checkers fire.
 enum class Bug {
@@ -42,6 +70,18 @@ enum class Bug {
   kVoteTwice,
   // A leader ignores messages carrying a higher term instead of stepping down.
   kIgnoreHigherTerm,
+  // Votes (and pre-votes) without the section 5.4.1 check that the
+  // candidate's log is at least as up-to-date.
+  kSkipLogCheck,
+  // votedFor is never written to stable storage: a restarted node has
+  // forgotten whom it voted for in its current term.
+  kForgetVoteOnRestart,
+  // A leader commits an entry of an earlier term by counting its replicas
+  // (the mistake of the paper's Figure 8).
+  kCommitPreviousTerm,
+  // Term, vote and log are written but never synced: a process crash loses
+  // nothing, a power loss (crash with lose_unsynced) loses them all.
+  kSkipSync,
 };
 
 struct RaftConfig {
@@ -58,29 +98,35 @@ struct RaftConfig {
 
 // The role this node has, as in LogCabin's RaftConsensus::State.
 enum class Role {
-  // Follows the leader of the current term (if it knows one) and grants
-  // votes. Left for kPreCandidate (pre_vote on) or kCandidate when no
-  // heartbeat arrives within the election timeout.
+  // Follows the leader of the current term (if it knows one), appends what
+  // it sends and grants votes. Left for kPreCandidate (pre_vote on) or
+  // kCandidate when neither AppendEntries from the leader nor a vote it
+  // granted reset the election timer within the election timeout.
   kFollower,
   // Pre-vote round (pre_vote on): asks whether peers would vote for it in
   // currentTerm+1 without changing any term. Left for kCandidate on a
-  // majority of pre-votes, for kFollower on a heartbeat or a higher term, and
-  // re-entered when the election timeout fires again. Reported to checkers as
-  // vocab::Role::kCandidate.
+  // majority of pre-votes, for kFollower on AppendEntries or a higher term,
+  // and re-entered when the election timeout fires again. Reported to
+  // checkers as vocab::Role::kCandidate.
   kPreCandidate,
   // Campaigning in its own term with its own vote. Left for kLeader on a
-  // majority of votes, for kFollower on a heartbeat of its term or a higher
-  // term, and re-entered (next term) when the election timeout fires.
+  // majority of votes, for kFollower on AppendEntries of its term or a
+  // higher term, and re-entered (next term) when the election timeout fires.
   kCandidate,
-  // Leads currentTerm: sends heartbeats and does the leader work. Left for
-  // kFollower on a higher term, or (check_quorum on) when a majority has not
-  // answered within an election timeout.
+  // Leads currentTerm: replicates its log, commits, does the leader work.
+  // Left for kFollower on a higher term, or (check_quorum on) when a
+  // majority has not answered within an election timeout.
   kLeader,
 };
 
 // One Raft node. A pure state machine over the simulator's Context.
-class RaftNode final : public sim::Process {
+class RaftNode final : public sim::Process, private LogStorage {
  public:
+  // Own timer tags; all below LeaderWork::kFirstReservedTag.
+  static constexpr uint64_t kElectionTag = 1;
+  static constexpr uint64_t kHeartbeatTag = 2;
+  static constexpr uint64_t kCheckQuorumTag = 3;
+
   RaftNode(sim::NodeId self, RaftConfig config);
 
   void OnStart(sim::Context& ctx) override;
@@ -88,11 +134,6 @@ class RaftNode final : public sim::Process {
   void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override;
 
  private:
-  // Own timer tags; all below LeaderWork::kFirstReservedTag.
-  static constexpr uint64_t kElectionTag = 1;
-  static constexpr uint64_t kHeartbeatTag = 2;
-  static constexpr uint64_t kCheckQuorumTag = 3;
-
   // etcd's Step: term handling for every message, then role dispatch.
   void Step(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void StepFollower(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
@@ -110,49 +151,86 @@ class RaftNode final : public sim::Process {
   void StepDown(sim::Context& ctx);
 
   // Handlers shared by several roles.
-  void HandleRequestVote(sim::Context& ctx, sim::NodeId from);
+  void HandleRequestVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
-  void HandleHeartbeat(sim::Context& ctx, sim::NodeId from);
+  void HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
+  void HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
 
-  // Moves to a higher term: persists it with no vote, then reports it.
+  // Leader: appends an entry of the current term and sends it to the peers
+  // that were up to date.
+  void AppendAsLeader(sim::Context& ctx);
+  // Leader: AppendEntries for `peer` at its next_index_ (with the entry
+  // there, if any; a heartbeat otherwise).
+  void SendAppend(sim::Context& ctx, sim::NodeId peer);
+  // Leader: commits the highest index a majority holds (of the current term
+  // unless the commit_previous_term bug is on).
+  void AdvanceLeaderCommit(sim::Context& ctx);
+  // Raises commit_index_ to `index` (never lowers it), reporting each entry.
+  void CommitTo(sim::Context& ctx, LogIndex index);
+  EntryId NewEntryId();
+
+  // Moves to a higher term: writes it with no vote, then reports it.
   void UpdateTerm(sim::Context& ctx, sim::Term term);
-  void PersistVote(sim::Context& ctx, sim::NodeId candidate);
+  void RecordVote(sim::Context& ctx, sim::NodeId candidate);
+  // LogStorage: a buffered write that the next Send syncs first.
+  void Write(sim::Context& ctx, std::string_view key, int64_t value) override;
+  // Syncs the buffered writes, if any (the skip_sync bug only forgets them).
+  void MakeDurable(sim::Context& ctx);
+  // Every send goes through here: whatever the message depends on (term,
+  // vote, log) is made durable before it leaves.
+  void Send(sim::Context& ctx, sim::NodeId to, const sim::Message& message);
+  void Broadcast(sim::Context& ctx, const sim::Message& message);
+
   void SetRole(sim::Context& ctx, Role role);
   // Reports the believed leader when it or the term changed (or `force`).
   void SetBelief(sim::Context& ctx, sim::NodeId leader, bool force = false);
   void ResetElectionTimer(sim::Context& ctx);
-  void Broadcast(sim::Context& ctx, const sim::Message& message);
-  void SendHeartbeats(sim::Context& ctx);
   // Counts `from`'s grant; true once a majority (self included) granted.
   bool CountGrant(sim::NodeId from);
   void ResetGrants();
   // Whether a leader has been heard from within election_timeout_min (the
-  // leader itself always counts): the thesis' guard against disruptive
-  // servers, used for pre-votes and (check_quorum on) for votes.
+  // leader itself always counts): etcd's "lease" that, with check_quorum,
+  // makes a node ignore (pre-)vote requests.
   bool HeardFromLeaderRecently(sim::Context& ctx) const;
+  // The (pre-)vote request's log is at least as up-to-date as ours (or the
+  // skip_log_check bug says so).
+  bool CandidateLogIsUpToDate(const sim::Message& request) const;
   uint32_t quorum() const { return config_.node_count / 2 + 1; }
 
   const sim::NodeId self_;
   const RaftConfig config_;
 
-  // Persistent state (stable storage is written before it is acted on).
+  // Persistent state (written before it is acted on, synced before any
+  // message that depends on it leaves).
   // Latest term this node has seen.
   sim::Term current_term_;
   // Candidate this node voted for in current_term_, kNoNode if none.
   sim::NodeId voted_for_ = sim::kNoNode;
+  RaftLog log_;
 
   // Volatile state.
   Role role_ = Role::kFollower;
+  // Highest index known to be committed.
+  LogIndex commit_index_;
+  // Stable-storage writes not synced yet.
+  bool unsynced_ = false;
+  // This incarnation's number (from kBootsKey) and the entries it created.
+  uint64_t boot_ = 0;
+  uint64_t entries_created_ = 0;
   // Leader of current_term_ as far as this node knows.
   sim::NodeId leader_ = sim::kNoNode;
   // Term of the last Belief observation, so a term change re-reports it.
   std::optional<sim::Term> belief_term_;
-  // Local time of the last heartbeat from the current leader.
+  // Local time of the last AppendEntries from the current leader.
   std::optional<sim::TimeNs> last_leader_contact_;
   // Peers that granted this round's (pre-)vote, indexed by node.
   std::vector<bool> granted_;
   // Leader with check_quorum: peers heard from in this quorum period.
   std::vector<bool> recently_active_;
+  // Leader: per peer, the next index to send and the highest index known to
+  // match (Figure 2's nextIndex and matchIndex).
+  std::vector<LogIndex> next_index_;
+  std::vector<LogIndex> match_index_;
 
   sim::TimerId election_timer_;
   bool election_timer_armed_ = false;

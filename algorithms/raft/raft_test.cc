@@ -1,5 +1,6 @@
 #include "algorithms/raft/raft.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -344,40 +345,76 @@ TEST(Raft_Validate, AcceptsDefaultsAndRejectsBadCombinationsNamingTheOptions) {
   }
 }
 
-// Checks that a granted vote (and the term it is in) reached stable storage
-// before the reply left the node.
-class PersistBeforeVoteSink final : public sim::TraceSink {
+// Follows every node's durable storage through the trace (persist, write,
+// sync, power loss) and checks, for each Raft message as it leaves, that
+// what it promises is on disk: a granted vote and its term, a candidate's
+// own vote, entries a follower acknowledges or a leader sends.
+class DurableBeforeSendSink final : public sim::TraceSink {
  public:
   void OnRecord(const sim::TraceRecord& r) override {
-    if (r.kind == sim::TraceKind::kPersist) {
-      storage_[{r.node.value(), std::string(r.detail)}] = r.value;
-      return;
+    const uint32_t node = r.node.value();
+    switch (r.kind) {
+      case sim::TraceKind::kPersist: durable_[{node, std::string(r.detail)}] = r.value; return;
+      case sim::TraceKind::kWrite: unsynced_[node][std::string(r.detail)] = r.value; return;
+      case sim::TraceKind::kSync:
+        for (const auto& [key, value] : unsynced_[node]) durable_[{node, key}] = value;
+        unsynced_[node].clear();
+        return;
+      case sim::TraceKind::kCrash:
+        if (r.detail == "power-loss") unsynced_[node].clear();
+        return;
+      case sim::TraceKind::kSend: break;
+      default: return;
     }
-    if (r.kind != sim::TraceKind::kSend || r.payload == nullptr || !r.payload->Is(raft::kVote)) return;
-    if (r.payload->Get(raft::kFieldGranted) == 0) return;
-    ++granted_votes;
-    const uint32_t voter = r.node.value();
-    if (storage_[{voter, "voted_for"}] != static_cast<int64_t>(r.peer.value()) ||
-        storage_[{voter, "term"}] != r.payload->Get(vocab::kFieldTerm)) {
-      ++unpersisted_votes;
+    if (r.payload == nullptr) return;
+    const sim::Message& m = *r.payload;
+    const int64_t term = m.Get(vocab::kFieldTerm);
+    if (m.Is(raft::kVote) && m.Get(raft::kFieldGranted) != 0) {
+      Expect(Durable(node, "voted_for") == static_cast<int64_t>(r.peer.value()) && Durable(node, "term") == term);
+    } else if (m.Is(raft::kRequestVote)) {
+      Expect(Durable(node, "voted_for") == static_cast<int64_t>(node) && Durable(node, "term") == term);
+    } else if (m.Is(raft::kAppendReply) && m.Get(raft::kFieldSuccess) != 0) {
+      Expect(Durable(node, "log.length") >= m.Get(raft::kFieldIndex));
+    } else if (m.Is(raft::kAppend) && m.Has(raft::kFieldEntryTerm)) {
+      const int64_t index = m.Get(raft::kFieldPrevIndex) + 1;
+      Expect(Durable(node, "log.length") >= index &&
+             Durable(node, "log." + std::to_string(index) + ".id") == m.Get(raft::kFieldEntry));
     }
   }
-  int granted_votes = 0;
-  int unpersisted_votes = 0;
+  int checked = 0;
+  int not_durable = 0;
 
  private:
-  std::map<std::pair<uint32_t, std::string>, int64_t> storage_;
+  int64_t Durable(uint32_t node, const std::string& key) const {
+    auto it = durable_.find({node, key});
+    return it == durable_.end() ? -2 : it->second;
+  }
+  void Expect(bool ok) {
+    ++checked;
+    if (!ok) ++not_durable;
+  }
+  std::map<std::pair<uint32_t, std::string>, int64_t> durable_;
+  std::map<uint32_t, std::map<std::string, int64_t>> unsynced_;
 };
 
-TEST(Raft_Persistence, VoteAndTermAreStoredBeforeTheVoteIsSent) {
-  ClusterHarness h(RaftAlgorithm(), 5, 5, JitteryLink());
-  PersistBeforeVoteSink sink;
+int MessagesSentBeforeTheirStateWasDurable(const std::string& bug, int* checked) {
+  ClusterHarness h(RaftAlgorithm(), 5, 5, JitteryLink(), Timeouts(TimeNs::Millis(150), TimeNs::Millis(300), bug));
+  DurableBeforeSendSink sink;
   h.sim().AddTraceSink(&sink);
-  ASSERT_TRUE(RunUntilAgreement(h, TimeNs::Seconds(1)).has_value());
-  ASSERT_TRUE(h.sim().Crash(NodeId(OnlyLeader(h))).ok());
-  ASSERT_TRUE(RunUntilAgreement(h, h.sim().now() + TimeNs::Seconds(1)).has_value());
-  EXPECT_GE(sink.granted_votes, 4);
-  EXPECT_EQ(sink.unpersisted_votes, 0);
+  EXPECT_TRUE(RunUntilAgreement(h, TimeNs::Seconds(1)).has_value());
+  EXPECT_TRUE(h.sim().Crash(NodeId(OnlyLeader(h))).ok());
+  EXPECT_TRUE(RunUntilAgreement(h, h.sim().now() + TimeNs::Seconds(1)).has_value());
+  EXPECT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Seconds(1)).ok());
+  *checked = sink.checked;
+  return sink.not_durable;
+}
+
+TEST(Raft_Persistence, TermVoteAndLogAreSyncedBeforeAnyMessageThatDependsOnThem) {
+  int checked = 0;
+  EXPECT_EQ(MessagesSentBeforeTheirStateWasDurable("none", &checked), 0);
+  EXPECT_GT(checked, 150);  // votes, vote requests, entries sent and acknowledged
+  // Without syncing, every one of them leaves with its state only in the page cache.
+  EXPECT_EQ(MessagesSentBeforeTheirStateWasDurable("skip_sync", &checked), checked);
 }
 
 TEST(Raft_Persistence, RestartedNodeKeepsItsVoteOfTheTerm) {
@@ -428,6 +465,121 @@ TEST(Raft_Options, EveryCombinationRecoversASingleLeaderAfterFaults) {
       }
     }
   }
+}
+
+// ---- the replicated log ----
+
+using LogEntry = testing::ObservationTracker::LogEntry;
+
+// True when `prefix` is a prefix of `log`.
+bool IsPrefix(const std::vector<LogEntry>& prefix, const std::vector<LogEntry>& log) {
+  return prefix.size() <= log.size() && std::equal(prefix.begin(), prefix.end(), log.begin());
+}
+
+TEST(Raft_Log, FollowersHoldTheLeadersLogAndItsWritesCommit) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    ClusterHarness h(RaftAlgorithm(), 5, seed, JitteryLink());
+    ASSERT_TRUE(RunUntilAgreement(h, TimeNs::Seconds(1)).has_value());
+    ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
+    const uint32_t leader = OnlyLeader(h);
+    const auto& log = h.tracker().log[leader];
+    // A no-op of its term, then one entry per write it sent.
+    EXPECT_EQ(log.size(), 1 + h.tracker().Sent(kResourceWrite)) << "seed " << seed;
+    for (uint32_t i = 0; i < 5; ++i) {
+      EXPECT_TRUE(IsPrefix(h.tracker().log[i], log)) << "seed " << seed << " node " << i;
+      EXPECT_GE(h.tracker().log[i].size() + 1, log.size()) << "seed " << seed << " node " << i;
+    }
+    // Everything but what the last heartbeat has not yet acknowledged is committed, as the leader has it.
+    EXPECT_GE(h.tracker().committed.size() + 1, log.size()) << "seed " << seed;
+    for (const auto& [index, entry] : h.tracker().committed) {
+      EXPECT_EQ(entry, log[static_cast<size_t>(index - 1)]) << "seed " << seed;
+    }
+    EXPECT_EQ(h.tracker().conflicting_commits, 0u);
+  }
+}
+
+TEST(Raft_Log, ADeposedLeadersUncommittedEntriesAreReplaced) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    ClusterHarness h(RaftAlgorithm(), 5, seed, JitteryLink());
+    ASSERT_TRUE(RunUntilAgreement(h, TimeNs::Seconds(1)).has_value());
+    const uint32_t old_leader = OnlyLeader(h);
+    const size_t committed_before = h.tracker().committed.size();
+    ASSERT_TRUE(h.sim().Partition({{NodeId(old_leader)}}).ok());
+    ASSERT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Seconds(1)).ok());
+    // Alone, it went on appending its writes; none of them could commit.
+    const std::vector<LogEntry> stranded = h.tracker().log[old_leader];
+    EXPECT_GT(stranded.size(), committed_before + 5) << "seed " << seed;
+    h.sim().HealNetwork();
+    ASSERT_TRUE(RunUntilAgreement(h, h.sim().now() + TimeNs::Seconds(1)).has_value());
+    ASSERT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Millis(500)).ok());
+    const uint32_t leader = OnlyLeader(h);
+    ASSERT_NE(leader, old_leader);
+    EXPECT_TRUE(IsPrefix(h.tracker().log[old_leader], h.tracker().log[leader])) << "seed " << seed;
+    EXPECT_GE(h.tracker().log[old_leader].size() + 1, h.tracker().log[leader].size()) << "seed " << seed;
+    // Its stranded entries are gone from every log and were never committed.
+    const LogEntry& last_stranded = stranded.back();
+    for (uint32_t i = 0; i < 5; ++i) {
+      for (const LogEntry& e : h.tracker().log[i]) EXPECT_FALSE(e == last_stranded) << "seed " << seed;
+    }
+    for (const auto& [index, entry] : h.tracker().committed) EXPECT_FALSE(entry == last_stranded);
+    EXPECT_EQ(h.tracker().conflicting_commits, 0u);
+  }
+}
+
+TEST(Raft_Log, ARestartedFollowerRecoversItsLogAndCatchesUp) {
+  ClusterHarness h(RaftAlgorithm(), 3, 4, JitteryLink());
+  ASSERT_TRUE(RunUntilAgreement(h, TimeNs::Seconds(1)).has_value());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  const uint32_t leader = OnlyLeader(h);
+  const uint32_t follower = (leader + 1) % 3;
+  const std::vector<LogEntry> before = h.tracker().log[follower];
+  ASSERT_GT(before.size(), 10u);
+  ASSERT_TRUE(h.sim().Crash(NodeId(follower)).ok());
+  EXPECT_TRUE(h.tracker().log[follower].empty());
+  ASSERT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Seconds(1)).ok());
+  ASSERT_TRUE(h.sim().Restart(NodeId(follower)).ok());
+  EXPECT_EQ(h.tracker().log[follower], before);  // read back from stable storage at boot
+  ASSERT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Millis(500)).ok());
+  EXPECT_GE(h.tracker().log[follower].size() + 1, h.tracker().log[leader].size());
+  EXPECT_TRUE(IsPrefix(h.tracker().log[follower], h.tracker().log[leader]));
+}
+
+// Crashes a follower in the given way; returns its term and log before the
+// crash and what it recovered.
+struct Recovery {
+  int64_t term_before = 0, term_after = 0;
+  std::vector<LogEntry> log_before, log_after;
+};
+Recovery CrashFollower(sim::CrashKind kind, const std::string& bug) {
+  ClusterHarness h(RaftAlgorithm(), 3, 6, JitteryLink(), Timeouts(TimeNs::Millis(150), TimeNs::Millis(300), bug));
+  EXPECT_TRUE(RunUntilAgreement(h, TimeNs::Seconds(1)).has_value());
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  const uint32_t follower = (OnlyLeader(h) + 1) % 3;
+  Recovery out;
+  out.term_before = h.tracker().term[follower];
+  out.log_before = h.tracker().log[follower];
+  EXPECT_TRUE(h.sim().Crash(NodeId(follower), kind).ok());
+  EXPECT_TRUE(h.sim().Restart(NodeId(follower)).ok());
+  out.term_after = h.tracker().term[follower];
+  out.log_after = h.tracker().log[follower];
+  return out;
+}
+
+TEST(Raft_PowerLoss, SyncedTermAndLogSurviveIt) {
+  const Recovery r = CrashFollower(sim::CrashKind::kPowerLoss, "none");
+  EXPECT_GT(r.log_before.size(), 10u);
+  EXPECT_EQ(r.log_after, r.log_before);
+  EXPECT_EQ(r.term_after, r.term_before);
+}
+
+TEST(Raft_PowerLoss, WithoutSyncAProcessCrashLosesNothingButAPowerLossLosesEverything) {
+  const Recovery process_crash = CrashFollower(sim::CrashKind::kProcess, "skip_sync");
+  EXPECT_EQ(process_crash.log_after, process_crash.log_before);
+  EXPECT_EQ(process_crash.term_after, process_crash.term_before);
+  const Recovery power_loss = CrashFollower(sim::CrashKind::kPowerLoss, "skip_sync");
+  EXPECT_GT(power_loss.log_before.size(), 10u);
+  EXPECT_TRUE(power_loss.log_after.empty());
+  EXPECT_EQ(power_loss.term_after, 0);
 }
 
 uint64_t TraceHashOfFaultyRun(uint64_t seed) {

@@ -21,7 +21,7 @@ class ObservationTracker final : public sim::TraceSink {
  public:
   explicit ObservationTracker(uint32_t node_count)
       : role(node_count, vocab::Role::kFollower), believed_leader(node_count, vocab::kNobody),
-        term(node_count, 0) {}
+        term(node_count, 0), log(node_count) {}
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.kind == sim::TraceKind::kSend && r.payload != nullptr) ++sent_by_type[std::string(r.payload->type())];
@@ -29,6 +29,10 @@ class ObservationTracker final : public sim::TraceSink {
       role[r.node.value()] = vocab::Role::kFollower;
       believed_leader[r.node.value()] = vocab::kNobody;
       term[r.node.value()] = 0;  // what a restarted node reports must come from its stable storage
+    }
+    // A process reports its whole log, from what it recovered at boot on.
+    if ((r.kind == sim::TraceKind::kCrash || r.kind == sim::TraceKind::kStart) && r.node.value() < role.size()) {
+      log[r.node.value()].clear();
     }
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
     const sim::Observation& o = *r.payload;
@@ -45,6 +49,15 @@ class ObservationTracker final : public sim::TraceSink {
       believed_leader[node] = o.Get(vocab::kFieldLeader);
     } else if (o.Is(vocab::kTermChange)) {
       term[node] = o.Get(vocab::kFieldTerm);
+    } else if (o.Is(vocab::kLogAppend)) {
+      log[node].resize(static_cast<size_t>(o.Get(vocab::kFieldIndex) - 1));
+      log[node].push_back({o.Get(vocab::kFieldTerm), o.Get(vocab::kFieldEntry)});
+    } else if (o.Is(vocab::kLogTruncate)) {
+      log[node].resize(static_cast<size_t>(o.Get(vocab::kFieldIndex) - 1));
+    } else if (o.Is(vocab::kLogCommit)) {
+      const LogEntry entry{o.Get(vocab::kFieldTerm), o.Get(vocab::kFieldEntry)};
+      auto [it, inserted] = committed.try_emplace(o.Get(vocab::kFieldIndex), entry);
+      if (!inserted && !(it->second == entry)) ++conflicting_commits;
     }
   }
 
@@ -77,11 +90,22 @@ class ObservationTracker final : public sim::TraceSink {
     sim::NodeId node;
     int64_t term;
   };
+  struct LogEntry {
+    int64_t term;
+    int64_t entry;  // id
+    friend bool operator==(const LogEntry&, const LogEntry&) = default;
+  };
   std::vector<vocab::Role> role;
   std::vector<int64_t> believed_leader;
   std::vector<int64_t> term;
   std::vector<Claim> leader_claims;
   std::map<std::string, uint64_t> sent_by_type;
+  // Each node's log as its current process reported it (log[node][index - 1]).
+  std::vector<std::vector<LogEntry>> log;
+  // Index -> the first entry reported committed there, by any node.
+  std::map<int64_t, LogEntry> committed;
+  // Commit reports naming another entry than the first one at their index.
+  uint64_t conflicting_commits = 0;
   uint64_t writes_accepted = 0;
   uint64_t writes_rejected = 0;
 };

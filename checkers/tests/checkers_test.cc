@@ -39,8 +39,9 @@ TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
     ASSERT_TRUE(checker.ok()) << info.name;
     EXPECT_EQ((*checker)->name(), info.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"election_safety", "liveness", "single_leader", "single_vote",
-                                             "stale_token", "term_monotonic"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"committed_agreement", "election_safety", "leader_completeness",
+                                             "liveness", "single_leader", "single_vote", "stale_token",
+                                             "term_monotonic"}));
 }
 
 TEST(Registry_MakeChecker, UnknownNameIsNotFound) {
@@ -240,6 +241,121 @@ TEST(SingleLeader_Quiet, CrashedLeaderAndSameInstantHandover) {
   t.Lead(Ms(50), 1, 3);
   t.Follow(Ms(50), 2, 3);
   auto checker = RunChecker("single_leader", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- committed_agreement ----
+
+TEST(CommittedAgreement_Fires, TwoEntriesCommittedAtOneIndex) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Commit(Ms(10), 0, 1, 1, 0x101, 1);
+  t.Commit(Ms(20), 0, 2, 1, 0x102, 3);
+  t.Commit(Ms(21), 1, 2, 1, 0x102, 3);
+  const uint64_t bad = t.Commit(Ms(30), 2, 2, 4, 0x204, 4);
+  auto checker = RunChecker("committed_agreement", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(30));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
+  EXPECT_EQ(v.term, 4);
+  EXPECT_EQ(v.message, "two entries were committed at index 2: 0x102 (term 1, reported by node 0 at 0.020000s) and "
+                       "0x204 (term 4, reported by node 2)");
+}
+
+TEST(CommittedAgreement_Quiet, SameEntryFromEveryNodeAndOverwrittenUncommittedEntries) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Append(Ms(5), 1, 1, 1, 0x101);
+  t.Append(Ms(6), 1, 2, 1, 0x999);  // never committed, then overwritten
+  t.Commit(Ms(10), 0, 1, 1, 0x101, 1);
+  t.Commit(Ms(11), 1, 1, 1, 0x101, 1);
+  t.Commit(Ms(12), 1, 1, 1, 0x101, 2);  // reported again after a restart
+  t.Truncate(Ms(13), 1, 2);
+  t.Append(Ms(13), 1, 2, 2, 0x202);
+  t.Commit(Ms(20), 2, 2, 2, 0x202, 2);
+  t.Commit(Ms(30), 5, 2, 9, 0x999, 9);  // node 5 is not an election node
+  auto checker = RunChecker("committed_agreement", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+// ---- leader_completeness ----
+
+TEST(LeaderCompleteness_Fires, LeaderOfALaterTermWithoutACommittedEntry) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Append(Ms(1), 0, 1, 1, 0x101);
+  t.Append(Ms(2), 0, 2, 1, 0x102);
+  t.Commit(Ms(3), 0, 2, 1, 0x102, 2);  // committed while node 0 was in term 2
+  t.Append(Ms(4), 2, 1, 1, 0x101);
+  t.Append(Ms(5), 2, 2, 3, 0x203);     // node 2 holds another entry at index 2
+  const uint64_t bad = t.Lead(Ms(10), 2, 4);
+  auto checker = RunChecker("leader_completeness", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(10));
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(0)}));
+  EXPECT_EQ(v.term, 4);
+  EXPECT_EQ(v.message, "node 2 leads term 4 without entry 0x102 (term 1) at index 2, which node 0 reported committed "
+                       "in term 2 at 0.003000s; the leader holds entry 0x203 (term 3) there instead");
+}
+
+TEST(LeaderCompleteness_Fires, CommitReportedAfterALaterLeaderWithoutItTookOver) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Append(Ms(1), 1, 1, 1, 0x101);
+  t.Lead(Ms(5), 1, 6);  // leads term 6 with a one-entry log
+  // A follower still in term 3 reports what it learned committed back then.
+  const uint64_t bad = t.Commit(Ms(8), 2, 2, 3, 0x302, 3);
+  auto checker = RunChecker("leader_completeness", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+  EXPECT_EQ(checker->violation()->nodes, (std::vector<NodeId>{NodeId(1), NodeId(2)}));
+  EXPECT_NE(checker->violation()->message.find("the leader has only 1 entries"), std::string::npos);
+}
+
+TEST(LeaderCompleteness_Fires, ARestartedNodeRecoversLessThanItHad) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Append(Ms(1), 1, 1, 1, 0x101);
+  t.Append(Ms(2), 1, 2, 1, 0x102);
+  t.Commit(Ms(3), 0, 2, 1, 0x102, 1);
+  t.Event(Ms(10), TraceKind::kCrash, 1);
+  t.Event(Ms(20), TraceKind::kRestart, 1);
+  t.Event(Ms(20), TraceKind::kStart, 1);
+  t.Append(Ms(20), 1, 1, 1, 0x101);  // all the new process recovered (an unsynced entry lost)
+  t.Lead(Ms(30), 1, 2);
+  auto checker = RunChecker("leader_completeness", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->term, 2);
+}
+
+TEST(LeaderCompleteness_Quiet, LaterLeadersHoldItAndEarlierOnesMayNot) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Append(Ms(1), 0, 1, 1, 0x101);
+  t.Append(Ms(2), 0, 2, 2, 0x202);
+  t.Commit(Ms(3), 0, 2, 2, 0x202, 2);
+  t.Lead(Ms(4), 0, 2);  // the term it was committed in
+  // Node 1 wins term 1 late, with votes cast before the commit: a stale
+  // leader may lack the entry.
+  t.Lead(Ms(5), 1, 1);
+  // Node 2 had a conflicting entry, is repaired, restarts with it and leads term 3.
+  t.Append(Ms(6), 2, 1, 1, 0x101);
+  t.Append(Ms(7), 2, 2, 1, 0x999);
+  t.Truncate(Ms(8), 2, 2);
+  t.Append(Ms(8), 2, 2, 2, 0x202);
+  t.Append(Ms(9), 2, 3, 2, 0x203);
+  t.Event(Ms(10), TraceKind::kCrash, 2);
+  t.Event(Ms(11), TraceKind::kRestart, 2);
+  t.Event(Ms(11), TraceKind::kStart, 2);
+  t.Append(Ms(11), 2, 1, 1, 0x101);
+  t.Append(Ms(11), 2, 2, 2, 0x202);
+  t.Lead(Ms(20), 2, 3);
+  t.Commit(Ms(21), 2, 3, 3, 0x303, 3);  // reported in the leader's own term: no earlier leader is bound
+  auto checker = RunChecker("leader_completeness", Nodes(3), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
 

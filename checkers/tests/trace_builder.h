@@ -43,6 +43,15 @@ class TraceBuilder {
   uint64_t Believe(sim::TimeNs time, uint32_t node, uint32_t leader, int64_t term) {
     return Observe(time, node, vocab::Belief(sim::NodeId(leader), sim::Term(term)));
   }
+  uint64_t Append(sim::TimeNs time, uint32_t node, uint64_t index, int64_t term, uint64_t entry) {
+    return Observe(time, node, vocab::LogAppend(index, sim::Term(term), entry));
+  }
+  uint64_t Truncate(sim::TimeNs time, uint32_t node, uint64_t from_index) {
+    return Observe(time, node, vocab::LogTruncate(from_index));
+  }
+  uint64_t Commit(sim::TimeNs time, uint32_t node, uint64_t index, int64_t term, uint64_t entry, int64_t current_term) {
+    return Observe(time, node, vocab::LogCommit(index, sim::Term(term), entry, sim::Term(current_term)));
+  }
   uint64_t Accept(sim::TimeNs time, uint32_t resource, int64_t token, uint32_t writer, int64_t highest) {
     return Observe(time, resource,
                    sim::Observation(vocab::kResourceAccept)

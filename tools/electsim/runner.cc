@@ -238,7 +238,8 @@ class ScenarioDriver {
     switch (step.action) {
       case Action::kCrash: {
         const sim::NodeId node = Resolve(step.node, step);
-        if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node))) return;
+        const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
+        if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
         UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
         return;
       }

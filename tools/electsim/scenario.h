@@ -42,6 +42,7 @@ struct FaultStep {
   std::vector<std::vector<NodeSelector>> groups;  // partition
   std::optional<sim::TimeNs> for_ns;              // undo after this long
   bool during_write = false;                      // pause: wait for the node's next write_begin
+  bool lose_unsynced = false;                     // crash: a power loss, stable-storage writes not synced are lost
   int64_t drift_ppm = 0;
   sim::TimeNs shift;
   sim::LinkConfig link;                           // network, link

@@ -1,8 +1,9 @@
 // Fault steps: "at" a time, one action, and for some actions "for" (undo
-// after) or "during" (wait for a write). The schema has checked which keys
-// each action allows and their types; here node ids are held to the cluster,
-// times to the run, and the relations between nodes are checked (partition
-// groups disjoint, a cut between two different nodes).
+// after), "during" (wait for a write) or "lose_unsynced" (a crash that is a
+// power loss). The schema has checked which keys each action allows and their
+// types; here node ids are held to the cluster, times to the run, and the
+// relations between nodes are checked (partition groups disjoint, a cut
+// between two different nodes).
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -48,6 +49,7 @@ std::string FaultStep::Describe() const {
   if (action == Action::kClockDrift) text += fmt::format(" drift {} ppm", drift_ppm);
   if (action == Action::kClockShift) text += fmt::format(" shift {}", sim::FormatDuration(shift));
   if (during_write) text += " during its next write";
+  if (lose_unsynced) text += " losing its unsynced writes";
   if (for_ns) text += fmt::format(" for {}", sim::FormatDuration(*for_ns));
   return text;
 }
@@ -150,6 +152,9 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
   const json& body = value.at(step.action_key);
   if (const json* f = Reader::Find(value, "for")) step.for_ns = reader.PositiveDuration(*f, Reader::Child(path, "for"));
   step.during_write = value.contains("during");  // the schema allows only "write"
+  if (const json* lose = Reader::Find(value, "lose_unsynced")) {  // the schema allows it in crash steps only
+    step.lose_unsynced = reader.Bool(*lose, Reader::Child(path, "lose_unsynced"));
+  }
 
   switch (step.action) {
     case FaultStep::Action::kCrash:

@@ -279,9 +279,15 @@ TEST_F(CliTest, AMessageStormIsBadInputNotAnEndlessRun) {
 TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
   const Outcome out = Electsim("list");
   EXPECT_EQ(out.exit_status, 0);
-  for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness"}) {
+  for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness",
+                               "leader_completeness", "committed_agreement", "commit_previous_term", "skip_sync"}) {
     EXPECT_NE(out.output.find(expected), std::string::npos) << expected;
   }
+  // Which pre-vote rule Raft follows, and where it comes from.
+  EXPECT_NE(out.output.find("as in etcd (raft.go, Step), a node that heard its leader within election_timeout_min "
+                            "ignores vote and pre-vote requests of higher terms"),
+            std::string::npos)
+      << out.output;
 }
 
 }  // namespace

@@ -45,11 +45,14 @@ RunResult RunText(const std::string& text, sim::TraceSink* sink) {
 
 TEST(Runner_Faults, AStepsForUndoesOnlyItsOwnCuts) {
   // A lasting one-way cut 0->1, and an unrelated partition that ends at 3s.
+  // Node 2 goes down at 4s, so that 0 and 1 have to talk to elect a leader
+  // (which they do over 1->0 only).
   const std::string text = R"({
     "nodes": 3, "duration": "6s", "algorithm": "raft",
     "faults": [
       {"at": "1s", "cut": {"from": 0, "to": 1}},
-      {"at": "2s", "partition": [[2]], "for": "1s"}
+      {"at": "2s", "partition": [[2]], "for": "1s"},
+      {"at": "4s", "crash": 2}
     ]})";
   Watcher watcher(0, 1, sim::TimeNs::Millis(1100));
   RunText(text, &watcher);
@@ -57,6 +60,48 @@ TEST(Runner_Faults, AStepsForUndoesOnlyItsOwnCuts) {
   Watcher other_way(1, 0, sim::TimeNs::Seconds(4));
   RunText(text, &other_way);
   EXPECT_GT(other_way.deliveries, 0);
+}
+
+// Counts a node's crashes that lost unsynced writes, and what a Raft node
+// reports as its term when it boots.
+class PowerLossWatcher final : public sim::TraceSink {
+ public:
+  explicit PowerLossWatcher(uint32_t node) : node_(node) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.node != sim::NodeId(node_)) return;
+    if (r.kind == sim::TraceKind::kCrash && r.detail == "power-loss") ++power_losses;
+    if (r.kind == sim::TraceKind::kStart) booting = true;
+    if (r.kind == sim::TraceKind::kObserve && booting && r.payload->Is("role")) {
+      terms_at_boot.push_back(r.payload->Get("term"));
+      booting = false;
+    }
+  }
+  int power_losses = 0;
+  std::vector<int64_t> terms_at_boot;
+
+ private:
+  uint32_t node_;
+  bool booting = false;
+};
+
+TEST(Runner_Faults, LoseUnsyncedMakesTheCrashAPowerLoss) {
+  // A Raft that never syncs keeps its term across a plain crash (the page
+  // cache survives) and loses it in a power loss.
+  for (const bool lose : {false, true}) {
+    const std::string text = std::string(R"({
+      "nodes": 3, "duration": "3s", "algorithm": {"name": "raft", "options": {"bug": "skip_sync"}},
+      "faults": [{"at": "1s", "crash": 0, "for": "100ms", "lose_unsynced": )") + (lose ? "true" : "false") + "}]}";
+    PowerLossWatcher watcher(0);
+    RunText(text, &watcher);
+    EXPECT_EQ(watcher.power_losses, lose ? 1 : 0);
+    ASSERT_EQ(watcher.terms_at_boot.size(), 2u);
+    EXPECT_EQ(watcher.terms_at_boot[0], 0);
+    if (lose) {
+      EXPECT_EQ(watcher.terms_at_boot[1], 0);
+    } else {
+      EXPECT_GT(watcher.terms_at_boot[1], 0);
+    }
+  }
 }
 
 TEST(Runner_Faults, AFaultAtTimeZeroLandsAfterEveryNodeBooted) {

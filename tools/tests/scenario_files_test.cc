@@ -3,6 +3,7 @@
 // away from a scenario that shows fencing at work, the scenario must go red.
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,90 @@ TEST(ScenarioFiles, FencedScenariosGoRedWithoutFencing) {
     ++fenced;
   }
   EXPECT_GE(fenced, 2);
+}
+
+Scenario LoadShipped(const std::string& name) {
+  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name + ".json");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  return scenario.ok() ? *scenario : Scenario{};
+}
+
+std::vector<std::string> Violated(const Scenario& scenario, uint64_t seed) {
+  auto result = RunScenario(scenario, seed);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? result->violated_checkers() : std::vector<std::string>{"<error>"};
+}
+
+// The checker each deliberate Raft bug must be caught by.
+const std::map<std::string, std::string>& CheckerForRaftBug() {
+  static const std::map<std::string, std::string> checkers = {
+      {"vote_twice", "election_safety"},
+      {"ignore_higher_term", "liveness"},
+      {"skip_log_check", "leader_completeness"},
+      {"forget_vote_on_restart", "single_vote"},
+      {"commit_previous_term", "leader_completeness"},
+      {"skip_sync", "single_vote"},
+  };
+  return checkers;
+}
+
+// Each bug is shown by a shipped scenario whose expected violations include
+// its checker, and the correct Raft runs that same scenario without any.
+TEST(ScenarioFiles_RaftBugs, EachIsCaughtAndTheCorrectRaftPassesTheSameScenario) {
+  std::map<std::string, std::string> shown;  // bug -> scenario
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    if (scenario->algorithm->name() != "raft" || scenario->options.Choice("bug") == "none") continue;
+    const std::string bug = scenario->options.Choice("bug");
+    ASSERT_TRUE(CheckerForRaftBug().count(bug)) << file << " shows a bug this test does not know: " << bug;
+    const std::string& checker = CheckerForRaftBug().at(bug);
+    EXPECT_TRUE(std::count(scenario->expect.violations.begin(), scenario->expect.violations.end(), checker))
+        << file << " does not expect " << checker;
+    Scenario correct = *scenario;
+    correct.options.Set("bug", 0);  // the first choice is "none"
+    ASSERT_EQ(correct.options.Choice("bug"), "none");
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      auto result = RunScenario(*scenario, seed);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_TRUE(result->met_expectations()) << file << " seed " << seed << ": " << result->failed_expectations.front();
+      EXPECT_EQ(Violated(correct, seed), std::vector<std::string>{}) << file << " without the bug, seed " << seed;
+    }
+    shown[bug] = file;
+  }
+  for (const auto& [bug, checker] : CheckerForRaftBug()) EXPECT_TRUE(shown.count(bug)) << "no scenario shows " << bug;
+}
+
+// What makes the Raft without sync forget its vote is the disk fault: the
+// same schedule with a plain crash (the page cache survives) is clean.
+TEST(ScenarioFiles_PowerLoss, ARaftThatDoesNotSyncForgetsItsVoteOnlyWhenPowerIsLost) {
+  const Scenario scenario = LoadShipped("raft-bug-skip-sync-power-loss");
+  ASSERT_EQ(scenario.options.Choice("bug"), "skip_sync");
+  Scenario plain_crash = scenario;
+  int power_losses = 0;
+  for (FaultStep& step : plain_crash.faults) {
+    power_losses += step.lose_unsynced ? 1 : 0;
+    step.lose_unsynced = false;
+  }
+  ASSERT_EQ(power_losses, 1);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    const std::vector<std::string> violated = Violated(scenario, seed);
+    EXPECT_TRUE(std::count(violated.begin(), violated.end(), "single_vote")) << "seed " << seed;
+    EXPECT_EQ(Violated(plain_crash, seed), std::vector<std::string>{}) << "seed " << seed;
+  }
+}
+
+// etcd's rule: the "I still hear a leader" guard on (pre-)votes comes with
+// check-quorum. The cut-off node takes over without it and is ignored with it.
+TEST(ScenarioFiles_PreVote, TheLeaseGuardComesWithCheckQuorumOnly) {
+  Scenario scenario = LoadShipped("raft-prevote-without-check-quorum");
+  ASSERT_EQ(scenario.options.Int("check_quorum"), 0);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    EXPECT_TRUE(Violated(scenario, seed).empty()) << "seed " << seed;
+    Scenario with = scenario;
+    with.options.Set("check_quorum", 1);
+    EXPECT_EQ(Violated(with, seed), std::vector<std::string>{"liveness"}) << "seed " << seed;
+  }
 }
 
 }  // namespace

@@ -115,6 +115,28 @@ TEST(Scenario_Errors, OnlyElectionNodesCanBePausedDuringAWrite) {
   EXPECT_NE(error.find("at /faults/0/pause: expected an election node or \"leader\""), std::string::npos) << error;
 }
 
+TEST(Scenario_Load, ACrashCanLoseUnsyncedWrites) {
+  auto scenario = ParseScenario(Variant("\"crash\": \"leader\"", "\"crash\": 2, \"lose_unsynced\": true"), "x.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  const FaultStep& crash = scenario->faults[2];
+  EXPECT_TRUE(crash.lose_unsynced);
+  EXPECT_EQ(crash.Describe(), "crash node 2 losing its unsynced writes for 500ms");
+  // A plain crash keeps them.
+  auto plain = ParseScenario(kValid, "x.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->faults[2].lose_unsynced);
+}
+
+TEST(Scenario_Errors, LoseUnsyncedIsABooleanOnACrash) {
+  std::string error = ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": 2, \"lose_unsynced\": 1"));
+  EXPECT_NE(error.find("at /faults/0/lose_unsynced: expected true or false, got the integer 1"), std::string::npos)
+      << error;
+  error = ErrorOf(Variant("\"heal\": true", "\"restart\": 1, \"lose_unsynced\": true"));
+  EXPECT_NE(error.find("at /faults/2/lose_unsynced: expected no key \"lose_unsynced\" in a \"restart\" step"),
+            std::string::npos)
+      << error;
+}
+
 TEST(Scenario_Errors, LivenessMustBeJudgeableWithinTheRun) {
   // The faults end at 1.5s; 2s more runs past the 3s end.
   std::string error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"2s\""));
@@ -254,7 +276,7 @@ TEST(Scenario_Errors, ProbabilityOutOfRange) {
 TEST(Scenario_Errors, FaultStepShape) {
   // Each action's own keys: a second action is a key that step does not have.
   EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"pause\": 1"))
-                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"at\", \"crash\", \"for\")"),
+                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"at\", \"crash\", \"for\", \"lose_unsynced\")"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"heal\": true, \"for\": \"1s\""))
                 .find("at /faults/2/for: expected no key \"for\" in a \"heal\" step"),
