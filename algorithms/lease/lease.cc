@@ -306,7 +306,7 @@ class LeaseNode final : public sim::Process {
     // node knows decides the next step (MaybeAcquire). The view check only
     // fails when Validate was skipped (request_timeout must be shorter than
     // the view): then the lease is held but not used.
-    if (ok && current && sent_local + config_.lease_view() > ctx.LocalNow()) {
+    if (ok && current && sent_local + config_.lease_view() > ctx.MonotonicNow()) {
       BecomeLeader(ctx, reported, sent_local);
     } else {
       BecomeFollower(ctx);
@@ -316,12 +316,12 @@ class LeaseNode final : public sim::Process {
   // ---- holding ----
 
   bool LeaseViewValid(sim::Context& ctx) const {
-    return state_ == State::kLeader && lease_sent_local_ + config_.lease_view() > ctx.LocalNow();
+    return state_ == State::kLeader && lease_sent_local_ + config_.lease_view() > ctx.MonotonicNow();
   }
 
   void ArmValidityTimer(sim::Context& ctx) {
     ctx.CancelTimer(validity_timer_);
-    const sim::TimeNs left = lease_sent_local_ + config_.lease_view() - ctx.LocalNow();
+    const sim::TimeNs left = lease_sent_local_ + config_.lease_view() - ctx.MonotonicNow();
     validity_timer_ = ctx.SetTimer(std::max(left, sim::TimeNs(0)), kValidityTag);
   }
 
@@ -372,7 +372,7 @@ class LeaseNode final : public sim::Process {
     const int64_t req = next_req_++;
     const sim::TimerId timer =
         ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req - term_.id_base()));
-    pending_[req] = Pending{kind, ctx.LocalNow(), timer};
+    pending_[req] = Pending{kind, ctx.MonotonicNow(), timer};
     return req;
   }
 

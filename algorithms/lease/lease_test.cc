@@ -313,24 +313,27 @@ TEST(Lease_Restart, ReplyToThePreviousIncarnationIsNotTakenForOurs) {
 }
 
 // Replies can overtake each other. Node 0 wins the lease at boot but the
-// reply is slow; meanwhile the store's clock jumps, the lease expires, node 1
-// takes a new one, and node 0 hears of it. The late reply to node 0's
-// acquire describes a lease node 0 already knows is gone: it must not make
-// node 0 leader with the superseded token.
+// reply is slow; meanwhile the store's fast clock ends the lease (1s of TTL
+// on a clock 40% fast is 714ms), node 1 takes a new one, and node 0 hears of
+// it. The late reply to node 0's acquire, still within its request timeout,
+// describes a lease node 0 already knows is gone: it must not make node 0
+// leader with the superseded token.
 TEST(Lease_StaleReply, AcquireReplyOlderThanWhatTheNodeKnowsMakesNoLeader) {
-  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink());
+  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink(), [](OptionValues& o) {
+    o.Set("request_timeout", Ms(740).ns());  // below the holder's 750ms view
+  });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   OverlapWatch overlap(h.tracker());
   h.sim().AddTraceSink(&overlap);
   const sim::NodeId node(0);
   const sim::NodeId store = h.cluster().store;
-  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(150))).ok());
+  ASSERT_TRUE(h.sim().SetClockDrift(store, 400000).ok());
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(730))).ok());
   ASSERT_TRUE(h.sim().RunUntil(Ms(2)).ok());
   ASSERT_EQ(h.sim().StableStorageOf(store).at("key/leader/holder"), 0);
   const int64_t superseded_token = h.sim().StableStorageOf(store).at("key/leader/create_rev");
   ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink()).ok());
-  ASSERT_TRUE(h.sim().ShiftClock(store, sim::TimeNs::Seconds(2)).ok());
-  ASSERT_TRUE(h.sim().RunUntil(Ms(100)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(725)).ok());
   ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
   ASSERT_GT(h.tracker().term[0], superseded_token) << "node 0 must know of node 1's lease";
 

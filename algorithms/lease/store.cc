@@ -141,10 +141,10 @@ class Store final : public sim::Process {
     return true;
   }
 
-  // Removes every key whose TTL has run out on the local clock (in key order,
+  // Removes every key whose TTL has run out on the monotonic clock (in key order,
   // so revisions are assigned deterministically). Each expiry is a write.
   void ExpireDue(sim::Context& ctx) {
-    const int64_t now_ns = ctx.LocalNow().ns();
+    const int64_t now_ns = ctx.MonotonicNow().ns();
     std::vector<int64_t> due;
     for (const auto& [key, e] : keys_) {
       if (e.expiry_local_ns != 0 && now_ns >= e.expiry_local_ns) due.push_back(key);
@@ -172,7 +172,7 @@ class Store final : public sim::Process {
     if (expiry_armed_) ctx.CancelTimer(expiry_timer_);
     expiry_armed_ = false;
     if (earliest_ns == 0) return;
-    const int64_t delay_ns = std::max<int64_t>(0, earliest_ns - ctx.LocalNow().ns());
+    const int64_t delay_ns = std::max<int64_t>(0, earliest_ns - ctx.MonotonicNow().ns());
     expiry_timer_ = ctx.SetTimer(sim::TimeNs(delay_ns), kExpiryTag);
     expiry_deadline_ns_ = earliest_ns;
     expiry_armed_ = true;
@@ -185,7 +185,7 @@ class Store final : public sim::Process {
   }
 
   static int64_t ExpiryFor(sim::Context& ctx, sim::TimeNs ttl) {
-    return ttl.ns() > 0 ? (ctx.LocalNow() + ttl).ns() : 0;
+    return ttl.ns() > 0 ? (ctx.MonotonicNow() + ttl).ns() : 0;
   }
 
   void SaveEntry(sim::Context& ctx, int64_t key, const Entry& e) {

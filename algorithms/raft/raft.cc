@@ -204,7 +204,7 @@ void RaftNode::HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Mes
 }
 
 void RaftNode::HandleHeartbeat(sim::Context& ctx, sim::NodeId from) {
-  last_leader_contact_ = ctx.LocalNow();
+  last_leader_contact_ = ctx.MonotonicNow();
   SetBelief(ctx, from);
   ResetElectionTimer(ctx);
   ctx.Send(from, Reply(kHeartbeatReply, current_term_, true));
@@ -325,7 +325,7 @@ void RaftNode::ResetGrants() { granted_.assign(config_.node_count, false); }
 bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
   if (role_ == Role::kLeader) return true;
   return leader_ != sim::kNoNode && last_leader_contact_.has_value() &&
-         ctx.LocalNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
+         ctx.MonotonicNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
 }
 
 }  // namespace raft

@@ -296,7 +296,7 @@ class ScenarioDriver {
       }
       case Action::kClockShift: {
         const sim::NodeId node = Resolve(step.node, step);
-        if (node != sim::kNoNode) Check(step, sim_.ShiftClock(node, step.shift));
+        if (node != sim::kNoNode) Check(step, sim_.StepWallClock(node, step.shift));
         return;
       }
       case Action::kNetwork:
