@@ -26,6 +26,7 @@ constexpr std::string_view kOptionRetryInterval = "retry_interval";
 constexpr std::string_view kOptionSafetyMargin = "safety_margin";
 constexpr std::string_view kOptionRequestTimeout = "request_timeout";
 constexpr std::string_view kOptionReleaseOnStepdown = "release_on_stepdown";
+constexpr std::string_view kOptionDeadlineClock = "deadline_clock";
 
 constexpr int64_t kPpm = 1000000;
 
@@ -33,6 +34,13 @@ sim::TimeNs ScaleByPpm(sim::TimeNs span, int64_t ppm) {
   // 128-bit so that long TTLs times a ratio cannot overflow.
   return sim::TimeNs(static_cast<int64_t>(static_cast<__int128>(span.ns()) * ppm / kPpm));
 }
+
+// Which of its clocks the holder measures its lease view on (index into the
+// option's choices).
+enum class DeadlineClock : int64_t {
+  kMonotonic = 0,  // right: a clock step cannot move the deadline
+  kWall = 1,       // the classic bug: an NTP step backwards stretches the view
+};
 
 struct LeaseConfig {
   sim::NodeId store;
@@ -44,6 +52,7 @@ struct LeaseConfig {
   sim::TimeNs request_timeout;
   int64_t safety_margin_ppm = kPpm;
   bool release_on_stepdown = false;
+  DeadlineClock deadline_clock = DeadlineClock::kMonotonic;
 
   // How long after sending an acquire/renew the holder may act on its own clock.
   sim::TimeNs lease_view() const { return ScaleByPpm(lease_ttl, safety_margin_ppm); }
@@ -60,6 +69,7 @@ LeaseConfig ConfigFrom(const Cluster& cluster, const OptionValues& options) {
   c.request_timeout = options.Duration(kOptionRequestTimeout);
   c.safety_margin_ppm = options.RatioPpm(kOptionSafetyMargin);
   c.release_on_stepdown = options.Bool(kOptionReleaseOnStepdown);
+  c.deadline_clock = static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock));
   return c;
 }
 
@@ -120,10 +130,10 @@ class LeaseNode final : public sim::Process {
       const bool ok = m.Get(lease::kFieldOk) != 0;
       switch (request.kind) {
         case RequestKind::kAcquire:
-          if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_local);
+          if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_at);
           break;
         case RequestKind::kRenew:
-          if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_local);
+          if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_at);
           break;
         case RequestKind::kWatch:
           if (req == watch_req_) watch_req_ = 0;
@@ -168,7 +178,7 @@ class LeaseNode final : public sim::Process {
   enum class RequestKind { kAcquire, kRenew, kWatch, kRelease };
   struct Pending {
     RequestKind kind;
-    sim::TimeNs sent_local;  // local time the request left: the lease view starts here
+    sim::TimeNs sent_at;  // DeadlineNow() when the request left: the lease view starts here
     sim::TimerId timeout_timer;
   };
   enum class StepDownReason {
@@ -216,10 +226,10 @@ class LeaseNode final : public sim::Process {
 
   void BecomeCandidate(sim::Context& ctx) { SetState(ctx, State::kCandidate); }
 
-  void BecomeLeader(sim::Context& ctx, const KeyState& lease, sim::TimeNs sent_local) {
+  void BecomeLeader(sim::Context& ctx, const KeyState& lease, sim::TimeNs sent_at) {
     lease_create_rev_ = lease.create_rev;
     lease_mod_rev_ = lease.mod_rev;
-    lease_sent_local_ = sent_local;
+    lease_sent_at_ = sent_at;
     RaiseTerm(ctx, lease.create_rev);
     ReportBelief(ctx, self_, lease_create_rev_);
     state_ = State::kLeader;
@@ -298,7 +308,7 @@ class LeaseNode final : public sim::Process {
   }
 
   // `current`: the reply is not older than what the node already knows.
-  void OnAcquireResult(sim::Context& ctx, bool ok, bool current, const KeyState& reported, sim::TimeNs sent_local) {
+  void OnAcquireResult(sim::Context& ctx, bool ok, bool current, const KeyState& reported, sim::TimeNs sent_at) {
     acquire_req_ = 0;
     if (state_ != State::kCandidate) return;
     // A reply that is not current may grant a lease the node already knows
@@ -306,8 +316,8 @@ class LeaseNode final : public sim::Process {
     // node knows decides the next step (MaybeAcquire). The view check only
     // fails when Validate was skipped (request_timeout must be shorter than
     // the view): then the lease is held but not used.
-    if (ok && current && sent_local + config_.lease_view() > ctx.MonotonicNow()) {
-      BecomeLeader(ctx, reported, sent_local);
+    if (ok && current && sent_at + config_.lease_view() > DeadlineNow(ctx)) {
+      BecomeLeader(ctx, reported, sent_at);
     } else {
       BecomeFollower(ctx);
     }
@@ -315,13 +325,20 @@ class LeaseNode final : public sim::Process {
 
   // ---- holding ----
 
+  // The clock the lease view is measured on (see DeadlineClock).
+  sim::TimeNs DeadlineNow(sim::Context& ctx) const {
+    return config_.deadline_clock == DeadlineClock::kWall ? ctx.WallNow() : ctx.MonotonicNow();
+  }
+
   bool LeaseViewValid(sim::Context& ctx) const {
-    return state_ == State::kLeader && lease_sent_local_ + config_.lease_view() > ctx.MonotonicNow();
+    return state_ == State::kLeader && lease_sent_at_ + config_.lease_view() > DeadlineNow(ctx);
   }
 
   void ArmValidityTimer(sim::Context& ctx) {
     ctx.CancelTimer(validity_timer_);
-    const sim::TimeNs left = lease_sent_local_ + config_.lease_view() - ctx.MonotonicNow();
+    // Timers run on the monotonic clock; a view on the wall clock is checked
+    // again when this fires (OnLeaseViewEnd).
+    const sim::TimeNs left = lease_sent_at_ + config_.lease_view() - DeadlineNow(ctx);
     validity_timer_ = ctx.SetTimer(std::max(left, sim::TimeNs(0)), kValidityTag);
   }
 
@@ -340,12 +357,12 @@ class LeaseNode final : public sim::Process {
   // is never older than what it knows: a later state showing this lease
   // would need a later successful cas of ours, which needs the version this
   // reply brings; any other later state has ended the leadership in Learn.
-  void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_local) {
+  void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_at) {
     renew_req_ = 0;
     if (state_ != State::kLeader) return;
     if (ok) {
       lease_mod_rev_ = reported.mod_rev;
-      lease_sent_local_ = std::max(lease_sent_local_, sent_local);
+      lease_sent_at_ = std::max(lease_sent_at_, sent_at);
       ArmValidityTimer(ctx);
       return;
     }
@@ -361,7 +378,12 @@ class LeaseNode final : public sim::Process {
   }
 
   void OnLeaseViewEnd(sim::Context& ctx) {
-    if (state_ != State::kLeader || LeaseViewValid(ctx)) return;
+    if (state_ != State::kLeader) return;
+    if (LeaseViewValid(ctx)) {
+      // Only a view on a wall clock stepped back gets here: it now ends later.
+      ArmValidityTimer(ctx);
+      return;
+    }
     StepDown(ctx, StepDownReason::kViewExpired);
     MaybeAcquire(ctx);
   }
@@ -372,7 +394,7 @@ class LeaseNode final : public sim::Process {
     const int64_t req = next_req_++;
     const sim::TimerId timer =
         ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req - term_.id_base()));
-    pending_[req] = Pending{kind, ctx.MonotonicNow(), timer};
+    pending_[req] = Pending{kind, DeadlineNow(ctx), timer};
     return req;
   }
 
@@ -442,7 +464,7 @@ class LeaseNode final : public sim::Process {
   // The lease in hand (meaningful in kLeader).
   int64_t lease_create_rev_ = 0;  // fencing token and term
   int64_t lease_mod_rev_ = 0;     // version the next renewal compares against
-  sim::TimeNs lease_sent_local_;  // send time of the last acknowledged acquire/renew
+  sim::TimeNs lease_sent_at_;  // DeadlineNow() when the last acknowledged acquire/renew was sent
   // Lease handed back on step-down, so the follower does not reclaim it.
   int64_t released_create_rev_ = 0;
 
@@ -484,6 +506,9 @@ class LeaseAlgorithmImpl final : public Algorithm {
                              "a store request unanswered this long counts as failed", sim::TimeNs(1)),
         OptionSpec::Bool(std::string(kOptionReleaseOnStepdown), false,
                          "delete the key when stepping down instead of letting it expire"),
+        OptionSpec::Choice(std::string(kOptionDeadlineClock), {"monotonic", "wall"},
+                           "clock the holder measures its lease on; \"wall\" is a deliberate bug (a deadline "
+                           "from wall time): a wall-clock step back stretches the holder's view past the TTL"),
     };
     return specs;
   }

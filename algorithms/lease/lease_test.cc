@@ -231,6 +231,36 @@ TEST(Lease_ClockDrift, TrueClockAndMarginGiveNoOverlap) {
   EXPECT_FALSE(HolderCutFromStoreOverlaps(0));
 }
 
+// The holder's wall clock steps back 2s as it is cut off from the store
+// (both ways); returns whether two nodes were ever in the leader role at once.
+bool HolderCutFromStoreAfterAWallStepOverlaps(bool deadline_on_wall_clock) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(),
+                   [&](OptionValues& o) { o.Set("deadline_clock", deadline_on_wall_clock ? 1 : 0); });
+  EXPECT_TRUE(h.validation().ok()) << h.validation();
+  OverlapWatch overlap(h.tracker());
+  h.sim().AddTraceSink(&overlap);
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  const int64_t holder = SoleLeader(h);
+  EXPECT_GE(holder, 0);
+  if (holder < 0) return false;
+  const sim::NodeId node(static_cast<uint32_t>(holder));
+  EXPECT_TRUE(h.sim().StepWallClock(node, sim::TimeNs::Seconds(-2)).ok());
+  EXPECT_TRUE(h.sim().CutOneWay(node, h.cluster().store).ok());
+  EXPECT_TRUE(h.sim().CutOneWay(h.cluster().store, node).ok());
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
+  EXPECT_GE(SoleLeader(h), 0);
+  EXPECT_NE(SoleLeader(h), holder);
+  return overlap.overlapped;
+}
+
+TEST(Lease_DeadlineClock, WallClockDeadlineOutlivesTheTtlAfterAStepBack) {
+  EXPECT_TRUE(HolderCutFromStoreAfterAWallStepOverlaps(true));
+}
+
+TEST(Lease_DeadlineClock, MonotonicDeadlineIgnoresTheStep) {
+  EXPECT_FALSE(HolderCutFromStoreAfterAWallStepOverlaps(false));
+}
+
 TEST(Lease_StoreRestart, LeadershipResumesWithAHigherToken) {
   ClusterHarness h(LeaseAlgorithm(), 3, 5, FixedLink());
   ASSERT_TRUE(h.validation().ok()) << h.validation();
