@@ -27,6 +27,7 @@ constexpr std::string_view kOptionSafetyMargin = "safety_margin";
 constexpr std::string_view kOptionRequestTimeout = "request_timeout";
 constexpr std::string_view kOptionReleaseOnStepdown = "release_on_stepdown";
 constexpr std::string_view kOptionDeadlineClock = "deadline_clock";
+constexpr std::string_view kOptionRenew = "renew";
 
 constexpr int64_t kPpm = 1000000;
 
@@ -42,6 +43,16 @@ enum class DeadlineClock : int64_t {
   kWall = 1,       // the classic bug: an NTP step backwards stretches the view
 };
 
+// How the holder renews (index into the option's choices).
+enum class Renew : int64_t {
+  // etcd's LeaseKeepAlive: the TTL starts again, the key is not written, its
+  // revisions stay put.
+  kKeepAlive = 0,
+  // A compare-and-swap on the key's version with a fresh TTL, as a Kubernetes
+  // Lease update: a write, so the version moves and watchers hear of it.
+  kCas = 1,
+};
+
 struct LeaseConfig {
   sim::NodeId store;
   sim::NodeId resource;
@@ -53,6 +64,7 @@ struct LeaseConfig {
   int64_t safety_margin_ppm = kPpm;
   bool release_on_stepdown = false;
   DeadlineClock deadline_clock = DeadlineClock::kMonotonic;
+  Renew renew = Renew::kKeepAlive;
 
   // How long after sending an acquire/renew the holder may act on its own clock.
   sim::TimeNs lease_view() const { return ScaleByPpm(lease_ttl, safety_margin_ppm); }
@@ -70,6 +82,7 @@ LeaseConfig ConfigFrom(const Cluster& cluster, const OptionValues& options) {
   c.safety_margin_ppm = options.RatioPpm(kOptionSafetyMargin);
   c.release_on_stepdown = options.Bool(kOptionReleaseOnStepdown);
   c.deadline_clock = static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock));
+  c.renew = static_cast<Renew>(options.Int(kOptionRenew));
   return c;
 }
 
@@ -350,13 +363,17 @@ class LeaseNode final : public sim::Process {
 
   void SendRenew(sim::Context& ctx) {
     renew_req_ = NewRequest(ctx, RequestKind::kRenew);
-    ctx.Send(config_.store, lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
+    ctx.Send(config_.store,
+             config_.renew == Renew::kKeepAlive
+                 ? lease::KeepAliveRequest(renew_req_, kLeaderKey, lease_create_rev_, Self(), config_.lease_ttl)
+                 : lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
   }
 
   // Unlike an acquire's, a renewal's reply that finds the node still leader
   // is never older than what it knows: a later state showing this lease
-  // would need a later successful cas of ours, which needs the version this
-  // reply brings; any other later state has ended the leadership in Learn.
+  // would need a later successful renewal of ours (a keep-alive leaves the
+  // state as it is; a cas needs the version this reply brings); any other
+  // later state has ended the leadership in Learn.
   void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_at) {
     renew_req_ = 0;
     if (state_ != State::kLeader) return;
@@ -367,9 +384,10 @@ class LeaseNode final : public sim::Process {
       return;
     }
     if (reported.exists() && reported.holder == Self() && reported.create_rev == lease_create_rev_) {
-      // An earlier renewal whose reply was lost moved the version. Adopt it and
-      // renew again; the view stays anchored at the last acknowledged send,
-      // which is earlier than that renewal's and so still safe.
+      // Renewing by cas, an earlier renewal whose reply was lost moved the
+      // version. Adopt it and renew again; the view stays anchored at the
+      // last acknowledged send, which is earlier than that renewal's and so
+      // still safe. (A keep-alive refused never finds the lease still ours.)
       lease_mod_rev_ = reported.mod_rev;
       SendRenew(ctx);
       return;
@@ -486,8 +504,8 @@ class LeaseAlgorithmImpl final : public Algorithm {
  public:
   std::string_view name() const override { return "lease"; }
   std::string_view summary() const override {
-    return "lease on a compare-and-swap store: put_if_absent with a TTL, renew by cas, fencing token = "
-           "create revision";
+    return "lease on a compare-and-swap store: put_if_absent with a TTL, renewed by keep-alive (or cas), "
+           "fencing token = create revision";
   }
 
   const std::vector<OptionSpec>& options() const override {
@@ -506,6 +524,10 @@ class LeaseAlgorithmImpl final : public Algorithm {
                              "a store request unanswered this long counts as failed", sim::TimeNs(1)),
         OptionSpec::Bool(std::string(kOptionReleaseOnStepdown), false,
                          "delete the key when stepping down instead of letting it expire"),
+        OptionSpec::Choice(std::string(kOptionRenew), {"keep_alive", "cas"},
+                           "how the holder renews: keep_alive restarts the TTL without writing the key (etcd's "
+                           "LeaseKeepAlive; no revision moves); cas rewrites the key on its version with a fresh "
+                           "TTL (a Kubernetes Lease update; the version moves, watchers are told)"),
         OptionSpec::Choice(std::string(kOptionDeadlineClock), {"monotonic", "wall"},
                            "clock the holder measures its lease on; \"wall\" is a deliberate bug (a deadline "
                            "from wall time): a wall-clock step back stretches the holder's view past the TTL"),

@@ -121,6 +121,36 @@ TEST(Lease_Healthy, OneHolderEveryoneBelievesIt) {
   EXPECT_EQ(h.tracker().writes_rejected, 0u);
 }
 
+// Three seconds of renewals every 333ms, by keep-alive or by cas; returns the
+// store's revision and the key's create and mod revisions at the end.
+struct Revisions {
+  int64_t rev;
+  int64_t create_rev;
+  int64_t mod_rev;
+};
+Revisions RevisionsAfterRenewing(bool by_cas) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 3, FixedLink(), [&](OptionValues& o) { o.Set("renew", by_cas ? 1 : 0); });
+  EXPECT_TRUE(h.validation().ok()) << h.validation();
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+  EXPECT_EQ(h.tracker().leader_claims.size(), 1u) << "the first holder keeps its lease";
+  const auto& storage = h.sim().StableStorageOf(h.cluster().store);
+  return {storage.at("rev"), storage.at("key/leader/create_rev"), storage.at("key/leader/mod_rev")};
+}
+
+TEST(Lease_Renew, KeepAliveLeavesEveryRevisionAlone) {
+  const Revisions r = RevisionsAfterRenewing(false);
+  EXPECT_EQ(r.create_rev, 1);
+  EXPECT_EQ(r.mod_rev, 1);
+  EXPECT_EQ(r.rev, 1);
+}
+
+TEST(Lease_Renew, CasMovesTheVersionButKeepsTheToken) {
+  const Revisions r = RevisionsAfterRenewing(true);
+  EXPECT_EQ(r.create_rev, 1);
+  EXPECT_GE(r.mod_rev, 9);  // one write per renewal
+  EXPECT_EQ(r.rev, r.mod_rev);
+}
+
 TEST(Lease_Crash, AnotherNodeTakesOverAfterTheTtlWithAHigherToken) {
   ClusterHarness h(LeaseAlgorithm(), 5, 2, FixedLink());
   ASSERT_TRUE(h.validation().ok()) << h.validation();
