@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "algorithms/options.h"
+#include "algorithms/vocabulary.h"
 #include "sim/process.h"
 #include "sim/types.h"
 
@@ -48,6 +49,14 @@ class Algorithm {
     (void)options;
     (void)cluster;
     return absl::OkStatus();
+  }
+
+  // Which messages only a leader sends and which grant votes (see
+  // vocab::MessageRoles); the checkers verify observations against them.
+  // Must return the same object every time.
+  virtual const vocab::MessageRoles& message_roles() const {
+    static const vocab::MessageRoles none;
+    return none;
   }
 
   // Whether the cluster needs a store process (lease-over-CAS does).

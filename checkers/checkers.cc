@@ -21,14 +21,16 @@ struct Entry {
 // Sorted by name; AllCheckers() promises that order.
 const std::vector<Entry>& Registry() {
   static const std::vector<Entry> entries = {
-      {{"election_safety", "two distinct nodes claim leadership of the same term", true},
+      {{"election_safety",
+        "two distinct nodes lead the same term (by their observations or their leader-only messages)", true},
        &MakeElectionSafetyChecker},
       {{"liveness",
         "a single leader known to every live node exists within the allowed time after faults heal", false},
        &MakeLivenessChecker},
       {{"single_leader", "two or more nodes hold the leader role at the same instant (split brain)", false},
        &MakeSingleLeaderChecker},
-      {{"single_vote", "a node votes for two different candidates in the same term", true},
+      {{"single_vote",
+        "a node votes for two different candidates in the same term (observed or on the wire)", true},
        &MakeSingleVoteChecker},
       {{"stale_token", "the resource accepts a write with a token lower than one it already accepted", true},
        &MakeStaleTokenChecker},

@@ -304,6 +304,15 @@ class Bully final : public Algorithm {
     return specs;
   }
 
+  // Only a coordinator announces or heartbeats, stamped with its own epoch.
+  // Answers and elections are no votes: Bully has none.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{kBullyCoordinator, kFieldEpoch}, {kBullyHeartbeat, kFieldEpoch}},
+    };
+    return roles;
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     if (cluster.node_count == 0) return absl::InvalidArgumentError("bully needs at least one node");
     for (const absl::Status& status : {

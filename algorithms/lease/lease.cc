@@ -535,6 +535,16 @@ class LeaseAlgorithmImpl final : public Algorithm {
     return specs;
   }
 
+  // Only a holder in the leader role keeps its lease alive; the lease it
+  // names (its create revision) is its term. A cas renewal is no evidence:
+  // a follower reclaiming the key the store still gives it sends one too.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{lease::kStoreKeepAlive, lease::kFieldCreateRev}},
+    };
+    return roles;
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     const LeaseConfig c = ConfigFrom(cluster, options);
     constexpr std::string_view kView = "safety_margin * lease_ttl";

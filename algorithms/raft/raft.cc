@@ -366,6 +366,16 @@ class Raft final : public Algorithm {
     return specs;
   }
 
+  // The one place that says which Raft messages are leader-only and which
+  // grant votes: update it with the message set.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{raft::kHeartbeat, vocab::kFieldTerm}},
+        .vote_grants = {{raft::kVote, vocab::kFieldTerm, raft::kFieldGranted}},
+    };
+    return roles;
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     (void)cluster;
     const sim::TimeNs min = options.Duration("election_timeout_min");

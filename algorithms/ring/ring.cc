@@ -418,6 +418,15 @@ class Ring final : public Algorithm {
     return specs;
   }
 
+  // Only the leader heartbeats, stamped with its epoch. ELECTED starts at
+  // the leader but every node forwards it, so it is no evidence of who leads.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{kRingHeartbeat, kFieldEpoch}},
+    };
+    return roles;
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     if (cluster.node_count == 0) return absl::InvalidArgumentError("ring needs at least one node");
     const std::vector<int64_t>& ids = options.List("ids");

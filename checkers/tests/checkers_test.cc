@@ -26,6 +26,21 @@ std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& 
 
 CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = node_count}; }
 
+// A made-up algorithm's message roles: test.heartbeat is leader-only,
+// test.vote with granted=1 grants a vote.
+constexpr std::string_view kHeartbeat = "test.heartbeat";
+constexpr std::string_view kVote = "test.vote";
+CheckerConfig NodesWithRoles(uint32_t node_count) {
+  CheckerConfig config = Nodes(node_count);
+  config.message_roles = {.leader_only = {{kHeartbeat, vocab::kFieldTerm}},
+                          .vote_grants = {{kVote, vocab::kFieldTerm, "granted"}}};
+  return config;
+}
+sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }
+sim::Message VoteReply(int64_t term, bool granted) {
+  return sim::Message(kVote).Set(vocab::kFieldTerm, term).Set("granted", granted ? 1 : 0);
+}
+
 // ---- registry and rendering ----
 
 TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
@@ -99,6 +114,53 @@ TEST(ElectionSafety_Quiet, SameNodeReclaimingAndDistinctTerms) {
   EXPECT_FALSE(checker->violation());
 }
 
+TEST(ElectionSafety_Fires, TwoNodesSendLeaderOnlyMessagesOfOneTermWithoutClaimingIt) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(10), 0, 1, Heartbeat(2));
+  t.Send(Ms(10), 0, 2, Heartbeat(2));
+  const uint64_t bad = t.Send(Ms(20), 2, 1, Heartbeat(2));
+  auto checker = RunChecker("election_safety", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
+  EXPECT_EQ(v.term, 2);
+  EXPECT_EQ(v.message,
+            "node 0 sent test.heartbeat, which only a leader sends, in term 2, and node 2 sent test.heartbeat, which "
+            "only a leader sends, in the same term");
+}
+
+TEST(ElectionSafety_Fires, ClaimedTermAndAnotherNodesLeaderOnlyMessage) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 1, 4);
+  const uint64_t bad = t.Send(Ms(20), 0, 2, Heartbeat(4));
+  auto checker = RunChecker("election_safety", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+  EXPECT_EQ(checker->violation()->message,
+            "node 1 claimed leadership in term 4, and node 0 sent test.heartbeat, which only a leader sends, in the "
+            "same term");
+}
+
+TEST(ElectionSafety_Quiet, OneLeadersMessagesVotesAndMessagesOfOtherAlgorithms) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 1, 4);
+  t.Send(Ms(10), 1, 0, Heartbeat(4));  // the leader's own heartbeats
+  t.Send(Ms(10), 1, 2, Heartbeat(4));
+  t.Send(Ms(20), 2, 1, VoteReply(4, true));  // not leader-only
+  t.Send(Ms(30), 2, 0, Heartbeat(5));        // a later term
+  // Without declared roles a heartbeat is just a message.
+  TraceBuilder plain;
+  plain.Boot(3);
+  plain.Send(Ms(10), 0, 1, Heartbeat(2));
+  plain.Send(Ms(10), 2, 1, Heartbeat(2));
+  EXPECT_FALSE(RunChecker("election_safety", NodesWithRoles(3), t, Ms(100))->violation());
+  EXPECT_FALSE(RunChecker("election_safety", Nodes(3), plain, Ms(100))->violation());
+}
+
 // ---- stale_token ----
 
 TEST(StaleToken_Fires, AcceptedTokenBelowOneAlreadyAccepted) {
@@ -169,6 +231,43 @@ TEST(TermMonotonic_Quiet, EqualRisingAndPerNodeTerms) {
   EXPECT_FALSE(checker->violation());
 }
 
+TEST(TermMonotonic_Fires, NodeActsInATermBelowOneItReported) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(10), 2, vocab::TermChange(sim::Term(5)));
+  const uint64_t bad = t.Send(Ms(20), 2, 0, Heartbeat(3));
+  auto checker = RunChecker("term_monotonic", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.term, 3);
+  EXPECT_EQ(v.message, "node 2's term went down: it sent test.heartbeat of term 3 after it reported term 5");
+}
+
+TEST(TermMonotonic_Fires, UnreportedTermOnTheWireThenALowerReport) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(10), 1, 0, VoteReply(7, true));
+  const uint64_t bad = t.Observe(Ms(20), 1, vocab::TermChange(sim::Term(6)));
+  auto checker = RunChecker("term_monotonic", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+  EXPECT_EQ(checker->violation()->message,
+            "node 1's term went down: it reported term 6 after it sent test.vote of term 7");
+}
+
+TEST(TermMonotonic_Quiet, MessagesInTheCurrentTermAndRefusals) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(10), 0, vocab::TermChange(sim::Term(5)));
+  t.Send(Ms(20), 0, 1, Heartbeat(5));
+  t.Send(Ms(30), 0, 1, VoteReply(2, false));  // a refusal is no vote, whatever term it names
+  t.Observe(Ms(40), 0, vocab::TermChange(sim::Term(6)));
+  t.Send(Ms(50), 0, 1, VoteReply(6, true));
+  auto checker = RunChecker("term_monotonic", NodesWithRoles(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
 // ---- single_vote ----
 
 TEST(SingleVote_Fires, TwoCandidatesInOneTerm) {
@@ -195,6 +294,30 @@ TEST(SingleVote_Quiet, DuplicateVoteAndNewTerms) {
   t.Observe(Ms(12), 2, vocab::Vote(sim::Term(4), NodeId(4)));  // a new term frees the vote
   t.Observe(Ms(13), 3, vocab::Vote(sim::Term(3), NodeId(4)));  // another voter
   auto checker = RunChecker("single_vote", Nodes(5), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(SingleVote_Fires, TwoGrantsOnTheWireInOneTerm) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Send(Ms(10), 2, 1, VoteReply(3, true));
+  const uint64_t bad = t.Send(Ms(12), 2, 4, VoteReply(3, true));
+  auto checker = RunChecker("single_vote", NodesWithRoles(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(1), NodeId(4)}));
+  EXPECT_EQ(v.message, "node 2 voted for both node 1 and node 4 in term 3 (the second vote seen on the wire: test.vote)");
+}
+
+TEST(SingleVote_Quiet, RefusalsAndRepeatedGrantsOnTheWire) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Observe(Ms(10), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  t.Send(Ms(10), 2, 1, VoteReply(3, true));   // the same vote on the wire
+  t.Send(Ms(11), 2, 1, VoteReply(3, true));   // granted again to the same candidate
+  t.Send(Ms(12), 2, 4, VoteReply(3, false));  // a refusal
+  auto checker = RunChecker("single_vote", NodesWithRoles(5), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
 
@@ -240,6 +363,32 @@ TEST(SingleLeader_Quiet, CrashedLeaderAndSameInstantHandover) {
   t.Lead(Ms(50), 1, 3);
   t.Follow(Ms(50), 2, 3);
   auto checker = RunChecker("single_leader", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(SingleLeader_Fires, NodeThatLeadsWithoutSayingSoIsCaughtByItsMessages) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 0, 1);
+  const uint64_t bad = t.Send(Ms(20), 2, 1, Heartbeat(2));
+  auto checker = RunChecker("single_leader", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
+  EXPECT_EQ(v.message,
+            "nodes 0 and 2 were both in the leader role at once (terms 1, 2; node 2 never reported the role, only sent "
+            "leader-only messages)");
+}
+
+TEST(SingleLeader_Quiet, LeaderOnlyMessagesEndWithTheNextReportedRole) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(10), 2, 1, Heartbeat(2));  // node 2 leads, unreported
+  t.Follow(Ms(20), 2, 3);              // and then reports stepping down
+  t.Lead(Ms(30), 0, 3);
+  t.Send(Ms(30), 0, 1, Heartbeat(3));
+  auto checker = RunChecker("single_leader", NodesWithRoles(3), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
 

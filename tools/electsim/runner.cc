@@ -80,6 +80,7 @@ class ScenarioDriver {
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
+    config.message_roles = scenario_.algorithm->message_roles();
     config.liveness_within = scenario_.liveness_within;
     config.liveness_after = scenario_.LivenessAfter();
     for (const std::string& name : scenario_.checkers) {
