@@ -4,6 +4,7 @@
 #include "algorithms/lease/lease.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "algorithms/testing/cluster_harness.h"
@@ -230,11 +231,11 @@ TEST(Lease_Fencing, WithFencingTheStaleWriteIsRejected) {
   }
 }
 
-// The holder is cut off from the store (both ways) after drifting; returns
-// whether two nodes were ever in the leader role at once.
-bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
-  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(),
-                   [](OptionValues& o) { o.Set("safety_margin", 900000); });
+// The holder's clock is upset (`upset_clock`) as it is cut off from the store
+// (both ways); returns whether two nodes were ever in the leader role at once.
+bool HolderCutFromStoreOverlaps(const std::function<void(OptionValues&)>& configure,
+                                const std::function<absl::Status(sim::Simulator&, sim::NodeId)>& upset_clock) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(), configure);
   EXPECT_TRUE(h.validation().ok()) << h.validation();
   OverlapWatch overlap(h.tracker());
   h.sim().AddTraceSink(&overlap);
@@ -243,7 +244,7 @@ bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
   EXPECT_GE(holder, 0);
   if (holder < 0) return false;
   const sim::NodeId node(static_cast<uint32_t>(holder));
-  EXPECT_TRUE(h.sim().SetClockDrift(node, holder_drift_ppm).ok());
+  EXPECT_TRUE(upset_clock(h.sim(), node).ok());
   EXPECT_TRUE(h.sim().CutOneWay(node, h.cluster().store).ok());
   EXPECT_TRUE(h.sim().CutOneWay(h.cluster().store, node).ok());
   EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
@@ -253,43 +254,28 @@ bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
   return overlap.overlapped;
 }
 
-TEST(Lease_ClockDrift, SlowHolderClockGivesTwoLeadersAtOnce) {
-  EXPECT_TRUE(HolderCutFromStoreOverlaps(-400000));
+// Safety margin 0.9, holder clock drifting by `drift_ppm`.
+bool DriftingHolderOverlaps(int64_t drift_ppm) {
+  return HolderCutFromStoreOverlaps([](OptionValues& o) { o.Set("safety_margin", 900000); },
+                                    [drift_ppm](sim::Simulator& sim, sim::NodeId node) {
+                                      return sim.SetClockDrift(node, drift_ppm);
+                                    });
 }
 
-TEST(Lease_ClockDrift, TrueClockAndMarginGiveNoOverlap) {
-  EXPECT_FALSE(HolderCutFromStoreOverlaps(0));
+TEST(Lease_ClockDrift, SlowHolderClockGivesTwoLeadersAtOnce) { EXPECT_TRUE(DriftingHolderOverlaps(-400000)); }
+
+TEST(Lease_ClockDrift, TrueClockAndMarginGiveNoOverlap) { EXPECT_FALSE(DriftingHolderOverlaps(0)); }
+
+// The holder's wall clock steps back 2s; its view is on the wall clock or not.
+bool WallStepOverlaps(bool deadline_on_wall_clock) {
+  return HolderCutFromStoreOverlaps(
+      [&](OptionValues& o) { o.Set("deadline_clock", deadline_on_wall_clock ? 1 : 0); },
+      [](sim::Simulator& sim, sim::NodeId node) { return sim.StepWallClock(node, sim::TimeNs::Seconds(-2)); });
 }
 
-// The holder's wall clock steps back 2s as it is cut off from the store
-// (both ways); returns whether two nodes were ever in the leader role at once.
-bool HolderCutFromStoreAfterAWallStepOverlaps(bool deadline_on_wall_clock) {
-  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(),
-                   [&](OptionValues& o) { o.Set("deadline_clock", deadline_on_wall_clock ? 1 : 0); });
-  EXPECT_TRUE(h.validation().ok()) << h.validation();
-  OverlapWatch overlap(h.tracker());
-  h.sim().AddTraceSink(&overlap);
-  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
-  const int64_t holder = SoleLeader(h);
-  EXPECT_GE(holder, 0);
-  if (holder < 0) return false;
-  const sim::NodeId node(static_cast<uint32_t>(holder));
-  EXPECT_TRUE(h.sim().StepWallClock(node, sim::TimeNs::Seconds(-2)).ok());
-  EXPECT_TRUE(h.sim().CutOneWay(node, h.cluster().store).ok());
-  EXPECT_TRUE(h.sim().CutOneWay(h.cluster().store, node).ok());
-  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
-  EXPECT_GE(SoleLeader(h), 0);
-  EXPECT_NE(SoleLeader(h), holder);
-  return overlap.overlapped;
-}
+TEST(Lease_DeadlineClock, WallClockDeadlineOutlivesTheTtlAfterAStepBack) { EXPECT_TRUE(WallStepOverlaps(true)); }
 
-TEST(Lease_DeadlineClock, WallClockDeadlineOutlivesTheTtlAfterAStepBack) {
-  EXPECT_TRUE(HolderCutFromStoreAfterAWallStepOverlaps(true));
-}
-
-TEST(Lease_DeadlineClock, MonotonicDeadlineIgnoresTheStep) {
-  EXPECT_FALSE(HolderCutFromStoreAfterAWallStepOverlaps(false));
-}
+TEST(Lease_DeadlineClock, MonotonicDeadlineIgnoresTheStep) { EXPECT_FALSE(WallStepOverlaps(false)); }
 
 TEST(Lease_StoreRestart, LeadershipResumesWithAHigherToken) {
   ClusterHarness h(LeaseAlgorithm(), 3, 5, FixedLink());
