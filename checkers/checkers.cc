@@ -36,6 +36,8 @@ const std::vector<Entry>& Registry() {
        &MakeStaleTokenChecker},
       {{"term_monotonic", "a node's term goes down (terms are persisted across restarts)", true},
        &MakeTermMonotonicChecker},
+      {{"unique_token", "the resource accepts writes from two different nodes under the same fencing token", true},
+       &MakeUniqueTokenChecker},
   };
   return entries;
 }

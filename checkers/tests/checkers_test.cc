@@ -55,7 +55,7 @@ TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
     EXPECT_EQ((*checker)->name(), info.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"election_safety", "liveness", "single_leader", "single_vote",
-                                             "stale_token", "term_monotonic"}));
+                                             "stale_token", "term_monotonic", "unique_token"}));
 }
 
 TEST(Registry_MakeChecker, UnknownNameIsNotFound) {
@@ -159,6 +159,41 @@ TEST(ElectionSafety_Quiet, OneLeadersMessagesVotesAndMessagesOfOtherAlgorithms) 
   plain.Send(Ms(10), 2, 1, Heartbeat(2));
   EXPECT_FALSE(RunChecker("election_safety", NodesWithRoles(3), t, Ms(100))->violation());
   EXPECT_FALSE(RunChecker("election_safety", Nodes(3), plain, Ms(100))->violation());
+}
+
+// ---- unique_token ----
+
+TEST(UniqueToken_Fires, TwoWritersAcceptedUnderOneToken) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Accept(Ms(10), 5, 1, 1, 0);
+  t.Accept(Ms(20), 5, 1, 1, 1);
+  const uint64_t bad = t.Accept(Ms(30), 5, 1, 4, 1);
+  auto checker = RunChecker("unique_token", Nodes(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1), NodeId(4)}));
+  EXPECT_EQ(v.token, 1);
+  EXPECT_EQ(v.message,
+            "the resource accepted writes under token 1 from both node 1 and node 4: a fencing token must identify "
+            "one holder");
+}
+
+TEST(UniqueToken_Quiet, OneWriterPerTokenAndRejectedWrites) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Accept(Ms(10), 5, 1, 1, 0);
+  t.Accept(Ms(20), 5, 1, 1, 1);
+  t.Accept(Ms(30), 5, 2, 4, 1);  // a new token for a new writer
+  t.Accept(Ms(40), 5, 1, 1, 2);  // stale (stale_token's business), but still node 1's token
+  t.Observe(Ms(50), 5,
+            sim::Observation(vocab::kResourceReject)
+                .Set(vocab::kFieldToken, 2)
+                .Set(vocab::kFieldWriter, 3)
+                .Set(vocab::kFieldHighest, 2));  // refused: the resource kept the token to one writer
+  auto checker = RunChecker("unique_token", Nodes(5), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
 }
 
 // ---- stale_token ----

@@ -102,7 +102,10 @@ class ScenarioDriver {
       }
     }
     const bool fencing = scenario_.fencing;
-    if (auto s = sim_.SetProcess(cluster_.resource, [fencing](sim::NodeId) { return algorithms::MakeSharedResource(fencing); }); !s.ok()) {
+    const bool exclusive_token = scenario_.exclusive_token;
+    if (auto s = sim_.SetProcess(cluster_.resource, [fencing, exclusive_token](sim::NodeId) {
+          return algorithms::MakeSharedResource(fencing, exclusive_token);
+        }); !s.ok()) {
       return s;
     }
     if (cluster_.store != sim::kNoNode) {

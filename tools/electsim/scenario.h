@@ -68,6 +68,8 @@ struct Scenario {
   algorithms::OptionValues options;
   sim::LinkConfig network;
   bool fencing = true;
+  // With fencing: the resource refuses the highest token from a writer other than its first.
+  bool exclusive_token = false;
   algorithms::LeaderWorkConfig leader_work;
   std::vector<FaultStep> faults;
   std::vector<std::string> checkers;  // sorted, unique
