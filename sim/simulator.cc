@@ -567,8 +567,9 @@ absl::Status Simulator::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Link>> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups) {
-  auto links = network_.PartitionLinks(groups);
+absl::StatusOr<std::vector<Link>> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups,
+                                                       const std::vector<NodeId>& bystanders) {
+  auto links = network_.PartitionLinks(groups, bystanders);
   if (!links.ok()) return links.status();
   if (auto s = network_.Cut(*links); !s.ok()) return s;
   std::string detail = "partition";

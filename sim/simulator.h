@@ -99,9 +99,11 @@ class Simulator {
   // Network faults; each is traced.
   absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
   absl::Status SetAllLinks(const LinkConfig& config);
-  // Cuts every link between groups; returns those links so the caller can
+  // Cuts every link between groups (see Network::PartitionLinks for nodes in
+  // no group and `bystanders`); returns those links so the caller can
   // restore exactly them later (other cuts in force stay).
-  absl::StatusOr<std::vector<Link>> Partition(const std::vector<std::vector<NodeId>>& groups);
+  absl::StatusOr<std::vector<Link>> Partition(const std::vector<std::vector<NodeId>>& groups,
+                                              const std::vector<NodeId>& bystanders = {});
   absl::Status CutOneWay(NodeId from, NodeId to);
   // Undoes one Partition or CutOneWay: each link loses one cut.
   absl::Status RestoreLinks(const std::vector<Link>& links);

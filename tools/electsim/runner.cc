@@ -256,6 +256,15 @@ class ScenarioDriver {
       case Action::kPartition:
       case Action::kIsolate: {
         std::vector<std::vector<sim::NodeId>> groups;
+        // The shared services stay reachable from every side of a partition
+        // unless a group names them (a replicated store, a blob store). Isolate
+        // pulls the node's cable: it reaches nothing, services included.
+        std::vector<sim::NodeId> bystanders;
+        if (step.action == Action::kPartition) {
+          for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
+            if (service != sim::kNoNode) bystanders.push_back(service);
+          }
+        }
         if (step.action == Action::kIsolate) {
           const sim::NodeId node = Resolve(step.node, step);
           if (node == sim::kNoNode) return;
@@ -270,7 +279,7 @@ class ScenarioDriver {
             }
           }
         }
-        auto links = sim_.Partition(groups);
+        auto links = sim_.Partition(groups, bystanders);
         if (!links.ok()) {
           Check(step, links.status());
           return;
