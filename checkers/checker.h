@@ -34,9 +34,11 @@ struct CheckerConfig {
   vocab::MessageRoles message_roles;
   // Liveness: once every fault has healed at `liveness_after`, a single
   // leader known to every live election node must exist by
-  // `liveness_after + liveness_within`.
+  // `liveness_after + liveness_within`, and then stay that, the same leader,
+  // for `liveness_stable_for` (unset: until the end of the run).
   sim::TimeNs liveness_after;
   sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
+  std::optional<sim::TimeNs> liveness_stable_for;
 };
 
 class Checker : public sim::TraceSink {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "checkers/tests/trace_builder.h"
@@ -429,8 +430,11 @@ TEST(SingleLeader_Quiet, LeaderOnlyMessagesEndWithTheNextReportedRole) {
 
 // ---- liveness ----
 
-CheckerConfig LivenessConfig(uint32_t node_count, int64_t after_ms, int64_t within_ms) {
-  return CheckerConfig{.node_count = node_count, .liveness_after = Ms(after_ms), .liveness_within = Ms(within_ms)};
+CheckerConfig LivenessConfig(uint32_t node_count, int64_t after_ms, int64_t within_ms,
+                             std::optional<int64_t> stable_for_ms = std::nullopt) {
+  CheckerConfig config{.node_count = node_count, .liveness_after = Ms(after_ms), .liveness_within = Ms(within_ms)};
+  if (stable_for_ms) config.liveness_stable_for = Ms(*stable_for_ms);
+  return config;
 }
 
 TEST(Liveness_Fires, NoLeaderEverAppears) {
@@ -482,14 +486,63 @@ TEST(Liveness_Fires, RunEndsBeforeDeadlineWithoutLeader) {
       << v.message;
 }
 
-TEST(Liveness_Quiet, SatisfiedJustBeforeDeadline) {
+TEST(Liveness_Fires, LeaderLostBeforeTheEndOfTheRun) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Believe(Ms(1500), 2, 1, 2);
+  const uint64_t lost = t.Event(Ms(4000), TraceKind::kCrash, 1);
+  t.Lead(Ms(4200), 2, 3);
+  t.Believe(Ms(4200), 0, 2, 3);
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(4000));
+  EXPECT_EQ(v.trace_index, lost);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1)}));
+  EXPECT_EQ(v.term, 2);
+  EXPECT_EQ(v.message,
+            "node 1 was the leader known to every live node from 1.500000s, but at 4.000000s no live election node "
+            "was in the leader role: it held 2500.000ms, and a leader must hold until the end of the run");
+}
+
+TEST(Liveness_Fires, LeaderLostWithinTheStabilityWindowAndNoOtherByTheDeadline) {
+  TraceBuilder t;
+  t.Boot(2);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Follow(Ms(2500), 1, 3);
+  t.Observe(Ms(3500), 0, vocab::TermChange(sim::Term(4)));
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->time, Ms(2500));
+  EXPECT_NE(checker->violation()->message.find("it held 1000.000ms, and a leader must hold for 2s"), std::string::npos)
+      << checker->violation()->message;
+}
+
+TEST(Liveness_Quiet, HeldForTheStabilityWindowThenLost) {
   TraceBuilder t;
   t.Boot(3);
   t.Lead(Ms(2999), 1, 2);
   t.Believe(Ms(2999), 0, 1, 2);
   t.Believe(Ms(2999), 2, 1, 2);
-  t.Event(Ms(3500), TraceKind::kCrash, 1);  // losing it afterwards does not undo liveness
-  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  t.Event(Ms(3500), TraceKind::kCrash, 1);  // after holding 501ms: the window was 500ms
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000, 500), t, Ms(5000));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(Liveness_Quiet, ASecondLeaderByTheDeadlineThatHoldsToTheEnd) {
+  TraceBuilder t;
+  t.Boot(2);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Event(Ms(2000), TraceKind::kCrash, 1);
+  t.Lead(Ms(2500), 0, 3);
+  t.Event(Ms(2600), TraceKind::kRestart, 1);
+  t.Event(Ms(2600), TraceKind::kStart, 1);
+  t.Believe(Ms(2700), 1, 0, 3);
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000), t, Ms(5000));
   EXPECT_FALSE(checker->violation());
 }
 
@@ -509,7 +562,7 @@ TEST(Liveness_Quiet, StateReachedExactlyAtDeadlineCounts) {
   t.Lead(Ms(3000), 1, 2);
   t.Believe(Ms(3000), 0, 1, 2);
   t.Follow(Ms(3001), 1, 3);
-  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000), t, Ms(5000));
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000, 1), t, Ms(5000));
   EXPECT_FALSE(checker->violation());
 }
 

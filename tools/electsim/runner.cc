@@ -83,6 +83,7 @@ class ScenarioDriver {
     config.message_roles = scenario_.algorithm->message_roles();
     config.liveness_within = scenario_.liveness_within;
     config.liveness_after = scenario_.LivenessAfter();
+    config.liveness_stable_for = scenario_.liveness_stable_for;
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
       if (!checker.ok()) return checker.status();

@@ -76,6 +76,8 @@ struct Scenario {
   bool liveness = false;
   std::optional<sim::TimeNs> liveness_after;
   sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
+  // How long the leader found by the deadline must then hold; unset: until the end.
+  std::optional<sim::TimeNs> liveness_stable_for;
   Expectation expect;
   nlohmann::json document;  // the JSON as given, kept for repro files
 
