@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/guarantees.h"
 #include "algorithms/options.h"
 #include "algorithms/vocabulary.h"
 #include "sim/process.h"
@@ -57,6 +58,13 @@ class Algorithm {
   virtual const vocab::MessageRoles& message_roles() const {
     static const vocab::MessageRoles none;
     return none;
+  }
+
+  // The safety invariants this algorithm keeps with these options, and under
+  // which fault kinds (see guarantees.h). The default promises nothing.
+  virtual Guarantees guarantees(const OptionValues& options) const {
+    (void)options;
+    return {};
   }
 
   // Whether the cluster needs a store process (lease-over-CAS does).

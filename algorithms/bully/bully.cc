@@ -304,6 +304,27 @@ class Bully final : public Algorithm {
     return specs;
   }
 
+  // Bully assumes what Garcia-Molina's does: reliable messages delivered
+  // within its timeouts, and nodes that fail by crashing (here: and restart
+  // from stable storage, listening before they announce). Under those, one
+  // coordinator per epoch. A lost or late answer, a partition or a one-way
+  // cut makes a node think every higher id dead and announce the same epoch
+  // as the real coordinator; a candidate paused past its answer timeout wakes
+  // up and announces an epoch that another node may have taken meanwhile;
+  // drift shortens a timeout below a round trip. Even crashes alone give two
+  // nodes the leader role at once: the current coordinator leads until it
+  // hears the restarted higher id's newer epoch. Epochs only grow, whatever
+  // happens.
+  Guarantees guarantees(const OptionValues&) const override {
+    const FaultKinds synchronous = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    const FaultKinds no_takeover = {FaultKind::kDuplication, FaultKind::kClockStep};
+    return {{"election_safety", synchronous},
+            {"unique_token", synchronous},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"single_leader", no_takeover},
+            {"stale_token", no_takeover}};
+  }
+
   // Only a coordinator announces or heartbeats, stamped with its own epoch.
   // Answers and elections are no votes: Bully has none.
   const vocab::MessageRoles& message_roles() const override {

@@ -535,6 +535,26 @@ class LeaseAlgorithmImpl final : public Algorithm {
     return specs;
   }
 
+  // The store hands each lease out once (a create revision is never reused),
+  // so no term has two holders and no token two writers, whatever happens.
+  // Holding the role alone rests on the holder giving up, by its own clock,
+  // before the store's TTL runs out: any loss, latency, cut, partition or
+  // crash leaves that intact, a pause or drift past the margin's bound does
+  // not (see lease.h), and neither does a wall-clock step when the deadline is
+  // on the wall clock. A write delayed in the network past the margin lands
+  // after the next holder's, so stale_token is not kept under latency either.
+  Guarantees guarantees(const OptionValues& options) const override {
+    FaultKinds one_holder = kEveryFaultButPowerLoss.Without({FaultKind::kPause, FaultKind::kClockDrift});
+    if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
+      one_holder = one_holder.Without({FaultKind::kClockStep});
+    }
+    return {{"election_safety", kEveryFaultButPowerLoss},
+            {"unique_token", kEveryFaultButPowerLoss},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"single_leader", one_holder},
+            {"stale_token", one_holder.Without({FaultKind::kLatency})}};
+  }
+
   // Only a holder in the leader role keeps its lease alive; the lease it
   // names (its create revision) is its term. A cas renewal is no evidence:
   // a follower reclaiming the key the store still gives it sends one too.

@@ -366,6 +366,23 @@ class Raft final : public Algorithm {
     return specs;
   }
 
+  // Votes, terms and fencing tokens (the term) rest on quorums and stable
+  // storage, not on timing, so no fault breaks them; a second leader in the
+  // leader role at once (and with it a stale write) needs only a leader that
+  // does not hear of the new term in time: message loss, latency, a
+  // partition or one-way cut, a pause, or drift that outruns the heartbeats.
+  // With a deliberate bug nothing is promised.
+  Guarantees guarantees(const OptionValues& options) const override {
+    if (options.Choice("bug") != "none") return {};
+    const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    return {{"election_safety", kEveryFaultButPowerLoss},
+            {"single_vote", kEveryFaultButPowerLoss},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"unique_token", kEveryFaultButPowerLoss},
+            {"single_leader", timing_safe},
+            {"stale_token", timing_safe}};
+  }
+
   // The one place that says which Raft messages are leader-only and which
   // grant votes: update it with the message set.
   const vocab::MessageRoles& message_roles() const override {

@@ -418,6 +418,24 @@ class Ring final : public Algorithm {
     return specs;
   }
 
+  // Chang-Roberts assumes a reliable ring; the failure handling here assumes
+  // what the ring algorithm of Tanenbaum and van Steen does: a successor that
+  // does not answer has crashed. Under those (crashes with restarts from
+  // stable storage, duplicates, nominal latency) one leader per epoch and, as
+  // a restarted node only listens, never two at once. A lost ack, a late
+  // one, a partition or a one-way cut makes a live successor look dead: the
+  // ring splits and each part elects (down to a ring of one); a paused node
+  // acts on a round that has moved on; drift shortens the ack timeout below a
+  // round trip. Epochs only grow, whatever happens.
+  Guarantees guarantees(const OptionValues&) const override {
+    const FaultKinds crash_stop = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    return {{"election_safety", crash_stop},
+            {"unique_token", crash_stop},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"single_leader", crash_stop},
+            {"stale_token", crash_stop}};
+  }
+
   // Only the leader heartbeats, stamped with its epoch. ELECTED starts at
   // the leader but every node forwards it, so it is no evidence of who leads.
   const vocab::MessageRoles& message_roles() const override {

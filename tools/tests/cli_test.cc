@@ -334,9 +334,16 @@ TEST_F(CliTest, AMessageStormIsBadInputNotAnEndlessRun) {
 TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
   const Outcome out = Electsim("list");
   EXPECT_EQ(out.exit_status, 0);
-  for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness"}) {
+  for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness",
+                               "unique_token", "guarantees with these defaults"}) {
     EXPECT_NE(out.output.find(expected), std::string::npos) << expected;
   }
+  // Each algorithm's table, and what options change in it.
+  EXPECT_NE(out.output.find("    single_leader    yes  -    yes         -       -         -           yes   -"),
+            std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("with deadline_clock \"wall\": single_leader not under clock_step"), std::string::npos);
+  EXPECT_NE(out.output.find("with bug \"vote_twice\": nothing is guaranteed"), std::string::npos);
 }
 
 }  // namespace
