@@ -652,9 +652,15 @@ class Parser {
     s.network.latency = sim::LatencyModel::Fixed(sim::TimeNs::Millis(1));
     if (const json* v = Find(doc, "network")) LinkSettings(*v, "/network", s.network);
     if (const json* v = Find(doc, "resource")) {
-      RequireObject(*v, "/resource", "an object with \"fencing\"");
-      AllowOnly(*v, "/resource", {"fencing"});
+      RequireObject(*v, "/resource", "an object with \"fencing\" (and optionally \"exclusive_token\")");
+      AllowOnly(*v, "/resource", {"fencing", "exclusive_token"});
       if (const json* f = Find(*v, "fencing")) s.fencing = Bool(*f, "/resource/fencing");
+      if (const json* e = Find(*v, "exclusive_token")) {
+        s.exclusive_token = Bool(*e, "/resource/exclusive_token");
+        if (s.exclusive_token && !s.fencing) {
+          Fail("/resource/exclusive_token", "false when fencing is off (an unfenced resource checks no token)", e);
+        }
+      }
     }
     if (const json* v = Find(doc, "leader_work")) {
       RequireObject(*v, "/leader_work", "an object with \"interval\" and \"duration\"");
@@ -700,8 +706,8 @@ class Parser {
       }
     }
     if (const json* v = Find(doc, "liveness")) {
-      RequireObject(*v, "/liveness", "an object with \"within\" (and optionally \"after\")");
-      AllowOnly(*v, "/liveness", {"within", "after"});
+      RequireObject(*v, "/liveness", "an object with \"within\" (and optionally \"after\" and \"stable_for\")");
+      AllowOnly(*v, "/liveness", {"within", "after", "stable_for"});
       s.liveness = true;
       const json& within = Require(*v, "/liveness", "within", "a duration");
       s.liveness_within = Duration(within, "/liveness/within");
@@ -721,6 +727,18 @@ class Parser {
                                       s.liveness_after ? "" : " (when the last fault step ends)",
                                       sim::FormatDuration(s.liveness_within), sim::FormatDuration(deadline),
                                       sim::FormatDuration(s.duration)));
+      }
+      if (const json* f = Find(*v, "stable_for")) {
+        s.liveness_stable_for = Duration(*f, "/liveness/stable_for");
+        if (*s.liveness_stable_for <= sim::TimeNs(0)) Fail("/liveness/stable_for", "a duration > 0", f);
+      }
+      if (s.liveness_stable_for && deadline + *s.liveness_stable_for > s.duration) {
+        Fail("/liveness/stable_for",
+             fmt::format("a window that fits in the run: a leader found at the deadline {} must hold {} more, until "
+                         "{}, past the run's end at {}",
+                         sim::FormatDuration(deadline), sim::FormatDuration(*s.liveness_stable_for),
+                         sim::FormatDuration(deadline + *s.liveness_stable_for), sim::FormatDuration(s.duration)),
+             Find(*v, "stable_for"));
       }
       enabled.insert("liveness");
     }
