@@ -144,8 +144,8 @@ class LivenessChecker final : public Checker {
               .term = b.term,
               .message = fmt::format("node {} was the leader known to every live node from {}, but at {} {}: it held "
                                      "{}, and a leader must hold {}",
-                                     b.leader.value(), sim::FormatSeconds(EffectiveStart(b)), sim::FormatSeconds(*b.end),
-                                     b.end_state, sim::FormatMillis(*b.end - EffectiveStart(b)), MustHold())});
+                                     b.leader.value(), sim::FormatSeconds(EffectiveStart(b)),
+                                     sim::FormatSeconds(*b.end), b.end_state, sim::FormatMillis(*b.end - EffectiveStart(b)), MustHold())});
       return;
     }
     Report({.time = deadline_,

@@ -343,7 +343,8 @@ TEST(SingleVote_Fires, TwoGrantsOnTheWireInOneTerm) {
   const Violation& v = *checker->violation();
   EXPECT_EQ(v.trace_index, bad);
   EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(1), NodeId(4)}));
-  EXPECT_EQ(v.message, "node 2 voted for both node 1 and node 4 in term 3 (the second vote seen on the wire: test.vote)");
+  EXPECT_EQ(v.message,
+            "node 2 voted for both node 1 and node 4 in term 3 (the second vote seen on the wire: test.vote)");
 }
 
 TEST(SingleVote_Quiet, RefusalsAndRepeatedGrantsOnTheWire) {
