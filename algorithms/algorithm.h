@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/guarantees.h"
 #include "algorithms/options.h"
+#include "algorithms/vocabulary.h"
 #include "sim/process.h"
 #include "sim/types.h"
 
@@ -48,6 +50,21 @@ class Algorithm {
     (void)options;
     (void)cluster;
     return absl::OkStatus();
+  }
+
+  // Which messages only a leader sends and which grant votes (see
+  // vocab::MessageRoles); the checkers verify observations against them.
+  // Must return the same object every time.
+  virtual const vocab::MessageRoles& message_roles() const {
+    static const vocab::MessageRoles none;
+    return none;
+  }
+
+  // The safety invariants this algorithm keeps with these options, and under
+  // which fault kinds (see guarantees.h). The default promises nothing.
+  virtual Guarantees guarantees(const OptionValues& options) const {
+    (void)options;
+    return {};
   }
 
   // Whether the cluster needs a store process (lease-over-CAS does).

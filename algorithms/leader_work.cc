@@ -54,24 +54,34 @@ namespace {
 
 class SharedResource final : public sim::Process {
  public:
-  explicit SharedResource(bool fencing) : fencing_(fencing) {}
+  SharedResource(bool fencing, bool exclusive_token) : fencing_(fencing), exclusive_token_(exclusive_token) {}
 
-  void OnStart(sim::Context& ctx) override { highest_ = ctx.Load("highest_token").value_or(0); }
+  void OnStart(sim::Context& ctx) override {
+    highest_ = ctx.Load("highest_token").value_or(0);
+    highest_writer_ = ctx.Load("highest_token_writer").value_or(-1);
+  }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
     if (!message.Is(kResourceWrite)) return;
     const int64_t token = message.Get(vocab::kFieldToken);
     const int64_t seq = message.Get(vocab::kFieldSeq);
-    const bool accept = !fencing_ || token >= highest_;
+    const int64_t writer = from.value();
+    const bool taken_by_another =
+        exclusive_token_ && token == highest_ && highest_writer_ >= 0 && highest_writer_ != writer;
+    const bool accept = !fencing_ || (token >= highest_ && !taken_by_another);
     sim::Observation seen(accept ? vocab::kResourceAccept : vocab::kResourceReject);
     seen.Set(vocab::kFieldToken, token)
-        .Set(vocab::kFieldWriter, from.value())
+        .Set(vocab::kFieldWriter, writer)
         .Set(vocab::kFieldSeq, seq)
         .Set(vocab::kFieldHighest, highest_);
     ctx.Observe(seen);
     if (accept && token > highest_) {
       highest_ = token;
       ctx.Persist("highest_token", highest_);
+    }
+    if (accept && exclusive_token_ && token == highest_ && highest_writer_ != writer) {
+      highest_writer_ = writer;
+      ctx.Persist("highest_token_writer", highest_writer_);
     }
     ctx.Send(from, sim::Message(kResourceAck)
                        .Set(vocab::kFieldToken, token)
@@ -84,11 +94,16 @@ class SharedResource final : public sim::Process {
 
  private:
   bool fencing_;
+  bool exclusive_token_;
   int64_t highest_ = 0;  // highest token accepted so far (also in stable storage)
+  // Who wrote highest_ first, with exclusive_token (also in stable storage); -1: nobody yet.
+  int64_t highest_writer_ = -1;
 };
 
 }  // namespace
 
-std::unique_ptr<sim::Process> MakeSharedResource(bool fencing) { return std::make_unique<SharedResource>(fencing); }
+std::unique_ptr<sim::Process> MakeSharedResource(bool fencing, bool exclusive_token) {
+  return std::make_unique<SharedResource>(fencing, exclusive_token);
+}
 
 }  // namespace algorithms

@@ -56,7 +56,12 @@ class LeaderWork {
 
 // The shared resource of the fencing-token argument (a blob store): accepts
 // writes, and when `fencing` is on rejects any token lower than the highest
-// it has accepted. Its highest token lives in stable storage.
-std::unique_ptr<sim::Process> MakeSharedResource(bool fencing);
+// it has accepted. A token equal to the highest is accepted from any writer,
+// as Kleppmann's storage does: it trusts the token to name one holder, which
+// Bully's and Ring's epochs do not after a partition. With `exclusive_token`
+// as well, it remembers who wrote the highest token and rejects that token
+// from anyone else: the first writer keeps it until a higher token comes. Its
+// highest token and that token's writer live in stable storage.
+std::unique_ptr<sim::Process> MakeSharedResource(bool fencing, bool exclusive_token = false);
 
 }  // namespace algorithms

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "sim/payload.h"
 #include "sim/types.h"
@@ -77,6 +79,51 @@ inline constexpr std::string_view kFieldEntry = "entry";
 inline constexpr std::string_view kFieldCurrentTerm = "current_term";
 
 inline constexpr int64_t kNobody = -1;
+
+// ---- message roles: what the wire shows ----
+//
+// Observations are what a node says about itself; its messages are what it
+// did. Each algorithm declares, as data, which of its messages only a leader
+// sends and which grant a vote, and where their term is, so that checkers can
+// verify the observations against the send records without knowing the
+// algorithm (and catch a node that leads without saying so).
+
+// A message that only the leader of the term in `term_field` sends.
+struct LeaderOnlyMessage {
+  std::string_view type;
+  std::string_view term_field;
+};
+
+// A message by which its sender grants its vote, in the term in
+// `term_field`, to its receiver: every such message, or with `granted_field`
+// set only those where that field is not 0.
+struct VoteGrantMessage {
+  std::string_view type;
+  std::string_view term_field;
+  std::string_view granted_field;
+};
+
+struct MessageRoles {
+  std::vector<LeaderOnlyMessage> leader_only;
+  std::vector<VoteGrantMessage> vote_grants;
+
+  // The term a message shows its sender leading, if it is leader-only.
+  std::optional<int64_t> LeaderTerm(const sim::Message& message) const {
+    for (const LeaderOnlyMessage& role : leader_only) {
+      if (message.Is(role.type)) return message.Get(role.term_field);
+    }
+    return std::nullopt;
+  }
+  // The term a message grants a vote in (to its receiver), if it does.
+  std::optional<int64_t> GrantTerm(const sim::Message& message) const {
+    for (const VoteGrantMessage& role : vote_grants) {
+      if (!message.Is(role.type)) continue;
+      if (!role.granted_field.empty() && message.Get(role.granted_field) == 0) return std::nullopt;
+      return message.Get(role.term_field);
+    }
+    return std::nullopt;
+  }
+};
 
 inline sim::Observation RoleChange(Role role, sim::Term term) {
   return sim::Observation(kRoleChange)

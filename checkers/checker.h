@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "algorithms/vocabulary.h"
 #include "sim/trace.h"
 #include "sim/types.h"
 
@@ -28,11 +29,16 @@ struct Violation {
 
 struct CheckerConfig {
   uint32_t node_count = 0;  // election nodes are 0..node_count-1
+  // The algorithm's leader-only and vote-grant messages: the checkers read
+  // them off the send records as evidence the observations cannot hide.
+  vocab::MessageRoles message_roles;
   // Liveness: once every fault has healed at `liveness_after`, a single
   // leader known to every live election node must exist by
-  // `liveness_after + liveness_within`.
+  // `liveness_after + liveness_within`, and then stay that, the same leader,
+  // for `liveness_stable_for` (unset: until the end of the run).
   sim::TimeNs liveness_after;
   sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
+  std::optional<sim::TimeNs> liveness_stable_for;
 };
 
 class Checker : public sim::TraceSink {

@@ -23,7 +23,8 @@ const std::vector<Entry>& Registry() {
   static const std::vector<Entry> entries = {
       {{"committed_agreement", "two different log entries are reported committed at the same index", true},
        &MakeCommittedAgreementChecker},
-      {{"election_safety", "two distinct nodes claim leadership of the same term", true},
+      {{"election_safety",
+        "two distinct nodes lead the same term (by their observations or their leader-only messages)", true},
        &MakeElectionSafetyChecker},
       {{"leader_completeness",
         "a leader lacks an entry reported committed in an earlier term (at the same index)", true},
@@ -33,12 +34,15 @@ const std::vector<Entry>& Registry() {
        &MakeLivenessChecker},
       {{"single_leader", "two or more nodes hold the leader role at the same instant (split brain)", false},
        &MakeSingleLeaderChecker},
-      {{"single_vote", "a node votes for two different candidates in the same term", true},
+      {{"single_vote",
+        "a node votes for two different candidates in the same term (observed or on the wire)", true},
        &MakeSingleVoteChecker},
       {{"stale_token", "the resource accepts a write with a token lower than one it already accepted", true},
        &MakeStaleTokenChecker},
       {{"term_monotonic", "a node's term goes down (terms are persisted across restarts)", true},
        &MakeTermMonotonicChecker},
+      {{"unique_token", "the resource accepts writes from two different nodes under the same fencing token", true},
+       &MakeUniqueTokenChecker},
   };
   return entries;
 }

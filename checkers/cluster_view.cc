@@ -14,6 +14,7 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
       if (r.kind != sim::TraceKind::kStart) n.paused = false;
       n.role = vocab::Role::kFollower;
       n.believed_leader = vocab::kNobody;
+      n.leads_unreported = false;
       return true;
     case sim::TraceKind::kPause:
       n.paused = true;
@@ -27,6 +28,7 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
       if (o.Is(vocab::kRoleChange)) {
         n.role = static_cast<vocab::Role>(o.Get(vocab::kFieldRole));
         n.role_term = o.Get(vocab::kFieldTerm, -1);
+        n.leads_unreported = false;
         return true;
       }
       if (o.Is(vocab::kBelief)) {
@@ -34,6 +36,15 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
         return true;
       }
       return false;
+    }
+    case sim::TraceKind::kSend: {
+      if (roles_ == nullptr || r.payload == nullptr || n.role == vocab::Role::kLeader) return false;
+      const std::optional<int64_t> term = roles_->LeaderTerm(*r.payload);
+      if (!term) return false;
+      n.role = vocab::Role::kLeader;
+      n.role_term = *term;
+      n.leads_unreported = true;
+      return true;
     }
     default:
       return false;

@@ -23,11 +23,17 @@ struct NodeView {
   int64_t role_term = -1;
   // Leader named by the last belief observation; a fresh process knows nobody.
   int64_t believed_leader = vocab::kNobody;
+  // In the leader role only because it sent a leader-only message without
+  // having reported the role (until its next role change observation).
+  bool leads_unreported = false;
 };
 
 class ClusterView {
  public:
-  explicit ClusterView(uint32_t node_count) : nodes_(node_count) {}
+  // With `roles`, a node that sends one of its leader-only messages while not
+  // reported in the leader role is taken to be in it (see NodeView).
+  explicit ClusterView(uint32_t node_count, const vocab::MessageRoles* roles = nullptr)
+      : nodes_(node_count), roles_(roles) {}
 
   // Applies one record; returns true when some election node's view changed
   // (callers re-evaluate their conditions only then).
@@ -54,6 +60,7 @@ class ClusterView {
 
  private:
   std::vector<NodeView> nodes_;
+  const vocab::MessageRoles* roles_;
 };
 
 }  // namespace checkers

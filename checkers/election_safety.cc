@@ -1,7 +1,11 @@
-// election_safety: at most one node claims leadership of any term (Raft's
-// Election Safety property). The same node claiming the same term twice is
-// not a violation: it may re-announce after a pause or a duplicated message.
+// election_safety: at most one node leads any term (Raft's Election Safety
+// property). Two kinds of evidence count, so that an algorithm cannot hide a
+// second leader by not reporting it: a leader role change observation, and a
+// leader-only message on the wire (see vocab::MessageRoles) with its term.
+// The same node claiming the same term twice is not a violation: it may
+// re-announce after a pause or a duplicated message.
 #include <map>
+#include <string>
 
 #include "algorithms/vocabulary.h"
 #include "checkers/factories.h"
@@ -12,32 +16,58 @@ namespace {
 
 class ElectionSafetyChecker final : public Checker {
  public:
-  explicit ElectionSafetyChecker(const CheckerConfig& config) : node_count_(config.node_count) {}
+  explicit ElectionSafetyChecker(const CheckerConfig& config)
+      : node_count_(config.node_count), roles_(config.message_roles) {}
 
   std::string_view name() const override { return "election_safety"; }
 
   void OnRecord(const sim::TraceRecord& r) override {
-    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= node_count_) return;
-    const sim::Observation& o = *r.payload;
-    if (!o.Is(vocab::kRoleChange) || o.Get(vocab::kFieldRole) != static_cast<int64_t>(vocab::Role::kLeader)) {
-      return;
+    if (r.payload == nullptr || r.node.value() >= node_count_) return;
+    if (r.kind == sim::TraceKind::kObserve) {
+      const sim::Observation& o = *r.payload;
+      if (!o.Is(vocab::kRoleChange) || o.Get(vocab::kFieldRole) != static_cast<int64_t>(vocab::Role::kLeader)) {
+        return;
+      }
+      Claim(r, o.Get(vocab::kFieldTerm, -1), "", o.Get(vocab::kFieldToken, -1));
+    } else if (r.kind == sim::TraceKind::kSend) {
+      if (const auto term = roles_.LeaderTerm(*r.payload)) Claim(r, *term, r.payload->type(), -1);
     }
-    const int64_t term = o.Get(vocab::kFieldTerm, -1);
-    auto [it, inserted] = first_claimer_by_term_.try_emplace(term, r.node);
-    if (inserted || it->second == r.node) return;
-    Report({.time = r.time,
-            .trace_index = r.index,
-            .nodes = {it->second, r.node},
-            .term = term,
-            .token = o.Get(vocab::kFieldToken, -1),
-            .message = fmt::format("nodes {} and {} both claimed leadership of term {}", it->second.value(),
-                                   r.node.value(), term)});
   }
 
  private:
+  // How a node claimed a term: `sent` is the leader-only message type, or
+  // empty for a role change observation.
+  struct Claimer {
+    sim::NodeId node;
+    std::string sent;
+  };
+
+  static std::string How(const Claimer& claimer) {
+    if (claimer.sent.empty()) return fmt::format("node {} claimed leadership", claimer.node.value());
+    return fmt::format("node {} sent {}, which only a leader sends,", claimer.node.value(), claimer.sent);
+  }
+
+  void Claim(const sim::TraceRecord& r, int64_t term, std::string_view sent, int64_t token) {
+    auto [it, inserted] = first_claimer_by_term_.try_emplace(term, Claimer{r.node, std::string(sent)});
+    if (inserted || it->second.node == r.node) return;
+    const Claimer second{r.node, std::string(sent)};
+    const std::string message =
+        it->second.sent.empty() && sent.empty()
+            ? fmt::format("nodes {} and {} both claimed leadership of term {}", it->second.node.value(),
+                          r.node.value(), term)
+            : fmt::format("{} in term {}, and {} in the same term", How(it->second), term, How(second));
+    Report({.time = r.time,
+            .trace_index = r.index,
+            .nodes = {it->second.node, r.node},
+            .term = term,
+            .token = token,
+            .message = message});
+  }
+
   uint32_t node_count_;
-  // The first node that claimed each term.
-  std::map<int64_t, sim::NodeId> first_claimer_by_term_;
+  vocab::MessageRoles roles_;
+  // The first node that claimed each term, and how.
+  std::map<int64_t, Claimer> first_claimer_by_term_;
 };
 
 }  // namespace

@@ -15,5 +15,6 @@ std::unique_ptr<Checker> MakeSingleLeaderChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeSingleVoteChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeStaleTokenChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeTermMonotonicChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeUniqueTokenChecker(const CheckerConfig& config);
 
 }  // namespace checkers

@@ -1,14 +1,21 @@
 // liveness (off by default; a scenario's liveness block switches it on):
 // once the faults have healed at `liveness_after`, by `liveness_after +
-// liveness_within` there is an instant at which exactly one live election
-// node holds the leader role and every other live node believes it leads.
+// liveness_within` (the deadline) one live election node holds the leader
+// role and every other live node believes it leads, and then that stays so,
+// with the same leader, until the end of the run, or for
+// `liveness_stable_for` when it is set. A first instant of agreement is not
+// enough: a leader that is deposed a moment later has not made the cluster
+// live.
 //
 // Live means up and not paused: a frozen node can neither lead nor learn,
 // so it is left out on both sides (single_leader is the checker that cares
 // about a paused node still believing it leads). The leader needs no belief
 // record of itself; holding the role is its belief. An instant is judged by
 // the state after all of its records, and that state holds until the next
-// record's time.
+// record's time. Agreement that began before `liveness_after` counts from
+// `liveness_after`.
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "checkers/cluster_view.h"
@@ -25,35 +32,43 @@ class LivenessChecker final : public Checker {
   explicit LivenessChecker(const CheckerConfig& config)
       : view_(config.node_count),
         after_(config.liveness_after),
-        deadline_(config.liveness_after + config.liveness_within) {}
+        deadline_(config.liveness_after + config.liveness_within),
+        stable_for_(config.liveness_stable_for) {}
 
   std::string_view name() const override { return "liveness"; }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (settled_) return;
     if (r.time > now_) {
-      // The state judged at now_ held over [now_, r.time).
-      if (satisfied_ && now_ <= deadline_ && r.time > after_) {
-        settled_ = true;
-        return;
-      }
-      if (r.time > deadline_) {
-        ReportMissedDeadline(r.index);
-        return;
-      }
+      CloseInstant();
+      if (!settled_) HoldUntil(r.time, r.index);
+      if (settled_) return;
     }
     now_ = r.time;
     last_index_ = r.index;
-    if (view_.Apply(r)) satisfied_ = Satisfied();
+    if (view_.Apply(r)) changed_ = true;
   }
 
   void Finish(sim::TimeNs end) override {
     if (settled_) return;
+    CloseInstant();
+    if (settled_) return;
     settled_ = true;
     // The last state holds over [now_, end], the end included.
-    if (satisfied_ && now_ <= deadline_ && end >= after_ && end >= now_) return;
+    if (Viable()) {
+      if (!stable_for_ || end - EffectiveStart(*stretch_) >= *stable_for_) return;
+      Report({.time = end,
+              .trace_index = last_index_,
+              .nodes = {stretch_->leader},
+              .term = stretch_->term,
+              .message = fmt::format("the run ended at {}, {} after node {} became the leader known to every live "
+                                     "node, before it had held for {}",
+                                     sim::FormatSeconds(end), sim::FormatMillis(end - EffectiveStart(*stretch_)),
+                                     stretch_->leader.value(), sim::FormatDuration(*stable_for_))});
+      return;
+    }
     if (end >= deadline_) {
-      ReportMissedDeadline(last_index_);
+      ReportNoStableLeader(last_index_);
       return;
     }
     Report({.time = end,
@@ -67,14 +82,72 @@ class LivenessChecker final : public Checker {
   }
 
  private:
-  bool Satisfied() const {
+  // An unbroken run of instants with one known leader, the same one.
+  struct Stretch {
+    sim::NodeId leader;
+    int64_t term = -1;
+    sim::TimeNs start;
+    // Set once it is over: when, the record that ended it, and what the state was then.
+    std::optional<sim::TimeNs> end;
+    uint64_t end_index = 0;
+    std::string end_state;
+  };
+
+  sim::TimeNs EffectiveStart(const Stretch& stretch) const { return std::max(stretch.start, after_); }
+  // The open stretch can still make the run live: it began by the deadline.
+  bool Viable() const { return stretch_ && EffectiveStart(*stretch_) <= deadline_; }
+
+  // Judges the state after all the records at now_.
+  void CloseInstant() {
+    if (!changed_) return;
+    changed_ = false;
     const std::vector<sim::NodeId> leaders = view_.LiveLeaders();
-    return leaders.size() == 1 && view_.LiveNonBelievers(leaders[0].value()).empty();
+    const bool agreed = leaders.size() == 1 && view_.LiveNonBelievers(leaders[0].value()).empty();
+    if (stretch_ && (!agreed || leaders[0] != stretch_->leader)) {
+      Stretch ended = *stretch_;
+      ended.end = now_;
+      ended.end_index = last_index_;
+      ended.end_state = DescribeState();
+      // One that was live at `after` is the one to tell about, should nothing better come.
+      if (*ended.end > EffectiveStart(ended) && EffectiveStart(ended) <= deadline_) broken_ = std::move(ended);
+      stretch_.reset();
+    }
+    if (agreed && !stretch_) {
+      stretch_ = Stretch{.leader = leaders[0], .term = view_.node(leaders[0].value()).role_term, .start = now_};
+    }
   }
 
-  // Called with the state that held at the deadline.
-  void ReportMissedDeadline(uint64_t trace_index) {
+  // The state judged at now_ holds over [now_, next).
+  void HoldUntil(sim::TimeNs next, uint64_t next_index) {
+    if (Viable()) {
+      if (stable_for_ && next - EffectiveStart(*stretch_) >= *stable_for_) settled_ = true;
+      return;
+    }
+    if (next > deadline_) {
+      settled_ = true;
+      ReportNoStableLeader(next_index);
+    }
+  }
+
+  std::string MustHold() const {
+    return stable_for_ ? fmt::format("for {}", sim::FormatDuration(*stable_for_)) : "until the end of the run";
+  }
+
+  // Past the deadline with no stretch that could still do.
+  void ReportNoStableLeader(uint64_t trace_index) {
     settled_ = true;
+    if (broken_) {
+      const Stretch& b = *broken_;
+      Report({.time = *b.end,
+              .trace_index = b.end_index,
+              .nodes = {b.leader},
+              .term = b.term,
+              .message = fmt::format("node {} was the leader known to every live node from {}, but at {} {}: it held "
+                                     "{}, and a leader must hold {}",
+                                     b.leader.value(), sim::FormatSeconds(EffectiveStart(b)),
+                                     sim::FormatSeconds(*b.end), b.end_state, sim::FormatMillis(*b.end - EffectiveStart(b)), MustHold())});
+      return;
+    }
     Report({.time = deadline_,
             .trace_index = trace_index,
             .nodes = Involved(),
@@ -112,11 +185,16 @@ class LivenessChecker final : public Checker {
   ClusterView view_;
   sim::TimeNs after_;
   sim::TimeNs deadline_;
+  std::optional<sim::TimeNs> stable_for_;
   // Time of the records being applied; the state before the first record holds from 0.
   sim::TimeNs now_;
   uint64_t last_index_ = 0;
-  // Whether the current state (after the records so far) has a single known leader.
-  bool satisfied_ = false;
+  // Some record at now_ changed the view: the instant needs judging. True at
+  // first, so that the state before any record is judged too.
+  bool changed_ = true;
+  std::optional<Stretch> stretch_;
+  // The last stretch that began by the deadline and ended.
+  std::optional<Stretch> broken_;
   // Decided either way; later records change nothing.
   bool settled_ = false;
 };

@@ -1,6 +1,8 @@
 // single_leader (off by default): at no instant do two or more election nodes
 // hold the leader role. A crashed node holds no role; a paused node still
-// believes it leads and so still counts. Stronger than election_safety (the
+// believes it leads and so still counts. A node that sends a leader-only
+// message (see vocab::MessageRoles) without having reported the leader role
+// is taken to hold it until it reports a role again. Stronger than election_safety (the
 // two leaders may have different terms): Raft does not promise it while the
 // network is partitioned, so scenarios switch it on to demonstrate split brain.
 //
@@ -19,7 +21,8 @@ namespace {
 
 class SingleLeaderChecker final : public Checker {
  public:
-  explicit SingleLeaderChecker(const CheckerConfig& config) : view_(config.node_count) {}
+  explicit SingleLeaderChecker(const CheckerConfig& config)
+      : roles_(config.message_roles), view_(config.node_count, &roles_) {}
 
   std::string_view name() const override { return "single_leader"; }
 
@@ -43,11 +46,16 @@ class SingleLeaderChecker final : public Checker {
     const std::vector<sim::NodeId> leaders = view_.RoleHolders();
     int64_t max_term = -1;
     std::string terms;
+    std::vector<sim::NodeId> unreported;
     for (const sim::NodeId node : leaders) {
       const int64_t term = view_.node(node.value()).role_term;
       if (term > max_term) max_term = term;
       if (!terms.empty()) terms += ", ";
       terms += fmt::format("{}", term);
+      if (view_.node(node.value()).leads_unreported) unreported.push_back(node);
+    }
+    if (!unreported.empty()) {
+      terms += fmt::format("; {} never reported the role, only sent leader-only messages", NodesPhrase(unreported));
     }
     Report({.time = now_,
             .trace_index = *overlap_since_index_,
@@ -57,6 +65,7 @@ class SingleLeaderChecker final : public Checker {
                                    leaders.size() == 2 ? "both" : "all", terms)});
   }
 
+  vocab::MessageRoles roles_;  // before view_, which points to it
   ClusterView view_;
   sim::TimeNs now_;
   // Record after which two or more nodes have held the role, if they still do.

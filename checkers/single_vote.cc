@@ -1,7 +1,9 @@
 // single_vote: within one term a node grants its vote to one candidate only.
 // Granting it again to the same candidate is fine (a duplicated or retried
 // request vote); granting it to a second candidate is how two leaders of one
-// term become possible.
+// term become possible. Votes count from vote observations and from
+// vote-grant messages on the wire (see vocab::MessageRoles), so a node that
+// grants without reporting it is still caught.
 #include <map>
 #include <utility>
 
@@ -14,16 +16,23 @@ namespace {
 
 class SingleVoteChecker final : public Checker {
  public:
-  explicit SingleVoteChecker(const CheckerConfig& config) : node_count_(config.node_count) {}
+  explicit SingleVoteChecker(const CheckerConfig& config)
+      : node_count_(config.node_count), roles_(config.message_roles) {}
 
   std::string_view name() const override { return "single_vote"; }
 
   void OnRecord(const sim::TraceRecord& r) override {
-    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= node_count_) return;
-    const sim::Observation& o = *r.payload;
-    if (!o.Is(vocab::kVote)) return;
-    const int64_t term = o.Get(vocab::kFieldTerm);
-    const int64_t candidate = o.Get(vocab::kFieldCandidate);
+    if (r.payload == nullptr || r.node.value() >= node_count_) return;
+    if (r.kind == sim::TraceKind::kObserve) {
+      const sim::Observation& o = *r.payload;
+      if (o.Is(vocab::kVote)) Vote(r, o.Get(vocab::kFieldTerm), o.Get(vocab::kFieldCandidate));
+    } else if (r.kind == sim::TraceKind::kSend) {
+      if (const auto term = roles_.GrantTerm(*r.payload)) Vote(r, *term, r.peer.value());
+    }
+  }
+
+ private:
+  void Vote(const sim::TraceRecord& r, int64_t term, int64_t candidate) {
     auto [it, inserted] = vote_by_voter_term_.try_emplace({r.node.value(), term}, candidate);
     if (inserted || it->second == candidate) return;
     const sim::NodeId first(static_cast<uint32_t>(it->second));
@@ -32,12 +41,15 @@ class SingleVoteChecker final : public Checker {
             .trace_index = r.index,
             .nodes = {r.node, first, second},
             .term = term,
-            .message = fmt::format("node {} voted for both node {} and node {} in term {}", r.node.value(),
-                                   first.value(), second.value(), term)});
+            .message = fmt::format("node {} voted for both node {} and node {} in term {}{}", r.node.value(),
+                                   first.value(), second.value(), term,
+                                   r.kind == sim::TraceKind::kSend
+                                       ? fmt::format(" (the second vote seen on the wire: {})", r.payload->type())
+                                       : "")});
   }
 
- private:
   uint32_t node_count_;
+  vocab::MessageRoles roles_;
   // (voter, term) -> the candidate it voted for first.
   std::map<std::pair<uint32_t, int64_t>, int64_t> vote_by_voter_term_;
 };

@@ -5,8 +5,8 @@
 // leader writing again).
 #include <map>
 
-#include "algorithms/vocabulary.h"
 #include "checkers/factories.h"
+#include "checkers/resource_record.h"
 #include "fmt/format.h"
 
 namespace checkers {
@@ -19,13 +19,10 @@ class StaleTokenChecker final : public Checker {
   std::string_view name() const override { return "stale_token"; }
 
   void OnRecord(const sim::TraceRecord& r) override {
-    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
-    const sim::Observation& o = *r.payload;
-    if (!o.Is(vocab::kResourceAccept)) return;
-    const int64_t token = o.Get(vocab::kFieldToken);
-    const sim::NodeId writer(static_cast<uint32_t>(o.Get(vocab::kFieldWriter)));
-    // Keyed by the resource's node id, in case a scenario ever has several.
-    auto [it, inserted] = highest_by_resource_.try_emplace(r.node.value(), Accepted{token, writer});
+    const std::optional<AcceptedWrite> write = AcceptedWriteOf(r);
+    if (!write) return;
+    const auto [resource, token, writer] = *write;
+    auto [it, inserted] = highest_by_resource_.try_emplace(resource, Accepted{token, writer});
     if (inserted) return;
     Accepted& highest = it->second;
     if (token >= highest.token) {

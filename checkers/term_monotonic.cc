@@ -1,10 +1,15 @@
-// term_monotonic: an election node's term never goes down. Only TermChange
-// observations are checked: every algorithm reports its current term there,
-// while a RoleChange's term may describe a role that a fresh process holds
-// before it has caught up. A crash and restart keep the previous value:
-// terms belong in stable storage, so a node that comes back with a lower
-// term has forgotten a promise (a vote, a lease epoch) and that is a finding.
+// term_monotonic: an election node's term never goes down. Two kinds of
+// evidence count: TermChange observations (every algorithm reports its
+// current term there, while a RoleChange's term may describe a role that a
+// fresh process holds before it has caught up), and the terms of the node's
+// leader-only and vote-grant messages on the wire (see vocab::MessageRoles):
+// a node acts in its current term, so acting in a term lower than one it has
+// reported or acted in shows its term went down, reported or not. A crash
+// and restart keep the previous value: terms belong in stable storage, so a
+// node that comes back with a lower term has forgotten a promise (a vote, a
+// lease epoch) and that is a finding.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "algorithms/vocabulary.h"
@@ -16,31 +21,48 @@ namespace {
 
 class TermMonotonicChecker final : public Checker {
  public:
-  explicit TermMonotonicChecker(const CheckerConfig& config) : last_term_(config.node_count) {}
+  explicit TermMonotonicChecker(const CheckerConfig& config)
+      : highest_(config.node_count), roles_(config.message_roles) {}
 
   std::string_view name() const override { return "term_monotonic"; }
 
   void OnRecord(const sim::TraceRecord& r) override {
-    if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= last_term_.size()) {
-      return;
+    if (r.payload == nullptr || r.node.value() >= highest_.size()) return;
+    if (r.kind == sim::TraceKind::kObserve) {
+      if (r.payload->Is(vocab::kTermChange)) See(r, r.payload->Get(vocab::kFieldTerm), "reported term");
+    } else if (r.kind == sim::TraceKind::kSend) {
+      std::optional<int64_t> term = roles_.LeaderTerm(*r.payload);
+      if (!term) term = roles_.GrantTerm(*r.payload);
+      if (term) See(r, *term, fmt::format("sent {} of term", r.payload->type()));
     }
-    const sim::Observation& o = *r.payload;
-    if (!o.Is(vocab::kTermChange)) return;
-    const int64_t term = o.Get(vocab::kFieldTerm);
-    std::optional<int64_t>& last = last_term_[r.node.value()];
-    if (last && term < *last) {
+  }
+
+ private:
+  struct Seen {
+    int64_t term;
+    std::string how;  // "reported term", "sent raft.heartbeat of term"
+  };
+
+  void See(const sim::TraceRecord& r, int64_t term, std::string how) {
+    std::optional<Seen>& highest = highest_[r.node.value()];
+    if (highest && term < highest->term) {
       Report({.time = r.time,
               .trace_index = r.index,
               .nodes = {r.node},
               .term = term,
-              .message = fmt::format("node {}'s term went down from {} to {}", r.node.value(), *last, term)});
+              .message = highest->how == "reported term" && how == "reported term"
+                             ? fmt::format("node {}'s term went down from {} to {}", r.node.value(), highest->term,
+                                           term)
+                             : fmt::format("node {}'s term went down: it {} {} after it {} {}", r.node.value(), how,
+                                           term, highest->how, highest->term)});
     }
-    last = term;
+    if (!highest || term >= highest->term) highest = Seen{term, std::move(how)};
   }
 
- private:
-  // Last term each election node reported; untouched by crashes and restarts.
-  std::vector<std::optional<int64_t>> last_term_;
+  // Highest term each election node reported or acted in; untouched by
+  // crashes and restarts.
+  std::vector<std::optional<Seen>> highest_;
+  vocab::MessageRoles roles_;
 };
 
 }  // namespace

@@ -124,9 +124,16 @@ absl::Status Network::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Link>> Network::PartitionLinks(const std::vector<std::vector<NodeId>>& groups) const {
-  // Group number per node; unlisted nodes share the extra group `groups.size()`.
+absl::StatusOr<std::vector<Link>> Network::PartitionLinks(const std::vector<std::vector<NodeId>>& groups,
+                                                          const std::vector<NodeId>& bystanders) const {
+  // Group number per node; unlisted nodes share the extra group `groups.size()`,
+  // unlisted bystanders are in every group (kEveryGroup).
+  constexpr size_t kEveryGroup = SIZE_MAX;
   std::vector<size_t> group_of(node_count_, groups.size());
+  for (NodeId node : bystanders) {
+    if (auto s = CheckNode(node); !s.ok()) return s;
+    group_of[node.value()] = kEveryGroup;
+  }
   std::vector<bool> seen(node_count_, false);
   for (size_t g = 0; g < groups.size(); ++g) {
     for (NodeId node : groups[g]) {
@@ -141,7 +148,9 @@ absl::StatusOr<std::vector<Link>> Network::PartitionLinks(const std::vector<std:
   std::vector<Link> links;
   for (uint32_t a = 0; a < node_count_; ++a) {
     for (uint32_t b = 0; b < node_count_; ++b) {
-      if (group_of[a] != group_of[b]) links.push_back({NodeId(a), NodeId(b)});
+      if (group_of[a] != group_of[b] && group_of[a] != kEveryGroup && group_of[b] != kEveryGroup) {
+        links.push_back({NodeId(a), NodeId(b)});
+      }
     }
   }
   return links;

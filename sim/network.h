@@ -85,8 +85,11 @@ class Network {
   const LinkConfig& link(NodeId from, NodeId to) const { return links_[Index(from, to)]; }
 
   // The directed links a partition into `groups` cuts: every link between
-  // nodes of different groups. Nodes named in no group form one more group.
-  absl::StatusOr<std::vector<Link>> PartitionLinks(const std::vector<std::vector<NodeId>>& groups) const;
+  // nodes of different groups. Nodes named in no group form one more group,
+  // except `bystanders` named in no group: they stay reachable from every
+  // group (shared services that each side can still reach).
+  absl::StatusOr<std::vector<Link>> PartitionLinks(const std::vector<std::vector<NodeId>>& groups,
+                                                   const std::vector<NodeId>& bystanders = {}) const;
   // Cuts are counted per link, so overlapping faults compose: a link carries
   // messages again once every cut of it has been restored (or on HealAll).
   absl::Status Cut(const std::vector<Link>& links);

@@ -25,14 +25,20 @@ class Context {
   virtual ~Context() = default;
 
   virtual NodeId self() const = 0;
-  // The node's own clock: global time seen through its offset and drift.
-  virtual TimeNs LocalNow() const = 0;
+  // A node has two clocks, as a real machine does (CLOCK_MONOTONIC and
+  // CLOCK_REALTIME). Both run at the node's drifting rate. The monotonic
+  // clock never jumps: durations, timeouts and deadlines belong on it, and
+  // timers run on it. The wall clock also takes the steps NTP or an operator
+  // make; reading it for a deadline is a bug a clock step exposes. Both keep
+  // running through a crash (a real CLOCK_MONOTONIC would restart at boot).
+  virtual TimeNs MonotonicNow() const = 0;
+  virtual TimeNs WallNow() const = 0;
 
   // Hands a message to the network. An unknown destination is rejected: the
   // send is dropped and the run ends with an InvalidArgument error.
   virtual void Send(NodeId to, const Message& message) = 0;
 
-  // Arms a one-shot timer `delay` from now on the node's local clock; `tag`
+  // Arms a one-shot timer `delay` from now on the node's monotonic clock; `tag`
   // comes back in Process::OnTimer. A negative delay is rejected like Send.
   virtual TimerId SetTimer(TimeNs delay, uint64_t tag) = 0;
   // Disarms a timer; cancelling a fired or unknown timer does nothing.

@@ -23,15 +23,26 @@ struct Simulator::Node {
   bool up = true;
   bool paused = false;
   uint32_t incarnation = 0;  // bumped on restart; stale start events skip
-  // Local clock, piecewise linear: local = anchor_local + (g - anchor_global) * (1e6 + drift_ppm) / 1e6.
+  // Monotonic clock, piecewise linear: local = anchor_local + (g - anchor_global) * (1e6 + drift_ppm) / 1e6.
   TimeNs anchor_global;
   TimeNs anchor_local;
   int64_t drift_ppm = 0;
+  // Wall clock = monotonic clock + the sum of the wall-clock steps so far.
+  int64_t wall_offset_ns = 0;
   Rng rng{0};
   std::map<std::string, int64_t, std::less<>> storage;   // durable
   std::map<std::string, int64_t, std::less<>> unsynced;  // written, not yet synced; shadows `storage`
   std::vector<Event> held;  // events that arrived while paused, in order
 
+  TimeNs ReadWallClock(TimeNs global) const {
+    int64_t wall_ns;
+    if (__builtin_add_overflow(ReadClock(global).ns(), wall_offset_ns, &wall_ns)) {
+      wall_ns = wall_offset_ns < 0 ? INT64_MIN : INT64_MAX;
+    }
+    return TimeNs(wall_ns);
+  }
+
+  // The monotonic clock.
   TimeNs ReadClock(TimeNs global) const {
     const int64_t elapsed = global.ns() - anchor_global.ns();  // both in [0, now]: no overflow
     // 64-bit arithmetic whenever it cannot overflow: a 128-bit division is a
@@ -50,8 +61,8 @@ struct Simulator::Node {
   }
 
   // ReadClock where 64 bits overflow: exact in 128 bits, then saturated, so a
-  // clock jumped far ahead reads TimeNs::Max() near the end of time rather
-  // than wrapping negative.
+  // fast clock reads TimeNs::Max() near the end of time rather than wrapping
+  // negative.
   TimeNs ReadClockWide(int64_t elapsed) const {
     const __int128 local =
         anchor_local.ns() + static_cast<__int128>(elapsed) * (kPpmScale + drift_ppm) / kPpmScale;
@@ -63,7 +74,8 @@ class Simulator::NodeContext final : public Context {
  public:
   NodeContext(Simulator* sim, NodeId id) : sim_(sim), id_(id) {}
   NodeId self() const override { return id_; }
-  TimeNs LocalNow() const override { return sim_->LocalTime(id_); }
+  TimeNs MonotonicNow() const override { return sim_->MonotonicTime(id_); }
+  TimeNs WallNow() const override { return sim_->WallTime(id_); }
   void Send(NodeId to, const Message& message) override { sim_->SendFrom(id_, to, message); }
   TimerId SetTimer(TimeNs delay, uint64_t tag) override { return sim_->SetTimerFor(id_, delay, tag); }
   void CancelTimer(TimerId timer) override { sim_->CancelTimerFor(id_, timer); }
@@ -199,9 +211,14 @@ void Simulator::Fail(absl::Status status) {
   if (status_.ok()) status_ = std::move(status);
 }
 
-TimeNs Simulator::LocalTime(NodeId node) const {
+TimeNs Simulator::MonotonicTime(NodeId node) const {
   if (node.value() >= nodes_.size()) return TimeNs(0);
   return nodes_[node.value()]->ReadClock(now_);
+}
+
+TimeNs Simulator::WallTime(NodeId node) const {
+  if (node.value() >= nodes_.size()) return TimeNs(0);
+  return nodes_[node.value()]->ReadWallClock(now_);
 }
 
 bool Simulator::IsUp(NodeId node) const { return node.value() < nodes_.size() && nodes_[node.value()]->up; }
@@ -297,8 +314,8 @@ void Simulator::DropInFlight(uint32_t slot, const char* reason) {
 
 TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
   // The first global instant at which the node's clock reads >= local.
-  // 128 bits: a deadline at TimeNs::Max() less a clock jumped back to
-  // -kMaxClockReading does not fit in 64 (and wrapping made it fire at once).
+  // 128 bits: the distance to a deadline near TimeNs::Max() times the rate
+  // does not fit in 64 (and wrapping would make it fire at once).
   const __int128 ahead = static_cast<__int128>(local.ns()) - node.anchor_local.ns();
   if (ahead <= 0) return std::max(now_, node.anchor_global);
   __int128 global = node.anchor_global.ns();
@@ -382,9 +399,9 @@ void Simulator::FireTimer(const Event& event) {
 }
 
 void Simulator::RescheduleTimers(NodeId node) {
-  // Queue them in (deadline, arming) order: timers the clock change made
-  // overdue all land on `now`, where queue order alone decides which fires
-  // first, and slot order is only the order slots happened to be free.
+  // Queue them in (deadline, arming) order: deadlines that the new rate maps
+  // to one global instant fire in queue order, and slot order is only the
+  // order slots happened to be free.
   std::vector<uint32_t> slots;
   for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
     const TimerSlot& timer = timers_[slot];
@@ -543,22 +560,23 @@ absl::Status Simulator::SetClockDrift(NodeId id, int64_t drift_ppm) {
   return absl::OkStatus();
 }
 
-absl::Status Simulator::ShiftClock(NodeId id, TimeNs delta) {
+absl::Status Simulator::StepWallClock(NodeId id, TimeNs delta) {
   if (auto s = CheckNode(id); !s.ok()) return s;
   Node& node = *nodes_[id.value()];
-  const TimeNs reading = node.ReadClock(now_);
-  const __int128 shifted_ns = static_cast<__int128>(reading.ns()) + delta.ns();
-  if (shifted_ns > kMaxClockReading.ns() || shifted_ns < -kMaxClockReading.ns()) {
+  const TimeNs reading = node.ReadWallClock(now_);
+  const __int128 stepped_ns = static_cast<__int128>(reading.ns()) + delta.ns();
+  if (stepped_ns > kMaxClockReading.ns() || stepped_ns < -kMaxClockReading.ns()) {
     return absl::InvalidArgumentError(fmt::format(
-        "node {}: shifting its clock by {}ns would move it from {}ns to {}ns, beyond the +-{}ns (about 146 years) "
-        "a clock jump may reach",
-        id.value(), delta.ns(), reading.ns(), shifted_ns, kMaxClockReading.ns()));
+        "node {}: stepping its wall clock by {}ns would move it from {}ns to {}ns, beyond the +-{}ns (about 146 "
+        "years) a wall clock may reach",
+        id.value(), delta.ns(), reading.ns(), stepped_ns, kMaxClockReading.ns()));
   }
-  node.anchor_local = TimeNs(static_cast<int64_t>(shifted_ns));
-  node.anchor_global = now_;
-  Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.anchor_local,
-        .value = delta.ns(), .detail = "shift"});
-  RescheduleTimers(id);
+  // Clamped only at the end of time, where the monotonic clock saturates.
+  node.wall_offset_ns = static_cast<int64_t>(
+      std::clamp<__int128>(stepped_ns - node.ReadClock(now_).ns(), INT64_MIN, INT64_MAX));
+  // Timers run on the monotonic clock: nothing to reschedule.
+  Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.ReadClock(now_),
+        .value = delta.ns(), .detail = "wall_step"});
   return absl::OkStatus();
 }
 
@@ -580,8 +598,9 @@ absl::Status Simulator::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Link>> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups) {
-  auto links = network_.PartitionLinks(groups);
+absl::StatusOr<std::vector<Link>> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups,
+                                                       const std::vector<NodeId>& bystanders) {
+  auto links = network_.PartitionLinks(groups, bystanders);
   if (!links.ok()) return links.status();
   if (auto s = network_.Cut(*links); !s.ok()) return s;
   std::string detail = "partition";

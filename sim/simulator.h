@@ -21,8 +21,9 @@
 
 namespace sim {
 
-// The furthest a clock jump may set a node's clock from 0, either way: 2^62ns,
-// about 146 years. A clock that runs on past int64 afterwards reads TimeNs::Max().
+// The furthest a wall-clock step may set a node's wall clock from 0, either
+// way: 2^62ns, about 146 years. A clock that runs on past int64 afterwards
+// reads TimeNs::Max().
 inline constexpr TimeNs kMaxClockReading = TimeNs(int64_t{1} << 62);
 
 // How a node goes down. Both lose the process and its volatile state; they
@@ -94,20 +95,25 @@ class Simulator {
   // Runs the held events before returning, in the order they came due, so
   // they precede anything else due at this instant.
   absl::Status Resume(NodeId node);
-  // Changes the rate of the node's clock from now on: it gains `drift_ppm`
-  // millionths of a second per second (negative: it runs slow).
+  // Changes the rate of the node's clocks (both run on one oscillator) from
+  // now on: they gain `drift_ppm` millionths of a second per second
+  // (negative: they run slow). Timers follow the new rate.
   absl::Status SetClockDrift(NodeId node, int64_t drift_ppm);
-  // Jumps the node's clock by `delta` (either direction). Refused, changing
-  // nothing, when the reading would end up beyond +-kMaxClockReading: that
-  // keeps clock arithmetic far from int64 overflow however many jumps add up.
-  absl::Status ShiftClock(NodeId node, TimeNs delta);
+  // Steps the node's wall clock by `delta` (either direction), as NTP in step
+  // mode or settimeofday do. The monotonic clock and every timer are left
+  // alone. Refused, changing nothing, when the wall reading would end up
+  // beyond +-kMaxClockReading: that keeps clock arithmetic far from int64
+  // overflow however many steps add up.
+  absl::Status StepWallClock(NodeId node, TimeNs delta);
 
   // Network faults; each is traced.
   absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
   absl::Status SetAllLinks(const LinkConfig& config);
-  // Cuts every link between groups; returns those links so the caller can
+  // Cuts every link between groups (see Network::PartitionLinks for nodes in
+  // no group and `bystanders`); returns those links so the caller can
   // restore exactly them later (other cuts in force stay).
-  absl::StatusOr<std::vector<Link>> Partition(const std::vector<std::vector<NodeId>>& groups);
+  absl::StatusOr<std::vector<Link>> Partition(const std::vector<std::vector<NodeId>>& groups,
+                                              const std::vector<NodeId>& bystanders = {});
   absl::Status CutOneWay(NodeId from, NodeId to);
   // Undoes one Partition or CutOneWay: each link loses one cut.
   absl::Status RestoreLinks(const std::vector<Link>& links);
@@ -119,7 +125,9 @@ class Simulator {
 
   bool IsUp(NodeId node) const;
   bool IsPaused(NodeId node) const;
-  TimeNs LocalTime(NodeId node) const;
+  // The node's clock readings now (see Context::MonotonicNow and WallNow).
+  TimeNs MonotonicTime(NodeId node) const;
+  TimeNs WallTime(NodeId node) const;
   // A node's durable stable storage (what a power loss would leave), for tests and tools.
   const std::map<std::string, int64_t, std::less<>>& StableStorageOf(NodeId node) const;
   // A node's buffered writes that no Sync has made durable yet.
@@ -139,7 +147,7 @@ class Simulator {
     NodeId node;
     uint64_t serial = 0;        // TimerId value; 0 = slot free
     uint32_t generation = 0;    // bumped when the queued event goes stale
-    TimeNs local_deadline;
+    TimeNs local_deadline;      // on the node's monotonic clock
     uint64_t tag = 0;
   };
 

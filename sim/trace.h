@@ -26,7 +26,8 @@ enum class TraceKind : uint8_t {
   kRestart,       // process rebuilt from stable storage
   kPause,         // deliveries and timers held
   kResume,        // held events released in order
-  kClock,         // clock changed; value = drift ppm, detail = "drift" | "shift"
+  kClock,         // detail "drift": the clocks' rate changed, value = drift ppm;
+                  // detail "wall_step": the wall clock stepped, value = the step in ns
   kNetwork,       // partition / cut / heal / link settings; detail describes it
   kPersist,       // durable stable-storage write; detail = key, value = value
   kObserve,       // process observation; payload
@@ -45,7 +46,7 @@ struct TraceRecord {
   NodeId node = kNoNode;       // the node the event happened at
   NodeId peer = kNoNode;       // the other end of a message, if any
   uint64_t message_id = 0;     // 0 when not about a message
-  TimeNs local_time;           // the node's local clock reading (or deadline)
+  TimeNs local_time;           // the node's monotonic clock reading (or a timer's deadline on it)
   int64_t value = 0;           // kind-specific integer
   std::string_view detail;     // kind-specific text
   const Payload* payload = nullptr;

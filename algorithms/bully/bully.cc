@@ -53,8 +53,8 @@ class BullyNode final : public sim::Process {
     // A node that boots into a running cluster (a restart, or a first boot
     // held back by a pause) may find a coordinator it has not heard of yet.
     // Only the cluster's own start at time 0 finds none.
-    if (restarted || ctx.LocalNow() != sim::TimeNs(0)) {
-      listen_until_ = ctx.LocalNow() + config_.heartbeat_timeout_ns;
+    if (restarted || ctx.MonotonicNow() != sim::TimeNs(0)) {
+      listen_until_ = ctx.MonotonicNow() + config_.heartbeat_timeout_ns;
     }
     // A recovered node always challenges: if it is the highest live id it
     // must take over (that is the "bully").
@@ -146,7 +146,7 @@ class BullyNode final : public sim::Process {
     // joined a running cluster at least until listen_until_: a live
     // coordinator is heard within heartbeat_timeout (or deemed dead), so the
     // node learns its epoch first and announces a higher one, not the same.
-    const sim::TimeNs listen_left = listen_until_ - ctx.LocalNow();
+    const sim::TimeNs listen_left = listen_until_ - ctx.MonotonicNow();
     election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left), kElectionTag);
   }
 
@@ -267,7 +267,7 @@ class BullyNode final : public sim::Process {
   DurableEpoch epoch_;
   // Whom this node believes coordinates, and in which epoch.
   LeaderBelief belief_;
-  // Local time before which this node may not announce itself (see
+  // Monotonic time before which this node may not announce itself (see
   // BecomeCandidate); stays 0 at the cluster's start.
   sim::TimeNs listen_until_ = sim::TimeNs(0);
   // Tells answers to this election from late answers to an earlier one, also
@@ -302,6 +302,36 @@ class Bully final : public Algorithm {
                            "which nodes start an election at time 0 (\"none\": only on timeout)"),
     };
     return specs;
+  }
+
+  // Bully assumes what Garcia-Molina's does: reliable messages delivered
+  // within its timeouts, and nodes that fail by crashing (here: and restart
+  // from stable storage, listening before they announce). Under those, one
+  // coordinator per epoch. A lost or late answer, a partition or a one-way
+  // cut makes a node think every higher id dead and announce the same epoch
+  // as the real coordinator; a candidate paused past its answer timeout wakes
+  // up and announces an epoch that another node may have taken meanwhile;
+  // drift shortens a timeout below a round trip. Even crashes alone give two
+  // nodes the leader role at once: the current coordinator leads until it
+  // hears the restarted higher id's newer epoch. Epochs only grow, whatever
+  // happens.
+  Guarantees guarantees(const OptionValues&) const override {
+    const FaultKinds synchronous = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    const FaultKinds no_takeover = {FaultKind::kDuplication, FaultKind::kClockStep};
+    return {{"election_safety", synchronous},
+            {"unique_token", synchronous},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"single_leader", no_takeover},
+            {"stale_token", no_takeover}};
+  }
+
+  // Only a coordinator announces or heartbeats, stamped with its own epoch.
+  // Answers and elections are no votes: Bully has none.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{kBullyCoordinator, kFieldEpoch}, {kBullyHeartbeat, kFieldEpoch}},
+    };
+    return roles;
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {

@@ -26,6 +26,8 @@ constexpr std::string_view kOptionRetryInterval = "retry_interval";
 constexpr std::string_view kOptionSafetyMargin = "safety_margin";
 constexpr std::string_view kOptionRequestTimeout = "request_timeout";
 constexpr std::string_view kOptionReleaseOnStepdown = "release_on_stepdown";
+constexpr std::string_view kOptionDeadlineClock = "deadline_clock";
+constexpr std::string_view kOptionRenew = "renew";
 
 constexpr int64_t kPpm = 1000000;
 
@@ -33,6 +35,23 @@ sim::TimeNs ScaleByPpm(sim::TimeNs span, int64_t ppm) {
   // 128-bit so that long TTLs times a ratio cannot overflow.
   return sim::TimeNs(static_cast<int64_t>(static_cast<__int128>(span.ns()) * ppm / kPpm));
 }
+
+// Which of its clocks the holder measures its lease view on (index into the
+// option's choices).
+enum class DeadlineClock : int64_t {
+  kMonotonic = 0,  // right: a clock step cannot move the deadline
+  kWall = 1,       // the classic bug: an NTP step backwards stretches the view
+};
+
+// How the holder renews (index into the option's choices).
+enum class Renew : int64_t {
+  // etcd's LeaseKeepAlive: the TTL starts again, the key is not written, its
+  // revisions stay put.
+  kKeepAlive = 0,
+  // A compare-and-swap on the key's version with a fresh TTL, as a Kubernetes
+  // Lease update: a write, so the version moves and watchers hear of it.
+  kCas = 1,
+};
 
 struct LeaseConfig {
   sim::NodeId store;
@@ -44,6 +63,8 @@ struct LeaseConfig {
   sim::TimeNs request_timeout;
   int64_t safety_margin_ppm = kPpm;
   bool release_on_stepdown = false;
+  DeadlineClock deadline_clock = DeadlineClock::kMonotonic;
+  Renew renew = Renew::kKeepAlive;
 
   // How long after sending an acquire/renew the holder may act on its own clock.
   sim::TimeNs lease_view() const { return ScaleByPpm(lease_ttl, safety_margin_ppm); }
@@ -60,6 +81,8 @@ LeaseConfig ConfigFrom(const Cluster& cluster, const OptionValues& options) {
   c.request_timeout = options.Duration(kOptionRequestTimeout);
   c.safety_margin_ppm = options.RatioPpm(kOptionSafetyMargin);
   c.release_on_stepdown = options.Bool(kOptionReleaseOnStepdown);
+  c.deadline_clock = static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock));
+  c.renew = static_cast<Renew>(options.Int(kOptionRenew));
   return c;
 }
 
@@ -120,10 +143,10 @@ class LeaseNode final : public sim::Process {
       const bool ok = m.Get(lease::kFieldOk) != 0;
       switch (request.kind) {
         case RequestKind::kAcquire:
-          if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_local);
+          if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_at);
           break;
         case RequestKind::kRenew:
-          if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_local);
+          if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_at);
           break;
         case RequestKind::kWatch:
           if (req == watch_req_) watch_req_ = 0;
@@ -168,7 +191,7 @@ class LeaseNode final : public sim::Process {
   enum class RequestKind { kAcquire, kRenew, kWatch, kRelease };
   struct Pending {
     RequestKind kind;
-    sim::TimeNs sent_local;  // local time the request left: the lease view starts here
+    sim::TimeNs sent_at;  // DeadlineNow() when the request left: the lease view starts here
     sim::TimerId timeout_timer;
   };
   enum class StepDownReason {
@@ -216,10 +239,10 @@ class LeaseNode final : public sim::Process {
 
   void BecomeCandidate(sim::Context& ctx) { SetState(ctx, State::kCandidate); }
 
-  void BecomeLeader(sim::Context& ctx, const KeyState& lease, sim::TimeNs sent_local) {
+  void BecomeLeader(sim::Context& ctx, const KeyState& lease, sim::TimeNs sent_at) {
     lease_create_rev_ = lease.create_rev;
     lease_mod_rev_ = lease.mod_rev;
-    lease_sent_local_ = sent_local;
+    lease_sent_at_ = sent_at;
     RaiseTerm(ctx, lease.create_rev);
     ReportBelief(ctx, self_, lease_create_rev_);
     state_ = State::kLeader;
@@ -298,7 +321,7 @@ class LeaseNode final : public sim::Process {
   }
 
   // `current`: the reply is not older than what the node already knows.
-  void OnAcquireResult(sim::Context& ctx, bool ok, bool current, const KeyState& reported, sim::TimeNs sent_local) {
+  void OnAcquireResult(sim::Context& ctx, bool ok, bool current, const KeyState& reported, sim::TimeNs sent_at) {
     acquire_req_ = 0;
     if (state_ != State::kCandidate) return;
     // A reply that is not current may grant a lease the node already knows
@@ -306,8 +329,8 @@ class LeaseNode final : public sim::Process {
     // node knows decides the next step (MaybeAcquire). The view check only
     // fails when Validate was skipped (request_timeout must be shorter than
     // the view): then the lease is held but not used.
-    if (ok && current && sent_local + config_.lease_view() > ctx.LocalNow()) {
-      BecomeLeader(ctx, reported, sent_local);
+    if (ok && current && sent_at + config_.lease_view() > DeadlineNow(ctx)) {
+      BecomeLeader(ctx, reported, sent_at);
     } else {
       BecomeFollower(ctx);
     }
@@ -315,13 +338,20 @@ class LeaseNode final : public sim::Process {
 
   // ---- holding ----
 
+  // The clock the lease view is measured on (see DeadlineClock).
+  sim::TimeNs DeadlineNow(sim::Context& ctx) const {
+    return config_.deadline_clock == DeadlineClock::kWall ? ctx.WallNow() : ctx.MonotonicNow();
+  }
+
   bool LeaseViewValid(sim::Context& ctx) const {
-    return state_ == State::kLeader && lease_sent_local_ + config_.lease_view() > ctx.LocalNow();
+    return state_ == State::kLeader && lease_sent_at_ + config_.lease_view() > DeadlineNow(ctx);
   }
 
   void ArmValidityTimer(sim::Context& ctx) {
     ctx.CancelTimer(validity_timer_);
-    const sim::TimeNs left = lease_sent_local_ + config_.lease_view() - ctx.LocalNow();
+    // Timers run on the monotonic clock; a view on the wall clock is checked
+    // again when this fires (OnLeaseViewEnd).
+    const sim::TimeNs left = lease_sent_at_ + config_.lease_view() - DeadlineNow(ctx);
     validity_timer_ = ctx.SetTimer(std::max(left, sim::TimeNs(0)), kValidityTag);
   }
 
@@ -333,26 +363,31 @@ class LeaseNode final : public sim::Process {
 
   void SendRenew(sim::Context& ctx) {
     renew_req_ = NewRequest(ctx, RequestKind::kRenew);
-    ctx.Send(config_.store, lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
+    ctx.Send(config_.store,
+             config_.renew == Renew::kKeepAlive
+                 ? lease::KeepAliveRequest(renew_req_, kLeaderKey, lease_create_rev_, Self(), config_.lease_ttl)
+                 : lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
   }
 
   // Unlike an acquire's, a renewal's reply that finds the node still leader
   // is never older than what it knows: a later state showing this lease
-  // would need a later successful cas of ours, which needs the version this
-  // reply brings; any other later state has ended the leadership in Learn.
-  void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_local) {
+  // would need a later successful renewal of ours (a keep-alive leaves the
+  // state as it is; a cas needs the version this reply brings); any other
+  // later state has ended the leadership in Learn.
+  void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_at) {
     renew_req_ = 0;
     if (state_ != State::kLeader) return;
     if (ok) {
       lease_mod_rev_ = reported.mod_rev;
-      lease_sent_local_ = std::max(lease_sent_local_, sent_local);
+      lease_sent_at_ = std::max(lease_sent_at_, sent_at);
       ArmValidityTimer(ctx);
       return;
     }
     if (reported.exists() && reported.holder == Self() && reported.create_rev == lease_create_rev_) {
-      // An earlier renewal whose reply was lost moved the version. Adopt it and
-      // renew again; the view stays anchored at the last acknowledged send,
-      // which is earlier than that renewal's and so still safe.
+      // Renewing by cas, an earlier renewal whose reply was lost moved the
+      // version. Adopt it and renew again; the view stays anchored at the
+      // last acknowledged send, which is earlier than that renewal's and so
+      // still safe. (A keep-alive refused never finds the lease still ours.)
       lease_mod_rev_ = reported.mod_rev;
       SendRenew(ctx);
       return;
@@ -361,7 +396,12 @@ class LeaseNode final : public sim::Process {
   }
 
   void OnLeaseViewEnd(sim::Context& ctx) {
-    if (state_ != State::kLeader || LeaseViewValid(ctx)) return;
+    if (state_ != State::kLeader) return;
+    if (LeaseViewValid(ctx)) {
+      // Only a view on a wall clock stepped back gets here: it now ends later.
+      ArmValidityTimer(ctx);
+      return;
+    }
     StepDown(ctx, StepDownReason::kViewExpired);
     MaybeAcquire(ctx);
   }
@@ -372,7 +412,7 @@ class LeaseNode final : public sim::Process {
     const int64_t req = next_req_++;
     const sim::TimerId timer =
         ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req - term_.id_base()));
-    pending_[req] = Pending{kind, ctx.LocalNow(), timer};
+    pending_[req] = Pending{kind, DeadlineNow(ctx), timer};
     return req;
   }
 
@@ -442,7 +482,7 @@ class LeaseNode final : public sim::Process {
   // The lease in hand (meaningful in kLeader).
   int64_t lease_create_rev_ = 0;  // fencing token and term
   int64_t lease_mod_rev_ = 0;     // version the next renewal compares against
-  sim::TimeNs lease_sent_local_;  // send time of the last acknowledged acquire/renew
+  sim::TimeNs lease_sent_at_;  // DeadlineNow() when the last acknowledged acquire/renew was sent
   // Lease handed back on step-down, so the follower does not reclaim it.
   int64_t released_create_rev_ = 0;
 
@@ -464,8 +504,8 @@ class LeaseAlgorithmImpl final : public Algorithm {
  public:
   std::string_view name() const override { return "lease"; }
   std::string_view summary() const override {
-    return "lease on a compare-and-swap store: put_if_absent with a TTL, renew by cas, fencing token = "
-           "create revision";
+    return "lease on a compare-and-swap store: put_if_absent with a TTL, renewed by keep-alive (or cas), "
+           "fencing token = create revision";
   }
 
   const std::vector<OptionSpec>& options() const override {
@@ -484,8 +524,45 @@ class LeaseAlgorithmImpl final : public Algorithm {
                              "a store request unanswered this long counts as failed", sim::TimeNs(1)),
         OptionSpec::Bool(std::string(kOptionReleaseOnStepdown), false,
                          "delete the key when stepping down instead of letting it expire"),
+        OptionSpec::Choice(std::string(kOptionRenew), {"keep_alive", "cas"},
+                           "how the holder renews: keep_alive restarts the TTL without writing the key (etcd's "
+                           "LeaseKeepAlive; no revision moves); cas rewrites the key on its version with a fresh "
+                           "TTL (a Kubernetes Lease update; the version moves, watchers are told)"),
+        OptionSpec::Choice(std::string(kOptionDeadlineClock), {"monotonic", "wall"},
+                           "clock the holder measures its lease on; \"wall\" is a deliberate bug (a deadline "
+                           "from wall time): a wall-clock step back stretches the holder's view past the TTL"),
     };
     return specs;
+  }
+
+  // The store hands each lease out once (a create revision is never reused),
+  // so no term has two holders and no token two writers, whatever happens.
+  // Holding the role alone rests on the holder giving up, by its own clock,
+  // before the store's TTL runs out: any loss, latency, cut, partition or
+  // crash leaves that intact, a pause or drift past the margin's bound does
+  // not (see lease.h), and neither does a wall-clock step when the deadline is
+  // on the wall clock. A write delayed in the network past the margin lands
+  // after the next holder's, so stale_token is not kept under latency either.
+  Guarantees guarantees(const OptionValues& options) const override {
+    FaultKinds one_holder = kEveryFaultButPowerLoss.Without({FaultKind::kPause, FaultKind::kClockDrift});
+    if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
+      one_holder = one_holder.Without({FaultKind::kClockStep});
+    }
+    return {{"election_safety", kEveryFaultButPowerLoss},
+            {"unique_token", kEveryFaultButPowerLoss},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"single_leader", one_holder},
+            {"stale_token", one_holder.Without({FaultKind::kLatency})}};
+  }
+
+  // Only a holder in the leader role keeps its lease alive; the lease it
+  // names (its create revision) is its term. A cas renewal is no evidence:
+  // a follower reclaiming the key the store still gives it sends one too.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{lease::kStoreKeepAlive, lease::kFieldCreateRev}},
+    };
+    return roles;
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {

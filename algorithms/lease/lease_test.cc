@@ -4,6 +4,7 @@
 #include "algorithms/lease/lease.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "algorithms/testing/cluster_harness.h"
@@ -121,6 +122,36 @@ TEST(Lease_Healthy, OneHolderEveryoneBelievesIt) {
   EXPECT_EQ(h.tracker().writes_rejected, 0u);
 }
 
+// Three seconds of renewals every 333ms, by keep-alive or by cas; returns the
+// store's revision and the key's create and mod revisions at the end.
+struct Revisions {
+  int64_t rev;
+  int64_t create_rev;
+  int64_t mod_rev;
+};
+Revisions RevisionsAfterRenewing(bool by_cas) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 3, FixedLink(), [&](OptionValues& o) { o.Set("renew", by_cas ? 1 : 0); });
+  EXPECT_TRUE(h.validation().ok()) << h.validation();
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+  EXPECT_EQ(h.tracker().leader_claims.size(), 1u) << "the first holder keeps its lease";
+  const auto& storage = h.sim().StableStorageOf(h.cluster().store);
+  return {storage.at("rev"), storage.at("key/leader/create_rev"), storage.at("key/leader/mod_rev")};
+}
+
+TEST(Lease_Renew, KeepAliveLeavesEveryRevisionAlone) {
+  const Revisions r = RevisionsAfterRenewing(false);
+  EXPECT_EQ(r.create_rev, 1);
+  EXPECT_EQ(r.mod_rev, 1);
+  EXPECT_EQ(r.rev, 1);
+}
+
+TEST(Lease_Renew, CasMovesTheVersionButKeepsTheToken) {
+  const Revisions r = RevisionsAfterRenewing(true);
+  EXPECT_EQ(r.create_rev, 1);
+  EXPECT_GE(r.mod_rev, 9);  // one write per renewal
+  EXPECT_EQ(r.rev, r.mod_rev);
+}
+
 TEST(Lease_Crash, AnotherNodeTakesOverAfterTheTtlWithAHigherToken) {
   ClusterHarness h(LeaseAlgorithm(), 5, 2, FixedLink());
   ASSERT_TRUE(h.validation().ok()) << h.validation();
@@ -200,11 +231,11 @@ TEST(Lease_Fencing, WithFencingTheStaleWriteIsRejected) {
   }
 }
 
-// The holder is cut off from the store (both ways) after drifting; returns
-// whether two nodes were ever in the leader role at once.
-bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
-  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(),
-                   [](OptionValues& o) { o.Set("safety_margin", 900000); });
+// The holder's clock is upset (`upset_clock`) as it is cut off from the store
+// (both ways); returns whether two nodes were ever in the leader role at once.
+bool HolderCutFromStoreOverlaps(const std::function<void(OptionValues&)>& configure,
+                                const std::function<absl::Status(sim::Simulator&, sim::NodeId)>& upset_clock) {
+  ClusterHarness h(LeaseAlgorithm(), 3, 4, FixedLink(), configure);
   EXPECT_TRUE(h.validation().ok()) << h.validation();
   OverlapWatch overlap(h.tracker());
   h.sim().AddTraceSink(&overlap);
@@ -213,7 +244,7 @@ bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
   EXPECT_GE(holder, 0);
   if (holder < 0) return false;
   const sim::NodeId node(static_cast<uint32_t>(holder));
-  EXPECT_TRUE(h.sim().SetClockDrift(node, holder_drift_ppm).ok());
+  EXPECT_TRUE(upset_clock(h.sim(), node).ok());
   EXPECT_TRUE(h.sim().CutOneWay(node, h.cluster().store).ok());
   EXPECT_TRUE(h.sim().CutOneWay(h.cluster().store, node).ok());
   EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
@@ -223,13 +254,28 @@ bool HolderCutFromStoreOverlaps(int64_t holder_drift_ppm) {
   return overlap.overlapped;
 }
 
-TEST(Lease_ClockDrift, SlowHolderClockGivesTwoLeadersAtOnce) {
-  EXPECT_TRUE(HolderCutFromStoreOverlaps(-400000));
+// Safety margin 0.9, holder clock drifting by `drift_ppm`.
+bool DriftingHolderOverlaps(int64_t drift_ppm) {
+  return HolderCutFromStoreOverlaps([](OptionValues& o) { o.Set("safety_margin", 900000); },
+                                    [drift_ppm](sim::Simulator& sim, sim::NodeId node) {
+                                      return sim.SetClockDrift(node, drift_ppm);
+                                    });
 }
 
-TEST(Lease_ClockDrift, TrueClockAndMarginGiveNoOverlap) {
-  EXPECT_FALSE(HolderCutFromStoreOverlaps(0));
+TEST(Lease_ClockDrift, SlowHolderClockGivesTwoLeadersAtOnce) { EXPECT_TRUE(DriftingHolderOverlaps(-400000)); }
+
+TEST(Lease_ClockDrift, TrueClockAndMarginGiveNoOverlap) { EXPECT_FALSE(DriftingHolderOverlaps(0)); }
+
+// The holder's wall clock steps back 2s; its view is on the wall clock or not.
+bool WallStepOverlaps(bool deadline_on_wall_clock) {
+  return HolderCutFromStoreOverlaps(
+      [&](OptionValues& o) { o.Set("deadline_clock", deadline_on_wall_clock ? 1 : 0); },
+      [](sim::Simulator& sim, sim::NodeId node) { return sim.StepWallClock(node, sim::TimeNs::Seconds(-2)); });
 }
+
+TEST(Lease_DeadlineClock, WallClockDeadlineOutlivesTheTtlAfterAStepBack) { EXPECT_TRUE(WallStepOverlaps(true)); }
+
+TEST(Lease_DeadlineClock, MonotonicDeadlineIgnoresTheStep) { EXPECT_FALSE(WallStepOverlaps(false)); }
 
 TEST(Lease_StoreRestart, LeadershipResumesWithAHigherToken) {
   ClusterHarness h(LeaseAlgorithm(), 3, 5, FixedLink());
@@ -313,24 +359,27 @@ TEST(Lease_Restart, ReplyToThePreviousIncarnationIsNotTakenForOurs) {
 }
 
 // Replies can overtake each other. Node 0 wins the lease at boot but the
-// reply is slow; meanwhile the store's clock jumps, the lease expires, node 1
-// takes a new one, and node 0 hears of it. The late reply to node 0's
-// acquire describes a lease node 0 already knows is gone: it must not make
-// node 0 leader with the superseded token.
+// reply is slow; meanwhile the store's fast clock ends the lease (1s of TTL
+// on a clock 40% fast is 714ms), node 1 takes a new one, and node 0 hears of
+// it. The late reply to node 0's acquire, still within its request timeout,
+// describes a lease node 0 already knows is gone: it must not make node 0
+// leader with the superseded token.
 TEST(Lease_StaleReply, AcquireReplyOlderThanWhatTheNodeKnowsMakesNoLeader) {
-  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink());
+  ClusterHarness h(LeaseAlgorithm(), 3, 1, FixedLink(), [](OptionValues& o) {
+    o.Set("request_timeout", Ms(740).ns());  // below the holder's 750ms view
+  });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   OverlapWatch overlap(h.tracker());
   h.sim().AddTraceSink(&overlap);
   const sim::NodeId node(0);
   const sim::NodeId store = h.cluster().store;
-  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(150))).ok());
+  ASSERT_TRUE(h.sim().SetClockDrift(store, 400000).ok());
+  ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink(Ms(730))).ok());
   ASSERT_TRUE(h.sim().RunUntil(Ms(2)).ok());
   ASSERT_EQ(h.sim().StableStorageOf(store).at("key/leader/holder"), 0);
   const int64_t superseded_token = h.sim().StableStorageOf(store).at("key/leader/create_rev");
   ASSERT_TRUE(h.sim().SetLink(store, node, FixedLink()).ok());
-  ASSERT_TRUE(h.sim().ShiftClock(store, sim::TimeNs::Seconds(2)).ok());
-  ASSERT_TRUE(h.sim().RunUntil(Ms(100)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(Ms(725)).ok());
   ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
   ASSERT_GT(h.tracker().term[0], superseded_token) << "node 0 must know of node 1's lease";
 

@@ -33,6 +33,14 @@ sim::Message CasRequest(int64_t req, int64_t key, int64_t version, int64_t holde
       .Set(kFieldHolder, holder)
       .Set(kFieldTtl, ttl.ns());
 }
+sim::Message KeepAliveRequest(int64_t req, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl) {
+  return sim::Message(kStoreKeepAlive)
+      .Set(kFieldReq, req)
+      .Set(kFieldKey, key)
+      .Set(kFieldCreateRev, create_rev)
+      .Set(kFieldHolder, holder)
+      .Set(kFieldTtl, ttl.ns());
+}
 sim::Message DeleteRequest(int64_t req, int64_t key, int64_t version) {
   return sim::Message(kStoreDelete).Set(kFieldReq, req).Set(kFieldKey, key).Set(kFieldVersion, version);
 }
@@ -70,7 +78,7 @@ class Store final : public sim::Process {
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
     const bool is_request = m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) ||
-                            m.Is(kStoreDelete) || m.Is(kStoreWatch);
+                            m.Is(kStoreKeepAlive) || m.Is(kStoreDelete) || m.Is(kStoreWatch);
     if (!is_request) return;
     const int64_t req = m.Get(kFieldReq);
     const int64_t key = m.Get(kFieldKey, -1);
@@ -85,6 +93,8 @@ class Store final : public sim::Process {
       ok = PutIfAbsent(ctx, key, m.Get(kFieldHolder), sim::TimeNs(m.Get(kFieldTtl)));
     } else if (m.Is(kStoreCas)) {
       ok = Cas(ctx, key, m.Get(kFieldVersion), m.Get(kFieldHolder), sim::TimeNs(m.Get(kFieldTtl)));
+    } else if (m.Is(kStoreKeepAlive)) {
+      ok = KeepAlive(ctx, key, m.Get(kFieldCreateRev), m.Get(kFieldHolder), sim::TimeNs(m.Get(kFieldTtl)));
     } else if (m.Is(kStoreDelete)) {
       ok = DeleteIfVersion(ctx, key, m.Get(kFieldVersion));
     } else if (m.Is(kStoreWatch)) {
@@ -134,6 +144,15 @@ class Store final : public sim::Process {
     return true;
   }
 
+  // Restarts the TTL of the lease `create_rev` held by `holder`; not a write.
+  bool KeepAlive(sim::Context& ctx, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl) {
+    auto it = keys_.find(key);
+    if (it == keys_.end() || it->second.create_rev != create_rev || it->second.holder != holder) return false;
+    it->second.expiry_local_ns = ExpiryFor(ctx, ttl);
+    ctx.Persist(StorageName(key, "expiry_local_ns"), it->second.expiry_local_ns);
+    return true;
+  }
+
   bool DeleteIfVersion(sim::Context& ctx, int64_t key, int64_t version) {
     auto it = keys_.find(key);
     if (it == keys_.end() || it->second.mod_rev != version) return false;
@@ -141,10 +160,10 @@ class Store final : public sim::Process {
     return true;
   }
 
-  // Removes every key whose TTL has run out on the local clock (in key order,
+  // Removes every key whose TTL has run out on the monotonic clock (in key order,
   // so revisions are assigned deterministically). Each expiry is a write.
   void ExpireDue(sim::Context& ctx) {
-    const int64_t now_ns = ctx.LocalNow().ns();
+    const int64_t now_ns = ctx.MonotonicNow().ns();
     std::vector<int64_t> due;
     for (const auto& [key, e] : keys_) {
       if (e.expiry_local_ns != 0 && now_ns >= e.expiry_local_ns) due.push_back(key);
@@ -172,7 +191,7 @@ class Store final : public sim::Process {
     if (expiry_armed_) ctx.CancelTimer(expiry_timer_);
     expiry_armed_ = false;
     if (earliest_ns == 0) return;
-    const int64_t delay_ns = std::max<int64_t>(0, earliest_ns - ctx.LocalNow().ns());
+    const int64_t delay_ns = std::max<int64_t>(0, earliest_ns - ctx.MonotonicNow().ns());
     expiry_timer_ = ctx.SetTimer(sim::TimeNs(delay_ns), kExpiryTag);
     expiry_deadline_ns_ = earliest_ns;
     expiry_armed_ = true;
@@ -185,7 +204,7 @@ class Store final : public sim::Process {
   }
 
   static int64_t ExpiryFor(sim::Context& ctx, sim::TimeNs ttl) {
-    return ttl.ns() > 0 ? (ctx.LocalNow() + ttl).ns() : 0;
+    return ttl.ns() > 0 ? (ctx.MonotonicNow() + ttl).ns() : 0;
   }
 
   void SaveEntry(sim::Context& ctx, int64_t key, const Entry& e) {

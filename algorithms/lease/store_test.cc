@@ -122,6 +122,41 @@ TEST(Store_Cas, WrongVersionFailsRightVersionRenews) {
   EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldOk), 0);  // version 1 is gone now
 }
 
+TEST(Store_KeepAlive, RestartsTheTtlWithoutMovingAnyRevision) {
+  // A 100ms lease created at 11ms is kept alive at 81ms and 161ms: it must
+  // still exist at 231ms (it would have expired at 111ms), with the revisions
+  // it was created with. A watcher hears of the put only.
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(100))},
+                {Ms(80), KeepAliveRequest(2, kLeaderKey, /*create_rev=*/1, 0, Ms(100))},
+                {Ms(160), KeepAliveRequest(3, kLeaderKey, /*create_rev=*/1, 0, Ms(100))},
+                {Ms(230), GetRequest(4, kLeaderKey)}},
+               {{Ms(5), WatchRequest(1, kLeaderKey)}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(250)).ok());
+  for (int64_t req : {2, 3}) {
+    const sim::Message& reply = run.ReplyTo(0, req);
+    EXPECT_EQ(reply.Get(kFieldOk), 1) << req;
+    EXPECT_EQ(reply.Get(kFieldCreateRev), 1) << req;
+    EXPECT_EQ(reply.Get(kFieldModRev), 1) << req;
+    EXPECT_EQ(reply.Get(kFieldRev), 1) << req;
+  }
+  EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldHolder), 0);
+  EXPECT_EQ(run.Events().size(), 1u);
+}
+
+TEST(Store_KeepAlive, RefusedForAnotherLeaseOrHolderOrAGoneKey) {
+  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(50))},
+                {Ms(20), KeepAliveRequest(2, kLeaderKey, /*create_rev=*/7, 0, Ms(50))},
+                {Ms(30), KeepAliveRequest(3, kLeaderKey, /*create_rev=*/1, 1, Ms(50))},
+                {Ms(100), KeepAliveRequest(4, kLeaderKey, /*create_rev=*/1, 0, Ms(50))}},
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  EXPECT_EQ(run.ReplyTo(0, 2).Get(kFieldOk), 0);  // another lease
+  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldOk), 0);  // another holder
+  const sim::Message& gone = run.ReplyTo(0, 4);   // expired at 61ms: keep-alive cannot revive it
+  EXPECT_EQ(gone.Get(kFieldOk), 0);
+  EXPECT_EQ(gone.Get(kFieldCreateRev), 0);
+}
+
 TEST(Store_Revision, StrictlyIncreasesOnWritesOnly) {
   StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs(0))},
                 {Ms(20), CasRequest(2, kLeaderKey, 1, 0, sim::TimeNs(0))},

@@ -233,7 +233,7 @@ void RaftNode::HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Mes
 }
 
 void RaftNode::HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  last_leader_contact_ = ctx.LocalNow();
+  last_leader_contact_ = ctx.MonotonicNow();
   SetBelief(ctx, from);
   ResetElectionTimer(ctx);
   const LogIndex prev(static_cast<uint64_t>(message.Get(kFieldPrevIndex)));
@@ -495,7 +495,7 @@ void RaftNode::ResetGrants() { granted_.assign(config_.node_count, false); }
 bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
   if (role_ == Role::kLeader) return true;
   return leader_ != sim::kNoNode && last_leader_contact_.has_value() &&
-         ctx.LocalNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
+         ctx.MonotonicNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
 }
 
 bool RaftNode::CandidateLogIsUpToDate(const sim::Message& request) const {
@@ -552,6 +552,35 @@ class Raft final : public Algorithm {
       return list;
     }();
     return specs;
+  }
+
+  // Votes, terms and fencing tokens (the term) rest on quorums and stable
+  // storage, not on timing, so no fault breaks them; a second leader in the
+  // leader role at once (and with it a stale write) needs only a leader that
+  // does not hear of the new term in time: message loss, latency, a
+  // partition or one-way cut, a pause, or drift that outruns the heartbeats.
+  // With a deliberate bug nothing is promised.
+  Guarantees guarantees(const OptionValues& options) const override {
+    if (options.Choice("bug") != "none") return {};
+    const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    return {{"election_safety", kEveryFaultButPowerLoss},
+            {"single_vote", kEveryFaultButPowerLoss},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"unique_token", kEveryFaultButPowerLoss},
+            {"single_leader", timing_safe},
+            {"stale_token", timing_safe}};
+  }
+
+  // The one place that says which Raft messages are leader-only and which
+  // grant votes: update it with the message set. Only a leader sends
+  // AppendEntries, empty (a heartbeat) or not; a granted pre-vote promises
+  // nothing and is no vote.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{raft::kAppend, vocab::kFieldTerm}},
+        .vote_grants = {{raft::kVote, vocab::kFieldTerm, raft::kFieldGranted}},
+    };
+    return roles;
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {

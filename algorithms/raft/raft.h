@@ -221,7 +221,7 @@ class RaftNode final : public sim::Process, private LogStorage {
   sim::NodeId leader_ = sim::kNoNode;
   // Term of the last Belief observation, so a term change re-reports it.
   std::optional<sim::Term> belief_term_;
-  // Local time of the last AppendEntries from the current leader.
+  // Monotonic time of the last AppendEntries from the current leader.
   std::optional<sim::TimeNs> last_leader_contact_;
   // Peers that granted this round's (pre-)vote, indexed by node.
   std::vector<bool> granted_;

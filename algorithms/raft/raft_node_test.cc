@@ -284,7 +284,9 @@ LeaderRun LeadAndReplicate(Bug bug) {
   run.after_old_entry_replicated = h.CommittedIndices();
   auto next = h.TakeReply(kAppend);
   EXPECT_TRUE(next);
-  if (next) EXPECT_EQ(next->Get(kFieldPrevIndex), 2);
+  if (next) {
+    EXPECT_EQ(next->Get(kFieldPrevIndex), 2);
+  }
   h.Deliver(1, AppendReply(3, true, 3));  // the no-op of term 3 too
   run.after_own_entry_replicated = h.CommittedIndices();
   run.every_message_left_synced = h.ctx.sent_with_unsynced_writes == 0;

@@ -286,7 +286,7 @@ class RingNode final : public sim::Process {
     // A hop whose round ended while it still had re-sends left proves nothing
     // about its successor.
     if (hop.resends_left > 0) return;
-    dead_until_[hop.to.value()] = ctx.LocalNow() + config_.heartbeat_timeout_ns * kDeadMarkTimeouts;
+    dead_until_[hop.to.value()] = ctx.MonotonicNow() + config_.heartbeat_timeout_ns * kDeadMarkTimeouts;
     // Pass the message on to the next live successor unless its round is over.
     if (RoundOpen(hop.message)) SendAround(ctx, hop.message);
   }
@@ -318,7 +318,7 @@ class RingNode final : public sim::Process {
     std::optional<sim::NodeId> next;
     for (uint32_t step = 1; step < config_.node_count; ++step) {
       const uint32_t node = (self_.value() + step) % config_.node_count;
-      if (dead_until_[node] <= ctx.LocalNow()) {
+      if (dead_until_[node] <= ctx.MonotonicNow()) {
         next = sim::NodeId(node);
         break;
       }
@@ -372,7 +372,7 @@ class RingNode final : public sim::Process {
   std::pair<uint64_t, sim::NodeId> forwarded_elected_{0, sim::kNoNode};
   // Whom this node believes leads, and in which epoch.
   LeaderBelief belief_;
-  // Per ring position, the local time until which it is skipped as dead.
+  // Per ring position, the monotonic time until which it is skipped as dead.
   std::vector<sim::TimeNs> dead_until_;
   // Hops awaiting an ack, by sequence number. Numbers never repeat across
   // restarts (epoch_.id_base()): an ack sent to an earlier incarnation must
@@ -416,6 +416,33 @@ class Ring final : public Algorithm {
                            "on timeout)"),
     };
     return specs;
+  }
+
+  // Chang-Roberts assumes a reliable ring; the failure handling here assumes
+  // what the ring algorithm of Tanenbaum and van Steen does: a successor that
+  // does not answer has crashed. Under those (crashes with restarts from
+  // stable storage, duplicates, nominal latency) one leader per epoch and, as
+  // a restarted node only listens, never two at once. A lost ack, a late
+  // one, a partition or a one-way cut makes a live successor look dead: the
+  // ring splits and each part elects (down to a ring of one); a paused node
+  // acts on a round that has moved on; drift shortens the ack timeout below a
+  // round trip. Epochs only grow, whatever happens.
+  Guarantees guarantees(const OptionValues&) const override {
+    const FaultKinds crash_stop = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    return {{"election_safety", crash_stop},
+            {"unique_token", crash_stop},
+            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"single_leader", crash_stop},
+            {"stale_token", crash_stop}};
+  }
+
+  // Only the leader heartbeats, stamped with its epoch. ELECTED starts at
+  // the leader but every node forwards it, so it is no evidence of who leads.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .leader_only = {{kRingHeartbeat, kFieldEpoch}},
+    };
+    return roles;
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {

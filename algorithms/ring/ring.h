@@ -16,6 +16,22 @@
 // storage): the term reported to checkers and the leader's fencing token.
 // As with Bully there is no quorum: a partitioned ring elects one leader per
 // side.
+//
+// The ring of one. Chang and Roberts assume a ring without failures, where
+// the largest id always comes home. The failure handling follows the ring
+// algorithm in Tanenbaum and van Steen's "Distributed Systems": a sender
+// whose successor is down skips it and tries the next member along the ring,
+// "until a running process is located", and the message ends when it is
+// back at a node that has already seen it. When every other node is marked
+// dead, the next running process along the ring is the sender itself: the
+// message is home at once and the node is the largest live id it knows of
+// (an id it was forwarding belongs to a node beyond the dead ones), so it
+// leads that round (SendAround). That is sound only where "marked dead"
+// means crashed, which is the source's assumption. Under message loss,
+// latency past the ack timeouts, a partition or a one-way cut, a live
+// successor looks dead: the ring splits into parts that each elect, down to
+// a node alone. That is why Ring declares election safety under
+// duplication, crashes and clock steps only (guarantees()).
 #pragma once
 
 #include <string_view>

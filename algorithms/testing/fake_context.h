@@ -1,5 +1,5 @@
 // A Context without a simulator, for driving one node by hand in unit tests:
-// the test delivers messages and fires timers itself, sets the local clock,
+// the test delivers messages and fires timers itself, sets the clocks,
 // and reads back what the node sent, wrote, synced and observed.
 #pragma once
 
@@ -28,7 +28,9 @@ class FakeContext final : public sim::Context {
   explicit FakeContext(sim::NodeId self) : self_(self), rng_(1) {}
 
   sim::NodeId self() const override { return self_; }
-  sim::TimeNs LocalNow() const override { return now; }
+  // One clock that never steps: the wall clock reads what the monotonic one does.
+  sim::TimeNs MonotonicNow() const override { return now; }
+  sim::TimeNs WallNow() const override { return now; }
   void Send(sim::NodeId to, const sim::Message& message) override {
     sent.push_back({to, message, unsynced.empty()});
     if (!unsynced.empty()) ++sent_with_unsynced_writes;

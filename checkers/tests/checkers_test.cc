@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "checkers/tests/trace_builder.h"
@@ -26,6 +27,21 @@ std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& 
 
 CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = node_count}; }
 
+// A made-up algorithm's message roles: test.heartbeat is leader-only,
+// test.vote with granted=1 grants a vote.
+constexpr std::string_view kHeartbeat = "test.heartbeat";
+constexpr std::string_view kVote = "test.vote";
+CheckerConfig NodesWithRoles(uint32_t node_count) {
+  CheckerConfig config = Nodes(node_count);
+  config.message_roles = {.leader_only = {{kHeartbeat, vocab::kFieldTerm}},
+                          .vote_grants = {{kVote, vocab::kFieldTerm, "granted"}}};
+  return config;
+}
+sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }
+sim::Message VoteReply(int64_t term, bool granted) {
+  return sim::Message(kVote).Set(vocab::kFieldTerm, term).Set("granted", granted ? 1 : 0);
+}
+
 // ---- registry and rendering ----
 
 TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
@@ -41,7 +57,7 @@ TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"committed_agreement", "election_safety", "leader_completeness",
                                              "liveness", "single_leader", "single_vote", "stale_token",
-                                             "term_monotonic"}));
+                                             "term_monotonic", "unique_token"}));
 }
 
 TEST(Registry_MakeChecker, UnknownNameIsNotFound) {
@@ -97,6 +113,88 @@ TEST(ElectionSafety_Quiet, SameNodeReclaimingAndDistinctTerms) {
   t.Observe(Ms(40), 2, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(4)));  // not a claim
   t.Lead(Ms(50), 7, 5);  // node 7 is a service, not an election node
   auto checker = RunChecker("election_safety", Nodes(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(ElectionSafety_Fires, TwoNodesSendLeaderOnlyMessagesOfOneTermWithoutClaimingIt) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(10), 0, 1, Heartbeat(2));
+  t.Send(Ms(10), 0, 2, Heartbeat(2));
+  const uint64_t bad = t.Send(Ms(20), 2, 1, Heartbeat(2));
+  auto checker = RunChecker("election_safety", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
+  EXPECT_EQ(v.term, 2);
+  EXPECT_EQ(v.message,
+            "node 0 sent test.heartbeat, which only a leader sends, in term 2, and node 2 sent test.heartbeat, which "
+            "only a leader sends, in the same term");
+}
+
+TEST(ElectionSafety_Fires, ClaimedTermAndAnotherNodesLeaderOnlyMessage) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 1, 4);
+  const uint64_t bad = t.Send(Ms(20), 0, 2, Heartbeat(4));
+  auto checker = RunChecker("election_safety", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+  EXPECT_EQ(checker->violation()->message,
+            "node 1 claimed leadership in term 4, and node 0 sent test.heartbeat, which only a leader sends, in the "
+            "same term");
+}
+
+TEST(ElectionSafety_Quiet, OneLeadersMessagesVotesAndMessagesOfOtherAlgorithms) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 1, 4);
+  t.Send(Ms(10), 1, 0, Heartbeat(4));  // the leader's own heartbeats
+  t.Send(Ms(10), 1, 2, Heartbeat(4));
+  t.Send(Ms(20), 2, 1, VoteReply(4, true));  // not leader-only
+  t.Send(Ms(30), 2, 0, Heartbeat(5));        // a later term
+  // Without declared roles a heartbeat is just a message.
+  TraceBuilder plain;
+  plain.Boot(3);
+  plain.Send(Ms(10), 0, 1, Heartbeat(2));
+  plain.Send(Ms(10), 2, 1, Heartbeat(2));
+  EXPECT_FALSE(RunChecker("election_safety", NodesWithRoles(3), t, Ms(100))->violation());
+  EXPECT_FALSE(RunChecker("election_safety", Nodes(3), plain, Ms(100))->violation());
+}
+
+// ---- unique_token ----
+
+TEST(UniqueToken_Fires, TwoWritersAcceptedUnderOneToken) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Accept(Ms(10), 5, 1, 1, 0);
+  t.Accept(Ms(20), 5, 1, 1, 1);
+  const uint64_t bad = t.Accept(Ms(30), 5, 1, 4, 1);
+  auto checker = RunChecker("unique_token", Nodes(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1), NodeId(4)}));
+  EXPECT_EQ(v.token, 1);
+  EXPECT_EQ(v.message,
+            "the resource accepted writes under token 1 from both node 1 and node 4: a fencing token must identify "
+            "one holder");
+}
+
+TEST(UniqueToken_Quiet, OneWriterPerTokenAndRejectedWrites) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Accept(Ms(10), 5, 1, 1, 0);
+  t.Accept(Ms(20), 5, 1, 1, 1);
+  t.Accept(Ms(30), 5, 2, 4, 1);  // a new token for a new writer
+  t.Accept(Ms(40), 5, 1, 1, 2);  // stale (stale_token's business), but still node 1's token
+  t.Observe(Ms(50), 5,
+            sim::Observation(vocab::kResourceReject)
+                .Set(vocab::kFieldToken, 2)
+                .Set(vocab::kFieldWriter, 3)
+                .Set(vocab::kFieldHighest, 2));  // refused: the resource kept the token to one writer
+  auto checker = RunChecker("unique_token", Nodes(5), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
 
@@ -170,6 +268,43 @@ TEST(TermMonotonic_Quiet, EqualRisingAndPerNodeTerms) {
   EXPECT_FALSE(checker->violation());
 }
 
+TEST(TermMonotonic_Fires, NodeActsInATermBelowOneItReported) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(10), 2, vocab::TermChange(sim::Term(5)));
+  const uint64_t bad = t.Send(Ms(20), 2, 0, Heartbeat(3));
+  auto checker = RunChecker("term_monotonic", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.term, 3);
+  EXPECT_EQ(v.message, "node 2's term went down: it sent test.heartbeat of term 3 after it reported term 5");
+}
+
+TEST(TermMonotonic_Fires, UnreportedTermOnTheWireThenALowerReport) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(10), 1, 0, VoteReply(7, true));
+  const uint64_t bad = t.Observe(Ms(20), 1, vocab::TermChange(sim::Term(6)));
+  auto checker = RunChecker("term_monotonic", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+  EXPECT_EQ(checker->violation()->message,
+            "node 1's term went down: it reported term 6 after it sent test.vote of term 7");
+}
+
+TEST(TermMonotonic_Quiet, MessagesInTheCurrentTermAndRefusals) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(10), 0, vocab::TermChange(sim::Term(5)));
+  t.Send(Ms(20), 0, 1, Heartbeat(5));
+  t.Send(Ms(30), 0, 1, VoteReply(2, false));  // a refusal is no vote, whatever term it names
+  t.Observe(Ms(40), 0, vocab::TermChange(sim::Term(6)));
+  t.Send(Ms(50), 0, 1, VoteReply(6, true));
+  auto checker = RunChecker("term_monotonic", NodesWithRoles(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
 // ---- single_vote ----
 
 TEST(SingleVote_Fires, TwoCandidatesInOneTerm) {
@@ -196,6 +331,31 @@ TEST(SingleVote_Quiet, DuplicateVoteAndNewTerms) {
   t.Observe(Ms(12), 2, vocab::Vote(sim::Term(4), NodeId(4)));  // a new term frees the vote
   t.Observe(Ms(13), 3, vocab::Vote(sim::Term(3), NodeId(4)));  // another voter
   auto checker = RunChecker("single_vote", Nodes(5), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(SingleVote_Fires, TwoGrantsOnTheWireInOneTerm) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Send(Ms(10), 2, 1, VoteReply(3, true));
+  const uint64_t bad = t.Send(Ms(12), 2, 4, VoteReply(3, true));
+  auto checker = RunChecker("single_vote", NodesWithRoles(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(1), NodeId(4)}));
+  EXPECT_EQ(v.message,
+            "node 2 voted for both node 1 and node 4 in term 3 (the second vote seen on the wire: test.vote)");
+}
+
+TEST(SingleVote_Quiet, RefusalsAndRepeatedGrantsOnTheWire) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Observe(Ms(10), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  t.Send(Ms(10), 2, 1, VoteReply(3, true));   // the same vote on the wire
+  t.Send(Ms(11), 2, 1, VoteReply(3, true));   // granted again to the same candidate
+  t.Send(Ms(12), 2, 4, VoteReply(3, false));  // a refusal
+  auto checker = RunChecker("single_vote", NodesWithRoles(5), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
 
@@ -359,10 +519,39 @@ TEST(LeaderCompleteness_Quiet, LaterLeadersHoldItAndEarlierOnesMayNot) {
   EXPECT_FALSE(checker->violation());
 }
 
+TEST(SingleLeader_Fires, NodeThatLeadsWithoutSayingSoIsCaughtByItsMessages) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(10), 0, 1);
+  const uint64_t bad = t.Send(Ms(20), 2, 1, Heartbeat(2));
+  auto checker = RunChecker("single_leader", NodesWithRoles(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
+  EXPECT_EQ(v.message,
+            "nodes 0 and 2 were both in the leader role at once (terms 1, 2; node 2 never reported the role, only sent "
+            "leader-only messages)");
+}
+
+TEST(SingleLeader_Quiet, LeaderOnlyMessagesEndWithTheNextReportedRole) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Send(Ms(10), 2, 1, Heartbeat(2));  // node 2 leads, unreported
+  t.Follow(Ms(20), 2, 3);              // and then reports stepping down
+  t.Lead(Ms(30), 0, 3);
+  t.Send(Ms(30), 0, 1, Heartbeat(3));
+  auto checker = RunChecker("single_leader", NodesWithRoles(3), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
 // ---- liveness ----
 
-CheckerConfig LivenessConfig(uint32_t node_count, int64_t after_ms, int64_t within_ms) {
-  return CheckerConfig{.node_count = node_count, .liveness_after = Ms(after_ms), .liveness_within = Ms(within_ms)};
+CheckerConfig LivenessConfig(uint32_t node_count, int64_t after_ms, int64_t within_ms,
+                             std::optional<int64_t> stable_for_ms = std::nullopt) {
+  CheckerConfig config{.node_count = node_count, .liveness_after = Ms(after_ms), .liveness_within = Ms(within_ms)};
+  if (stable_for_ms) config.liveness_stable_for = Ms(*stable_for_ms);
+  return config;
 }
 
 TEST(Liveness_Fires, NoLeaderEverAppears) {
@@ -414,14 +603,63 @@ TEST(Liveness_Fires, RunEndsBeforeDeadlineWithoutLeader) {
       << v.message;
 }
 
-TEST(Liveness_Quiet, SatisfiedJustBeforeDeadline) {
+TEST(Liveness_Fires, LeaderLostBeforeTheEndOfTheRun) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Believe(Ms(1500), 2, 1, 2);
+  const uint64_t lost = t.Event(Ms(4000), TraceKind::kCrash, 1);
+  t.Lead(Ms(4200), 2, 3);
+  t.Believe(Ms(4200), 0, 2, 3);
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.time, Ms(4000));
+  EXPECT_EQ(v.trace_index, lost);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1)}));
+  EXPECT_EQ(v.term, 2);
+  EXPECT_EQ(v.message,
+            "node 1 was the leader known to every live node from 1.500000s, but at 4.000000s no live election node "
+            "was in the leader role: it held 2500.000ms, and a leader must hold until the end of the run");
+}
+
+TEST(Liveness_Fires, LeaderLostWithinTheStabilityWindowAndNoOtherByTheDeadline) {
+  TraceBuilder t;
+  t.Boot(2);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Follow(Ms(2500), 1, 3);
+  t.Observe(Ms(3500), 0, vocab::TermChange(sim::Term(4)));
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->time, Ms(2500));
+  EXPECT_NE(checker->violation()->message.find("it held 1000.000ms, and a leader must hold for 2s"), std::string::npos)
+      << checker->violation()->message;
+}
+
+TEST(Liveness_Quiet, HeldForTheStabilityWindowThenLost) {
   TraceBuilder t;
   t.Boot(3);
   t.Lead(Ms(2999), 1, 2);
   t.Believe(Ms(2999), 0, 1, 2);
   t.Believe(Ms(2999), 2, 1, 2);
-  t.Event(Ms(3500), TraceKind::kCrash, 1);  // losing it afterwards does not undo liveness
-  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  t.Event(Ms(3500), TraceKind::kCrash, 1);  // after holding 501ms: the window was 500ms
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000, 500), t, Ms(5000));
+  EXPECT_FALSE(checker->violation());
+}
+
+TEST(Liveness_Quiet, ASecondLeaderByTheDeadlineThatHoldsToTheEnd) {
+  TraceBuilder t;
+  t.Boot(2);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Event(Ms(2000), TraceKind::kCrash, 1);
+  t.Lead(Ms(2500), 0, 3);
+  t.Event(Ms(2600), TraceKind::kRestart, 1);
+  t.Event(Ms(2600), TraceKind::kStart, 1);
+  t.Believe(Ms(2700), 1, 0, 3);
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000), t, Ms(5000));
   EXPECT_FALSE(checker->violation());
 }
 
@@ -441,7 +679,7 @@ TEST(Liveness_Quiet, StateReachedExactlyAtDeadlineCounts) {
   t.Lead(Ms(3000), 1, 2);
   t.Believe(Ms(3000), 0, 1, 2);
   t.Follow(Ms(3001), 1, 3);
-  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000), t, Ms(5000));
+  auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000, 1), t, Ms(5000));
   EXPECT_FALSE(checker->violation());
 }
 

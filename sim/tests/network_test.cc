@@ -188,6 +188,24 @@ TEST(Network_Partition, RestoringOneFaultKeepsTheOthersCuts) {
   EXPECT_FALSE(network.IsCut(NodeId(0), NodeId(1)));
 }
 
+TEST(Network_Partition, BystandersInNoGroupReachEveryGroup) {
+  // Nodes 0-3 split [0,1] / [2] / unlisted 3; node 4 a bystander, node 5 a
+  // bystander placed in the first group.
+  Network network(6, 1, LinkConfig{});
+  auto links = network.PartitionLinks({{NodeId(0), NodeId(1), NodeId(5)}, {NodeId(2)}}, {NodeId(4), NodeId(5)});
+  ASSERT_TRUE(links.ok()) << links.status();
+  ASSERT_TRUE(network.Cut(*links).ok());
+  for (uint32_t node : {0, 1, 2, 3, 5}) {
+    EXPECT_FALSE(network.IsCut(NodeId(node), NodeId(4))) << node;
+    EXPECT_FALSE(network.IsCut(NodeId(4), NodeId(node))) << node;
+  }
+  EXPECT_TRUE(network.IsCut(NodeId(0), NodeId(2)));
+  EXPECT_TRUE(network.IsCut(NodeId(2), NodeId(3)));
+  EXPECT_FALSE(network.IsCut(NodeId(5), NodeId(1)));  // placed: it belongs to its group
+  EXPECT_TRUE(network.IsCut(NodeId(5), NodeId(2)));
+  EXPECT_TRUE(network.IsCut(NodeId(3), NodeId(5)));
+}
+
 TEST(Network_OneWayCut, BlocksOnlyOneDirection) {
   PingPongRun run(8, LinkConfig::Fixed(TimeNs::Millis(1)), 5);
   ASSERT_TRUE(run.sim.CutOneWay(NodeId(1), NodeId(0)).ok());  // pongs cannot return

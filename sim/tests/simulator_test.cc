@@ -290,49 +290,57 @@ TEST(Simulator_Clock, DriftStaysExactPastTheRangeOf64BitProducts) {
   ProbeRun run({TimeNs::Seconds(11000) + TimeNs::Millis(1100)});
   ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 100000).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10000)).ok());
-  EXPECT_EQ(run.sim.LocalTime(NodeId(0)), TimeNs::Seconds(11000));
+  EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs::Seconds(11000));
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10002)).ok());
   ASSERT_EQ(run.seen.firings.size(), 1u);
   EXPECT_EQ(run.seen.firings[0].global, TimeNs::Seconds(10001));
   EXPECT_EQ(run.seen.firings[0].local, TimeNs::Seconds(11001) + TimeNs::Millis(100));
 }
 
-TEST(Simulator_Clock, ShiftJumpsLocalTimeAndPullsTimersIn) {
+TEST(Simulator_Clock, WallStepMovesOnlyTheWallClock) {
   ProbeRun run({TimeNs::Seconds(1)});
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
-    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), TimeNs::Millis(500)).ok());
+    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(10)).ok());
+    EXPECT_EQ(run.sim.WallTime(NodeId(0)), TimeNs::Millis(10100));
+    EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs::Millis(100));
+  }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
+  // The timer runs on the monotonic clock: the +10s step did not pull it in.
+  ASSERT_EQ(run.seen.firings.size(), 1u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Seconds(1));
+  EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs::Seconds(5));
+  EXPECT_EQ(run.sim.WallTime(NodeId(0)), TimeNs::Seconds(15));
+}
+
+TEST(Simulator_Clock, BackwardWallStepDoesNotDelayTimers) {
+  ProbeRun run({TimeNs::Seconds(1)});
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
+    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(-2)).ok());
   }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
   ASSERT_EQ(run.seen.firings.size(), 1u);
-  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(500));
-  EXPECT_EQ(run.sim.LocalTime(NodeId(0)), TimeNs::Millis(5500));
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Seconds(1));
+  EXPECT_EQ(run.sim.WallTime(NodeId(0)), TimeNs::Seconds(3));
 }
 
-TEST(Simulator_Clock, TimersMadeOverdueByAJumpFireInDeadlineOrder) {
-  // Slots are taken in arming order, so slot order is not deadline order; the
-  // two timers due at 1.127s keep their arming order.
-  ProbeRun run({TimeNs::Millis(1177), TimeNs::Millis(1127), TimeNs::Millis(1082), TimeNs::Millis(1127)});
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
-    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), TimeNs::Seconds(2)).ok());
-  }).ok());
-  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
-  std::vector<uint64_t> tags;
-  for (const auto& firing : run.seen.firings) {
-    EXPECT_EQ(firing.global, TimeNs::Millis(100));
-    tags.push_back(firing.tag);
-  }
-  EXPECT_EQ(tags, (std::vector<uint64_t>{2, 1, 3, 0}));
+TEST(Simulator_Clock, DriftMovesBothClocksAndTheWallKeepsItsSteps) {
+  ProbeRun run({});
+  ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(100)).ok());
+  ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), -200000).ok());  // 0.8s per second
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10)).ok());
+  EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs::Seconds(8));
+  EXPECT_EQ(run.sim.WallTime(NodeId(0)), TimeNs::Seconds(108));
 }
 
-TEST(Simulator_Clock, ShiftsThatWouldLeaveTheClockBoundAreRejected) {
+TEST(Simulator_Clock, WallStepsThatWouldLeaveTheClockBoundAreRejected) {
   for (const int64_t sign : {1, -1}) {
     ProbeRun run({});
-    const TimeNs shift = TimeNs::Seconds(1000000) * sign;
-    // 4611 shifts reach 4.611e18ns; the next would pass 2^62ns = 4.6117e18ns.
+    const TimeNs step = TimeNs::Seconds(1000000) * sign;
+    // 4611 steps reach 4.611e18ns; the next would pass 2^62ns = 4.6117e18ns.
     int accepted = 0;
     absl::Status first_refusal;
     for (int i = 0; i < 9300; ++i) {
-      const absl::Status status = run.sim.ShiftClock(NodeId(0), shift);
+      const absl::Status status = run.sim.StepWallClock(NodeId(0), step);
       if (status.ok()) {
         ++accepted;
       } else if (first_refusal.ok()) {
@@ -342,8 +350,9 @@ TEST(Simulator_Clock, ShiftsThatWouldLeaveTheClockBoundAreRejected) {
     EXPECT_EQ(accepted, 4611);
     EXPECT_EQ(first_refusal.code(), absl::StatusCode::kInvalidArgument) << first_refusal;
     EXPECT_NE(first_refusal.message().find("node 0"), std::string_view::npos) << first_refusal;
-    EXPECT_NE(first_refusal.message().find(std::to_string(shift.ns())), std::string_view::npos) << first_refusal;
-    EXPECT_EQ(run.sim.LocalTime(NodeId(0)).ns(), (TimeNs::Seconds(1000000) * 4611 * sign).ns());  // refusals changed nothing
+    EXPECT_NE(first_refusal.message().find(std::to_string(step.ns())), std::string_view::npos) << first_refusal;
+    EXPECT_EQ(run.sim.WallTime(NodeId(0)).ns(), (TimeNs::Seconds(1000000) * 4611 * sign).ns());  // refusals changed nothing
+    EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs(0));
   }
 }
 
@@ -351,16 +360,20 @@ TEST(Simulator_Clock, ReadingsSaturateAtTheEndOfTime) {
   for (const int64_t drift_ppm : {0, 400000}) {
     ProbeRun run({});
     ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), drift_ppm).ok());
-    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), kMaxClockReading).ok());
+    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), kMaxClockReading).ok());
     ASSERT_TRUE(run.sim.RunUntil(TimeNs::Max()).ok());
-    EXPECT_EQ(run.sim.LocalTime(NodeId(0)).ns(), TimeNs::Max().ns()) << drift_ppm;
+    EXPECT_EQ(run.sim.WallTime(NodeId(0)).ns(), TimeNs::Max().ns()) << drift_ppm;
+    if (drift_ppm > 0) {
+      EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)).ns(), TimeNs::Max().ns());
+    }
   }
 }
 
-TEST(Simulator_Clock, TimerAtTheEndOfTimeStillNeverFiresAfterABackwardJump) {
+TEST(Simulator_Clock, TimerAtTheEndOfTimeNeverFiresWhateverTheWallClockDoes) {
   ProbeRun run({TimeNs::Max()});
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(1), [&] {
-    ASSERT_TRUE(run.sim.ShiftClock(NodeId(0), TimeNs(0) - kMaxClockReading).ok());
+    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs(0) - kMaxClockReading).ok());
+    ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 499999).ok());
   }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1000000)).ok());
   EXPECT_TRUE(run.seen.firings.empty());

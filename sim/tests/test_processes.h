@@ -53,7 +53,7 @@ class PingPong final : public Process {
     if (message.Is(kPing)) ctx.Send(from, Message(kPong).Set("seq", message.Get("seq")));
   }
   void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
-    seen_->firings.push_back({sim_->now(), ctx.LocalNow(), ctx.self(), tag});
+    seen_->firings.push_back({sim_->now(), ctx.MonotonicNow(), ctx.self(), tag});
     ctx.Send(NodeId(1), Message(kPing).Set("seq", static_cast<int64_t>(tag)));
     if (static_cast<int>(tag) + 1 < count_) ctx.SetTimer(interval_, tag + 1);
   }
@@ -90,7 +90,7 @@ class TimerProbe final : public Process {
     seen_->deliveries.push_back({sim_->now(), ctx.self(), from, message.Get("seq")});
   }
   void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
-    seen_->firings.push_back({sim_->now(), ctx.LocalNow(), ctx.self(), tag});
+    seen_->firings.push_back({sim_->now(), ctx.MonotonicNow(), ctx.self(), tag});
   }
 
  private:

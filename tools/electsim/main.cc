@@ -16,6 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/trace.h"
 #include "tools/electsim/exit_status.h"
+#include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/report.h"
 #include "tools/electsim/repro.h"
@@ -138,6 +139,10 @@ int List() {
                                algorithms::OptionTypeName(option.type), option.DefaultText(),
                                range.empty() ? "" : fmt::format(" [{}]", range), option.help);
     }
+    std::cout << "    guarantees with these defaults, against a resource that checks no token (\"yes\": kept under any "
+                 "mix of the fault kinds marked yes):\n"
+              << FormatGuarantees(*algorithm, algorithms::OptionValues::Defaults(algorithm->options()), 4)
+              << FormatGuaranteeChanges(*algorithm, 4);
   }
   std::cout << "checkers:\n";
   for (const auto& checker : checkers::AllCheckers()) {
@@ -201,7 +206,7 @@ int Main(int argc, char** argv) {
   replay->add_option("repro", repro_path, "repro file written by run")->required();
   replay->add_option("--trace", trace_path, "write the whole trace as JSON Lines to FILE (-: to standard output)");
 
-  app.add_subcommand("list", "show algorithms with their options, and checkers");
+  app.add_subcommand("list", "show algorithms with their options and guarantees, and checkers");
 
   std::vector<std::string> sweep_paths;
   electsim::SweepOptions sweep_options;

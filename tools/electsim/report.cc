@@ -56,8 +56,9 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
   line(fmt::format("messages: {} sent, {} delivered, {} dropped, {} duplicated{}", result.stats.messages_sent,
                    result.stats.messages_delivered, result.stats.messages_dropped, result.stats.messages_duplicated,
                    by_type.empty() ? "" : fmt::format(" ({})", by_type)));
-  line(fmt::format("resource writes: {} sent, {} accepted, {} rejected as stale (fencing {})", m.writes_sent,
-                   m.writes_accepted, m.writes_rejected, scenario.fencing ? "on" : "off"));
+  line(fmt::format("resource writes: {} sent, {} accepted, {} rejected as stale (fencing {}{})", m.writes_sent,
+                   m.writes_accepted, m.writes_rejected, scenario.fencing ? "on" : "off",
+                   scenario.exclusive_token ? ", exclusive tokens: a token's second writer is rejected too" : ""));
   for (const std::string& note : result.notes) line(fmt::format("note: {}", note));
   if (result.violations.empty()) {
     line("violations: none");

@@ -87,8 +87,10 @@ class ScenarioDriver {
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
+    config.message_roles = scenario_.algorithm->message_roles();
     config.liveness_within = scenario_.liveness_within;
     config.liveness_after = scenario_.LivenessAfter();
+    config.liveness_stable_for = scenario_.liveness_stable_for;
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
       if (!checker.ok()) return checker.status();
@@ -108,7 +110,10 @@ class ScenarioDriver {
       }
     }
     const bool fencing = scenario_.fencing;
-    if (auto s = sim_.SetProcess(cluster_.resource, [fencing](sim::NodeId) { return algorithms::MakeSharedResource(fencing); }); !s.ok()) {
+    const bool exclusive_token = scenario_.exclusive_token;
+    if (auto s = sim_.SetProcess(cluster_.resource, [fencing, exclusive_token](sim::NodeId) {
+          return algorithms::MakeSharedResource(fencing, exclusive_token);
+        }); !s.ok()) {
       return s;
     }
     if (cluster_.store != sim::kNoNode) {
@@ -275,6 +280,15 @@ class ScenarioDriver {
       case Action::kPartition:
       case Action::kIsolate: {
         std::vector<std::vector<sim::NodeId>> groups;
+        // The shared services stay reachable from every side of a partition
+        // unless a group names them (a replicated store, a blob store). Isolate
+        // pulls the node's cable: it reaches nothing, services included.
+        std::vector<sim::NodeId> bystanders;
+        if (step.action == Action::kPartition) {
+          for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
+            if (service != sim::kNoNode) bystanders.push_back(service);
+          }
+        }
         if (step.action == Action::kIsolate) {
           const sim::NodeId node = Resolve(step.node, step);
           if (node == sim::kNoNode) return;
@@ -289,7 +303,7 @@ class ScenarioDriver {
             }
           }
         }
-        auto links = sim_.Partition(groups);
+        auto links = sim_.Partition(groups, bystanders);
         if (!links.ok()) {
           Check(step, links.status());
           return;
@@ -319,7 +333,7 @@ class ScenarioDriver {
       }
       case Action::kClockShift: {
         const sim::NodeId node = Resolve(step.node, step);
-        if (node != sim::kNoNode) Check(step, sim_.ShiftClock(node, step.shift));
+        if (node != sim::kNoNode) Check(step, sim_.StepWallClock(node, step.shift));
         return;
       }
       case Action::kNetwork:

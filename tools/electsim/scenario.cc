@@ -88,6 +88,13 @@ Scenario Read(const Reader& reader, json document) {
   if (const json* v = Reader::Find(document, "network")) scenario_reader::ReadLinkSettings(reader, *v, "/network", s.network);
   if (const json* v = Reader::Find(document, "resource")) {
     if (const json* fencing = Reader::Find(*v, "fencing")) s.fencing = reader.Bool(*fencing, "/resource/fencing");
+    if (const json* exclusive = Reader::Find(*v, "exclusive_token")) {
+      s.exclusive_token = reader.Bool(*exclusive, "/resource/exclusive_token");
+      if (s.exclusive_token && !s.fencing) {
+        reader.Fail("/resource/exclusive_token", "false when fencing is off (an unfenced resource checks no token)",
+                    exclusive);
+      }
+    }
   }
 
   if (const json* faults = Reader::Find(document, "faults")) {

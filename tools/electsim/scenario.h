@@ -71,12 +71,16 @@ struct Scenario {
   algorithms::OptionValues options;
   sim::LinkConfig network;
   bool fencing = true;
+  // With fencing: the resource refuses the highest token from a writer other than its first.
+  bool exclusive_token = false;
   algorithms::LeaderWorkConfig leader_work;
   std::vector<FaultStep> faults;
   std::vector<std::string> checkers;  // sorted, unique
   bool liveness = false;
   std::optional<sim::TimeNs> liveness_after;
   sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
+  // How long the leader found by the deadline must then hold; unset: until the end.
+  std::optional<sim::TimeNs> liveness_stable_for;
   Expectation expect;
   nlohmann::json document;  // the JSON as given, kept for repro files
 

@@ -1,7 +1,8 @@
 // What a run checks and what it must show: "checkers" (or the default set),
 // "liveness" (the liveness checker and its deadline) and "expect". The schema
 // has checked the names; here an expected violation must come from a checker
-// that runs, and the liveness deadline must fall inside the run.
+// that runs, and the liveness deadline (and any stability window after it)
+// must fall inside the run.
 #include <algorithm>
 #include <set>
 
@@ -34,6 +35,17 @@ void ReadLiveness(const Reader& reader, const json& liveness, Scenario& s) {
                             s.liveness_after ? "" : " (when the last fault step ends)",
                             sim::FormatDuration(s.liveness_within), sim::FormatDuration(deadline),
                             sim::FormatDuration(s.duration)));
+  }
+  if (const json* stable_for = Reader::Find(liveness, "stable_for")) {
+    s.liveness_stable_for = reader.PositiveDuration(*stable_for, "/liveness/stable_for");
+    if (deadline + *s.liveness_stable_for > s.duration) {
+      reader.Fail("/liveness/stable_for",
+                  fmt::format("a window that fits in the run: a leader found at the deadline {} must hold {} more, "
+                              "until {}, past the run's end at {}",
+                              sim::FormatDuration(deadline), sim::FormatDuration(*s.liveness_stable_for),
+                              sim::FormatDuration(deadline + *s.liveness_stable_for), sim::FormatDuration(s.duration)),
+                  stable_for);
+    }
   }
 }
 

@@ -280,7 +280,8 @@ TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
   const Outcome out = Electsim("list");
   EXPECT_EQ(out.exit_status, 0);
   for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness",
-                               "leader_completeness", "committed_agreement", "commit_previous_term", "skip_sync"}) {
+                               "leader_completeness", "committed_agreement", "commit_previous_term", "skip_sync",
+                               "unique_token", "guarantees with these defaults"}) {
     EXPECT_NE(out.output.find(expected), std::string::npos) << expected;
   }
   // Which pre-vote rule Raft follows, and where it comes from.
@@ -288,6 +289,12 @@ TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
                             "ignores vote and pre-vote requests of higher terms"),
             std::string::npos)
       << out.output;
+  // Each algorithm's table, and what options change in it.
+  EXPECT_NE(out.output.find("    single_leader    yes  -    yes         -       -         -           yes   -"),
+            std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("with deadline_clock \"wall\": single_leader not under clock_step"), std::string::npos);
+  EXPECT_NE(out.output.find("with bug \"vote_twice\": nothing is guaranteed"), std::string::npos);
 }
 
 }  // namespace

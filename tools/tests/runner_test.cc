@@ -1,10 +1,14 @@
 // How the runner applies fault steps.
 #include "tools/electsim/runner.h"
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/vocabulary.h"
 #include "gtest/gtest.h"
 #include "tools/electsim/scenario.h"
 
@@ -232,6 +236,72 @@ TEST(Runner_Stop, AStopRequestCancelsTheRun) {
   auto result = RunScenario(*scenario, 1, options);
   EXPECT_TRUE(absl::IsCancelled(result.status())) << result.status();
   EXPECT_EQ(checks, 4);
+}
+
+// An algorithm that hides its leadership: the nodes in `leaders` heartbeat
+// every 50ms in term 1, as only a leader may, and never report a role.
+constexpr std::string_view kHiddenHeartbeat = "hidden.heartbeat";
+class HiddenLeaders final : public algorithms::Algorithm {
+ public:
+  explicit HiddenLeaders(std::vector<uint32_t> leaders) : leaders_(std::move(leaders)) {}
+  std::string_view name() const override { return "hidden_leaders"; }
+  std::string_view summary() const override { return "leads without saying so"; }
+  const std::vector<algorithms::OptionSpec>& options() const override {
+    static const std::vector<algorithms::OptionSpec> none;
+    return none;
+  }
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {.leader_only = {{kHiddenHeartbeat, vocab::kFieldTerm}}};
+    return roles;
+  }
+  std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const algorithms::Cluster& cluster,
+                                           const algorithms::OptionValues&) const override {
+    const bool leads = std::find(leaders_.begin(), leaders_.end(), self.value()) != leaders_.end();
+    return std::make_unique<Node>(leads, cluster.node_count);
+  }
+
+ private:
+  class Node final : public sim::Process {
+   public:
+    Node(bool leads, uint32_t node_count) : leads_(leads), node_count_(node_count) {}
+    void OnStart(sim::Context& ctx) override {
+      if (leads_) ctx.SetTimer(sim::TimeNs::Millis(50), 0);
+    }
+    void OnMessage(sim::Context&, sim::NodeId, const sim::Message&) override {}
+    void OnTimer(sim::Context& ctx, sim::TimerId, uint64_t) override {
+      for (uint32_t node = 0; node < node_count_; ++node) {
+        if (sim::NodeId(node) != ctx.self()) {
+          ctx.Send(sim::NodeId(node), sim::Message(kHiddenHeartbeat).Set(vocab::kFieldTerm, 1));
+        }
+      }
+      ctx.SetTimer(sim::TimeNs::Millis(50), 0);
+    }
+
+   private:
+    bool leads_;
+    uint32_t node_count_;
+  };
+  std::vector<uint32_t> leaders_;
+};
+
+std::vector<std::string> ViolationsOfHiddenLeaders(std::vector<uint32_t> leaders) {
+  auto scenario = ParseScenario(R"({"nodes": 3, "duration": "1s", "algorithm": "raft",
+      "checkers": ["election_safety", "single_leader", "term_monotonic"]})", "hidden-leaders.json");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  const HiddenLeaders algorithm(std::move(leaders));
+  scenario->algorithm = &algorithm;
+  scenario->options = algorithms::OptionValues::Defaults(algorithm.options());
+  auto result = RunScenario(*scenario, 1);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? result->violated_checkers() : std::vector<std::string>{};
+}
+
+TEST(Runner_Evidence, TwoLeadersThatNeverSaySoAreCaughtByTheirMessages) {
+  EXPECT_EQ(ViolationsOfHiddenLeaders({0, 2}), (std::vector<std::string>{"election_safety", "single_leader"}));
+}
+
+TEST(Runner_Evidence, OneLeaderThatNeverSaysSoBreaksNothing) {
+  EXPECT_TRUE(ViolationsOfHiddenLeaders({1}).empty());
 }
 
 }  // namespace

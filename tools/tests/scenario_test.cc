@@ -156,6 +156,47 @@ TEST(Scenario_Errors, LivenessMustBeJudgeableWithinTheRun) {
                   .ok());
 }
 
+TEST(Scenario_Load, LivenessStabilityWindowAndExclusiveTokenResource) {
+  auto scenario =
+      ParseScenario(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"stable_for\": \"500ms\""), "x.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  EXPECT_EQ(scenario->liveness_stable_for, sim::TimeNs::Millis(500));
+  EXPECT_FALSE(scenario->exclusive_token);
+  scenario = ParseScenario(Variant("\"description\": \"ok\",",
+                                   "\"description\": \"ok\", \"resource\": {\"exclusive_token\": true},"),
+                           "x.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  EXPECT_TRUE(scenario->exclusive_token);
+  EXPECT_FALSE(ParseScenario(kValid, "x.json")->liveness_stable_for.has_value());  // until the end of the run
+}
+
+TEST(Scenario_Errors, LivenessStabilityWindowMustFitInTheRun) {
+  // Deadline 2.5s (faults end at 1.5s, within 1s); the run ends at 3s.
+  std::string error =
+      ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"stable_for\": \"600ms\""));
+  EXPECT_NE(error.find("at /liveness/stable_for: expected a window that fits in the run: a leader found at the "
+                       "deadline 2500ms must hold 600ms more, until 3100ms, past the run's end at 3s, got the string "
+                       "\"600ms\""),
+            std::string::npos)
+      << error;
+  error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"stable_for\": \"0s\""));
+  EXPECT_NE(error.find("at /liveness/stable_for: expected a duration > 0"), std::string::npos) << error;
+  error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"stable_for\": 5"));
+  EXPECT_NE(error.find("at /liveness/stable_for: expected a duration string"), std::string::npos) << error;
+}
+
+TEST(Scenario_Errors, ExclusiveTokenNeedsFencingAndABoolean) {
+  std::string error = ErrorOf(Variant("\"description\": \"ok\",",
+                                      "\"description\": \"ok\", \"resource\": {\"exclusive_token\": true, "
+                                      "\"fencing\": false},"));
+  EXPECT_NE(error.find("at /resource/exclusive_token: expected false when fencing is off"), std::string::npos)
+      << error;
+  error = ErrorOf(
+      Variant("\"description\": \"ok\",", "\"description\": \"ok\", \"resource\": {\"exclusive_token\": 1},"));
+  EXPECT_NE(error.find("at /resource/exclusive_token: expected true or false, got the integer 1"), std::string::npos)
+      << error;
+}
+
 TEST(Scenario_Errors, RatiosAreCheckedBeforeRounding) {
   const std::string lease = R"({"nodes": 3, "duration": "1s", "algorithm": {"name": "lease", "options": )";
   std::string error = ErrorOf(lease + R"({"safety_margin": 1.0000001}}})");

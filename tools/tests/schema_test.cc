@@ -101,7 +101,7 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
                                            "leader must be known to every live node (this key is required)"},
       // additionalProperties, with and without a title
       {R"(, "resource": {"fenced": true})",
-       "at /resource/fenced: expected no key \"fenced\" here (allowed: \"fencing\")"},
+       "at /resource/fenced: expected no key \"fenced\" here (allowed: \"exclusive_token\", \"fencing\")"},
       {R"(, "faults": [{"at": "1s", "restart": 1, "for": "1s"}])",
        "at /faults/0/for: expected no key \"for\" in a \"restart\" step (allowed: \"at\", \"restart\")"},
       // enum, const

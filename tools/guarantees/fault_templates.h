@@ -1,0 +1,31 @@
+// One scenario fragment per fault kind, heavy enough to break what an
+// algorithm does not keep under that kind, and the scenarios check-guarantees
+// builds from them to test every algorithm's declared guarantees.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+#include "algorithms/guarantees.h"
+#include "nlohmann/json.hpp"
+
+namespace electsim {
+
+// {"network": {...}, "faults": [...]} inflicting faults of `kind` only, on 5
+// election nodes over 30s; `has_store` adds steps aimed at the store.
+// nullopt for a kind the simulator cannot inflict yet (power loss).
+std::optional<nlohmann::json> FaultTemplate(algorithms::FaultKind kind, bool has_store);
+
+// A whole scenario for `algorithm` with `options` (a JSON object as a
+// scenario writes them) under every kind in `kinds` at once (none: a healthy
+// run), against an unfenced resource, with every safety checker on and
+// nothing expected. `name` names it.
+nlohmann::json GuaranteeScenario(const algorithms::Algorithm& algorithm, const nlohmann::json& options,
+                                 algorithms::FaultKinds kinds, const std::string& name);
+
+// Every checker but liveness.
+std::vector<std::string> SafetyCheckers();
+
+}  // namespace electsim
