@@ -40,7 +40,7 @@ class TermMonotonicChecker final : public Checker {
  private:
   struct Seen {
     int64_t term;
-    std::string how;  // "reported term", "sent raft.heartbeat of term"
+    std::string how;  // "reported term", "sent raft.append of term"
   };
 
   void See(const sim::TraceRecord& r, int64_t term, std::string how) {

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "algorithms/algorithm.h"
 #include "algorithms/vocabulary.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tools/electsim/scenario.h"
 
@@ -302,6 +305,48 @@ TEST(Runner_Evidence, TwoLeadersThatNeverSaySoAreCaughtByTheirMessages) {
 
 TEST(Runner_Evidence, OneLeaderThatNeverSaysSoBreaksNothing) {
   EXPECT_TRUE(ViolationsOfHiddenLeaders({1}).empty());
+}
+
+// Declared message roles go stale silently when an algorithm renames its
+// messages: the checkers would then see no wire evidence at all. Every role
+// an algorithm declares must show up in a short run with an election, a
+// leader crash and a re-election.
+class RoleWatcher final : public sim::TraceSink {
+ public:
+  explicit RoleWatcher(const vocab::MessageRoles& roles) : roles_(roles) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind != sim::TraceKind::kSend || r.payload == nullptr) return;
+    if (roles_.LeaderTerm(*r.payload)) leader_only.insert(std::string(r.payload->type()));
+    if (roles_.GrantTerm(*r.payload)) vote_grants.insert(std::string(r.payload->type()));
+  }
+  std::set<std::string> leader_only;
+  std::set<std::string> vote_grants;
+
+ private:
+  const vocab::MessageRoles& roles_;
+};
+
+TEST(Runner_Evidence, EveryDeclaredMessageRoleIsOnTheWire) {
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    auto scenario = ParseScenario(fmt::format(R"({{"nodes": 3, "duration": "4s", "algorithm": "{}",
+        "faults": [{{"at": "1500ms", "crash": "leader", "for": "1s"}}]}})",
+                                              algorithm->name()),
+                                  "roles.json");
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    const vocab::MessageRoles& roles = algorithm->message_roles();
+    RoleWatcher watcher(roles);
+    RunOptions options;
+    options.extra_sinks.push_back(&watcher);
+    auto result = RunScenario(*scenario, 1, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_FALSE(roles.leader_only.empty()) << algorithm->name();
+    for (const vocab::LeaderOnlyMessage& role : roles.leader_only) {
+      EXPECT_TRUE(watcher.leader_only.count(std::string(role.type))) << algorithm->name() << ": " << role.type;
+    }
+    for (const vocab::VoteGrantMessage& role : roles.vote_grants) {
+      EXPECT_TRUE(watcher.vote_grants.count(std::string(role.type))) << algorithm->name() << ": " << role.type;
+    }
+  }
 }
 
 }  // namespace
