@@ -275,10 +275,15 @@ void RaftNode::HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim:
   const uint32_t peer = from.value();
   const LogIndex index(static_cast<uint64_t>(message.Get(kFieldIndex)));
   if (message.Get(kFieldSuccess) != 0) {
-    if (index > match_index_[peer]) match_index_[peer] = index;
+    // Only a reply that moves the follower's match index forward sends the
+    // next entry (as etcd's MaybeUpdate gates its sends): a duplicated or
+    // stale acknowledgement must not, or every duplicate along a catch-up
+    // would send one more copy, and the copies multiply with each entry.
+    const bool progress = index > match_index_[peer];
+    if (progress) match_index_[peer] = index;
     if (Next(index) > next_index_[peer]) next_index_[peer] = Next(index);
     AdvanceLeaderCommit(ctx);
-    if (next_index_[peer] <= log_.last_index()) SendAppend(ctx, from);
+    if (progress && next_index_[peer] <= log_.last_index()) SendAppend(ctx, from);
     return;
   }
   // A rejection of a prev_index we no longer propose is a duplicate or an

@@ -258,6 +258,7 @@ struct LeaderRun {
   std::vector<int64_t> after_old_entry_replicated;
   std::vector<int64_t> after_own_entry_replicated;
   bool every_message_left_synced = true;
+  size_t sent_on_duplicate_ack = 0;
 };
 LeaderRun LeadAndReplicate(Bug bug) {
   Harness h(0, Config(bug), 2, {1, 2});
@@ -287,6 +288,9 @@ LeaderRun LeadAndReplicate(Bug bug) {
   if (next) {
     EXPECT_EQ(next->Get(kFieldPrevIndex), 2);
   }
+  h.Deliver(1, AppendReply(3, true, 2));  // that acknowledgement again, duplicated on the way
+  run.sent_on_duplicate_ack = h.ctx.sent.size();
+  h.ctx.sent.clear();
   h.Deliver(1, AppendReply(3, true, 3));  // the no-op of term 3 too
   run.after_own_entry_replicated = h.CommittedIndices();
   run.every_message_left_synced = h.ctx.sent_with_unsynced_writes == 0;
@@ -297,6 +301,12 @@ TEST(RaftNode_Leader, CommitsEarlierTermsOnlyWithAnEntryOfItsOwnTerm) {
   const LeaderRun run = LeadAndReplicate(Bug::kNone);
   EXPECT_TRUE(run.after_old_entry_replicated.empty());
   EXPECT_EQ(run.after_own_entry_replicated, (std::vector<int64_t>{1, 2, 3}));
+}
+
+// Each copy of an acknowledgement used to send the next entry once more, so
+// duplicates multiplied along a follower's catch-up into a message storm.
+TEST(RaftNode_Leader, ADuplicatedAcknowledgementSendsNothing) {
+  EXPECT_EQ(LeadAndReplicate(Bug::kNone).sent_on_duplicate_ack, 0u);
 }
 
 TEST(RaftNode_Leader, CommitPreviousTermCommitsAnOlderEntryByCountingReplicas) {
