@@ -69,6 +69,11 @@ void RaftNode::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message
   if (message.Is(kResourceAck)) return;
   if (from.value() >= config_.node_count) return;  // only peers speak Raft
   Step(ctx, from, message);
+  // As etcd persists every Ready's hard state, answered or not: a term
+  // learned from a message that needs no reply (a refused vote, an old
+  // leader's rejected append) was reported at once, and a power loss must not
+  // take it back. Timers need no such step: what they change, they send.
+  MakeDurable(ctx);
 }
 
 void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {

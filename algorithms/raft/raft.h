@@ -172,7 +172,8 @@ class RaftNode final : public sim::Process, private LogStorage {
   // Moves to a higher term: writes it with no vote, then reports it.
   void UpdateTerm(sim::Context& ctx, sim::Term term);
   void RecordVote(sim::Context& ctx, sim::NodeId candidate);
-  // LogStorage: a buffered write that the next Send syncs first.
+  // LogStorage: a buffered write that the next Send, or the end of the
+  // message being handled, syncs.
   void Write(sim::Context& ctx, std::string_view key, int64_t value) override;
   // Syncs the buffered writes, if any (the skip_sync bug only forgets them).
   void MakeDurable(sim::Context& ctx);

@@ -346,6 +346,21 @@ TEST(RaftNode_Sync, EveryMessageOfAnElectionAndReplicationLeftSynced) {
   EXPECT_TRUE(LeadAndReplicate(Bug::kNone).every_message_left_synced);
 }
 
+// A term learned from a message that needs no answer (here a refused vote
+// of a later term) is still made durable: the node reported it, and a
+// power loss must not take it back (term_monotonic).
+TEST(RaftNode_Sync, ATermLearnedWithoutAnsweringIsDurable) {
+  Harness h(0, Config(Bug::kNone), 2, {1});
+  h.FireElectionTimer();  // pre-candidate for term 3
+  h.Deliver(1, sim::Message(kPreVoteReply).Set(vocab::kFieldTerm, 3).Set(kFieldGranted, 1));  // candidate, term 3
+  ASSERT_EQ(h.Durable("term"), 3);
+  h.ctx.sent.clear();
+  h.Deliver(2, sim::Message(kVote).Set(vocab::kFieldTerm, 7).Set(kFieldGranted, 0));
+  EXPECT_TRUE(h.ctx.sent.empty());  // nothing to answer
+  EXPECT_EQ(h.Load("term"), 7);
+  EXPECT_EQ(h.Durable("term"), 7);
+}
+
 // ---- restarts ----
 
 // Node 1 votes for node 0 in term 3, restarts, and is asked by node 2.
