@@ -70,10 +70,6 @@ class FaultKinds {
   uint32_t mask_ = 0;
 };
 
-// Power loss is not simulated yet, so nothing is declared under it: a
-// guarantee there waits for a sweep that can check it.
-inline constexpr FaultKinds kEveryFaultButPowerLoss = FaultKinds::All().Without({FaultKind::kPowerLoss});
-
 // One invariant the algorithm keeps, and the fault kinds it keeps it under.
 struct Guarantee {
   std::string_view invariant;  // a checker's name: "election_safety", ...

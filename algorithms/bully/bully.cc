@@ -314,13 +314,15 @@ class Bully final : public Algorithm {
   // drift shortens a timeout below a round trip. Even crashes alone give two
   // nodes the leader role at once: the current coordinator leads until it
   // hears the restarted higher id's newer epoch. Epochs only grow, whatever
-  // happens.
+  // happens. Its epochs reach the disk at once (Persist), so a power loss
+  // is a crash to it.
   Guarantees guarantees(const OptionValues&) const override {
-    const FaultKinds synchronous = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
+    const FaultKinds synchronous = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kPowerLoss,
+                                    FaultKind::kClockStep};
     const FaultKinds no_takeover = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", synchronous},
             {"unique_token", synchronous},
-            {"term_monotonic", kEveryFaultButPowerLoss},
+            {"term_monotonic", FaultKinds::All()},
             {"single_leader", no_takeover},
             {"stale_token", no_takeover}};
   }

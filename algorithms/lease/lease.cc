@@ -543,14 +543,16 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // not (see lease.h), and neither does a wall-clock step when the deadline is
   // on the wall clock. A write delayed in the network past the margin lands
   // after the next holder's, so stale_token is not kept under latency either.
+  // The store writes through to its disk (Persist), so a power loss is a
+  // crash to it.
   Guarantees guarantees(const OptionValues& options) const override {
-    FaultKinds one_holder = kEveryFaultButPowerLoss.Without({FaultKind::kPause, FaultKind::kClockDrift});
+    FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause, FaultKind::kClockDrift});
     if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
       one_holder = one_holder.Without({FaultKind::kClockStep});
     }
-    return {{"election_safety", kEveryFaultButPowerLoss},
-            {"unique_token", kEveryFaultButPowerLoss},
-            {"term_monotonic", kEveryFaultButPowerLoss},
+    return {{"election_safety", FaultKinds::All()},
+            {"unique_token", FaultKinds::All()},
+            {"term_monotonic", FaultKinds::All()},
             {"single_leader", one_holder},
             {"stale_token", one_holder.Without({FaultKind::kLatency})}};
   }

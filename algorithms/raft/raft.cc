@@ -564,19 +564,24 @@ class Raft final : public Algorithm {
     return specs;
   }
 
-  // Votes, terms and fencing tokens (the term) rest on quorums and stable
-  // storage, not on timing, so no fault breaks them; a second leader in the
-  // leader role at once (and with it a stale write) needs only a leader that
-  // does not hear of the new term in time: message loss, latency, a
-  // partition or one-way cut, a pause, or drift that outruns the heartbeats.
-  // With a deliberate bug nothing is promised.
+  // Votes, terms, fencing tokens (the term) and committed entries rest on
+  // quorums and stable storage, not on timing, so no fault breaks them; a
+  // power loss neither, since term, vote and log are synced before anything
+  // that depends on them leaves and before a message's handling ends. A
+  // second leader in the leader role at once (and with it a stale write)
+  // needs only a leader that does not hear of the new term in time: message
+  // loss, latency, a partition or one-way cut, a pause, or drift that
+  // outruns the heartbeats. With a deliberate bug nothing is promised.
   Guarantees guarantees(const OptionValues& options) const override {
     if (options.Choice("bug") != "none") return {};
-    const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kClockStep};
-    return {{"election_safety", kEveryFaultButPowerLoss},
-            {"single_vote", kEveryFaultButPowerLoss},
-            {"term_monotonic", kEveryFaultButPowerLoss},
-            {"unique_token", kEveryFaultButPowerLoss},
+    const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kPowerLoss,
+                                    FaultKind::kClockStep};
+    return {{"election_safety", FaultKinds::All()},
+            {"single_vote", FaultKinds::All()},
+            {"term_monotonic", FaultKinds::All()},
+            {"unique_token", FaultKinds::All()},
+            {"leader_completeness", FaultKinds::All()},
+            {"committed_agreement", FaultKinds::All()},
             {"single_leader", timing_safe},
             {"stale_token", timing_safe}};
   }

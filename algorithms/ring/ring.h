@@ -27,11 +27,12 @@
 // message is home at once and the node is the largest live id it knows of
 // (an id it was forwarding belongs to a node beyond the dead ones), so it
 // leads that round (SendAround). That is sound only where "marked dead"
-// means crashed, which is the source's assumption. Under message loss,
-// latency past the ack timeouts, a partition or a one-way cut, a live
+// means crashed for good, which is the source's assumption. Under message
+// loss, latency past the ack timeouts, a partition or a one-way cut, a live
 // successor looks dead: the ring splits into parts that each elect, down to
-// a node alone. That is why Ring declares election safety under
-// duplication, crashes and clock steps only (guarantees()).
+// a node alone. A crashed node that restarts is a live node still marked
+// dead, with the same effect. That is why Ring declares election safety
+// under duplication and clock steps only (guarantees()).
 #pragma once
 
 #include <string_view>

@@ -11,15 +11,18 @@ std::string FormatGuarantees(const algorithms::Algorithm& algorithm, const algor
                              int indent) {
   const algorithms::Guarantees guarantees = algorithm.guarantees(options);
   const std::string pad(static_cast<size_t>(indent), ' ');
-  constexpr int kRowName = 16;
-  std::string out = fmt::format("{}{:<{}} none", pad, "", kRowName);
+  size_t row_name = 0;  // the longest safety checker's name
+  for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) {
+    if (checker.name != "liveness") row_name = std::max(row_name, checker.name.size());
+  }
+  std::string out = fmt::format("{}{:<{}} none", pad, "", row_name);
   for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) out += fmt::format(" {}", FaultKindName(kind));
   out += "\n";
   for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) {
     if (checker.name == "liveness") continue;  // not a safety invariant
     auto it = std::find_if(guarantees.begin(), guarantees.end(),
                            [&](const algorithms::Guarantee& g) { return g.invariant == checker.name; });
-    out += fmt::format("{}{:<{}} {:<4}", pad, checker.name, kRowName, it == guarantees.end() ? "-" : "yes");
+    out += fmt::format("{}{:<{}} {:<4}", pad, checker.name, row_name, it == guarantees.end() ? "-" : "yes");
     for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) {
       const bool kept = it != guarantees.end() && it->kept_under.Has(kind);
       out += fmt::format(" {:<{}}", kept ? "yes" : "-", FaultKindName(kind).size());

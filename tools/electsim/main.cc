@@ -145,8 +145,10 @@ int List() {
               << FormatGuaranteeChanges(*algorithm, 4);
   }
   std::cout << "checkers:\n";
+  size_t name_width = 0;
+  for (const auto& checker : checkers::AllCheckers()) name_width = std::max(name_width, checker.name.size());
   for (const auto& checker : checkers::AllCheckers()) {
-    std::cout << fmt::format("  {:<16} {:<4} {}\n", checker.name, checker.on_by_default ? "on" : "off",
+    std::cout << fmt::format("  {:<{}} {:<4} {}\n", checker.name, name_width, checker.on_by_default ? "on" : "off",
                              checker.summary);
   }
   std::cout << "  (\"on\" checkers run when a scenario lists none; liveness runs when a scenario has a liveness block)\n";

@@ -81,18 +81,10 @@ std::vector<Case> Cases() {
     for (const Variant& variant : Variants(*algorithm)) {
       const algorithms::Guarantees declared = algorithm->guarantees(variant.values);
       std::vector<FaultKinds> sets = {FaultKinds()};
-      for (FaultKind kind : algorithms::AllFaultKinds()) {
-        if (FaultTemplate(kind, algorithm->uses_store())) sets.push_back(FaultKinds{kind});
-      }
-      // Each declaration also under all its kinds at once (those simulated).
+      for (FaultKind kind : algorithms::AllFaultKinds()) sets.push_back(FaultKinds{kind});
+      // Each declaration also under all its kinds at once.
       for (const algorithms::Guarantee& g : declared) {
-        FaultKinds simulated;
-        for (FaultKind kind : algorithms::AllFaultKinds()) {
-          if (g.kept_under.Has(kind) && FaultTemplate(kind, algorithm->uses_store())) {
-            simulated = simulated.With(FaultKinds{kind});
-          }
-        }
-        if (std::find(sets.begin(), sets.end(), simulated) == sets.end()) sets.push_back(simulated);
+        if (std::find(sets.begin(), sets.end(), g.kept_under) == sets.end()) sets.push_back(g.kept_under);
       }
       for (FaultKinds kinds : sets) {
         Case c{.algorithm = algorithm, .variant = variant.label, .kinds = kinds, .label = Label(kinds)};

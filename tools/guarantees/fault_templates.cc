@@ -17,9 +17,16 @@ json Step(const std::string& at, const std::string& action, json body, const std
 
 json Clock(const json& node, const std::string& key, json value) { return {{"node", node}, {key, std::move(value)}}; }
 
+// A crash step; with `lose_unsynced` a power loss.
+json Crash(const std::string& at, const json& node, const std::string& for_duration, bool lose_unsynced) {
+  json step = Step(at, "crash", node, for_duration);
+  if (lose_unsynced) step["lose_unsynced"] = true;
+  return step;
+}
+
 }  // namespace
 
-std::optional<json> FaultTemplate(FaultKind kind, bool has_store) {
+json FaultTemplate(FaultKind kind, bool has_store) {
   json network = json::object();
   json faults = json::array();
   switch (kind) {
@@ -53,16 +60,25 @@ std::optional<json> FaultTemplate(FaultKind kind, bool has_store) {
       }
       break;
     case FaultKind::kCrash:
-      for (const char* at : {"3s", "6s", "9s", "12s"}) faults.push_back(Step(at, "crash", "leader", "1s"));
-      faults.push_back(Step("4500ms", "crash", 1, "300ms"));
-      faults.push_back(Step("7500ms", "crash", 3, "2s"));
-      faults.push_back(Step("15s", "crash", "leader", "200ms"));
-      faults.push_back(Step("15100ms", "crash", 2, "500ms"));
-      faults.push_back(Step("18s", "crash", "resource", "1s"));
-      if (has_store) faults.push_back(Step("22s", "crash", "store", "2s"));
+      for (const char* at : {"3s", "6s", "9s", "12s"}) faults.push_back(Crash(at, "leader", "1s", false));
+      faults.push_back(Crash("4500ms", 1, "300ms", false));
+      faults.push_back(Crash("7500ms", 3, "2s", false));
+      faults.push_back(Crash("15s", "leader", "200ms", false));
+      faults.push_back(Crash("15100ms", 2, "500ms", false));
+      faults.push_back(Crash("18s", "resource", "1s", false));
+      if (has_store) faults.push_back(Crash("22s", "store", "2s", false));
       break;
     case FaultKind::kPowerLoss:
-      return std::nullopt;
+      // The crashes' pattern at other times, so that in a scenario with both
+      // kinds no power loss finds its node already down.
+      for (const char* at : {"2s", "5s", "8s", "11s"}) faults.push_back(Crash(at, "leader", "1s", true));
+      faults.push_back(Crash("5500ms", 1, "300ms", true));
+      faults.push_back(Crash("10s", 3, "1s", true));
+      faults.push_back(Crash("16s", "leader", "200ms", true));
+      faults.push_back(Crash("16100ms", 2, "500ms", true));
+      faults.push_back(Crash("20s", "resource", "1s", true));
+      if (has_store) faults.push_back(Crash("25s", "store", "2s", true));
+      break;
     case FaultKind::kPause:
       faults.push_back(Step("3s", "pause", "leader", "2s"));
       faults.push_back(Step("8s", "pause", "leader", "1500ms"));
@@ -105,10 +121,9 @@ json GuaranteeScenario(const algorithms::Algorithm& algorithm, const json& optio
   json faults = json::array();
   for (FaultKind kind : algorithms::AllFaultKinds()) {
     if (!kinds.Has(kind)) continue;
-    const std::optional<json> fragment = FaultTemplate(kind, algorithm.uses_store());
-    if (!fragment) continue;
-    for (const auto& [key, value] : (*fragment)["network"].items()) network[key] = value;
-    for (const json& step : (*fragment)["faults"]) faults.push_back(step);
+    const json fragment = FaultTemplate(kind, algorithm.uses_store());
+    for (const auto& [key, value] : fragment["network"].items()) network[key] = value;
+    for (const json& step : fragment["faults"]) faults.push_back(step);
   }
   return {{"name", name},
           {"nodes", 5},

@@ -3,7 +3,6 @@
 // builds from them to test every algorithm's declared guarantees.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,8 +14,7 @@ namespace electsim {
 
 // {"network": {...}, "faults": [...]} inflicting faults of `kind` only, on 5
 // election nodes over 30s; `has_store` adds steps aimed at the store.
-// nullopt for a kind the simulator cannot inflict yet (power loss).
-std::optional<nlohmann::json> FaultTemplate(algorithms::FaultKind kind, bool has_store);
+nlohmann::json FaultTemplate(algorithms::FaultKind kind, bool has_store);
 
 // A whole scenario for `algorithm` with `options` (a JSON object as a
 // scenario writes them) under every kind in `kinds` at once (none: a healthy

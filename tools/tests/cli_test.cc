@@ -290,7 +290,7 @@ TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
             std::string::npos)
       << out.output;
   // Each algorithm's table, and what options change in it.
-  EXPECT_NE(out.output.find("    single_leader    yes  -    yes         -       -         -           yes   -"),
+  EXPECT_NE(out.output.find("    single_leader       yes  -    yes         -       -         -           yes   yes"),
             std::string::npos)
       << out.output;
   EXPECT_NE(out.output.find("with deadline_clock \"wall\": single_leader not under clock_step"), std::string::npos);
