@@ -1,5 +1,7 @@
 #include "tools/guarantees/fault_templates.h"
 
+#include <vector>
+
 #include "checkers/checker.h"
 
 namespace electsim {
@@ -22,6 +24,33 @@ json Crash(const std::string& at, const json& node, const std::string& for_durat
   json step = Step(at, "crash", node, for_duration);
   if (lose_unsynced) step["lose_unsynced"] = true;
   return step;
+}
+
+// Leaders and followers down, one at a time and overlapping, short and
+// long, then the resource and the store. Power losses follow the same
+// pattern at other instants, so that in a scenario with both kinds no power
+// loss finds its node already down.
+struct CrashPlan {
+  json node;
+  const char* crash_at;
+  const char* crash_for;
+  const char* power_loss_at;
+  const char* power_loss_for;
+};
+const std::vector<CrashPlan>& CrashPlans() {
+  static const std::vector<CrashPlan> plans = {
+      {"leader", "3s", "1s", "2s", "1s"},
+      {"leader", "6s", "1s", "5s", "1s"},
+      {"leader", "9s", "1s", "8s", "1s"},
+      {"leader", "12s", "1s", "11s", "1s"},
+      {1, "4500ms", "300ms", "5500ms", "300ms"},
+      {3, "7500ms", "2s", "10s", "1s"},
+      {"leader", "15s", "200ms", "16s", "200ms"},
+      {2, "15100ms", "500ms", "16100ms", "500ms"},
+      {"resource", "18s", "1s", "20s", "1s"},
+      {"store", "22s", "2s", "25s", "2s"},
+  };
+  return plans;
 }
 
 }  // namespace
@@ -60,24 +89,12 @@ json FaultTemplate(FaultKind kind, bool has_store) {
       }
       break;
     case FaultKind::kCrash:
-      for (const char* at : {"3s", "6s", "9s", "12s"}) faults.push_back(Crash(at, "leader", "1s", false));
-      faults.push_back(Crash("4500ms", 1, "300ms", false));
-      faults.push_back(Crash("7500ms", 3, "2s", false));
-      faults.push_back(Crash("15s", "leader", "200ms", false));
-      faults.push_back(Crash("15100ms", 2, "500ms", false));
-      faults.push_back(Crash("18s", "resource", "1s", false));
-      if (has_store) faults.push_back(Crash("22s", "store", "2s", false));
-      break;
     case FaultKind::kPowerLoss:
-      // The crashes' pattern at other times, so that in a scenario with both
-      // kinds no power loss finds its node already down.
-      for (const char* at : {"2s", "5s", "8s", "11s"}) faults.push_back(Crash(at, "leader", "1s", true));
-      faults.push_back(Crash("5500ms", 1, "300ms", true));
-      faults.push_back(Crash("10s", 3, "1s", true));
-      faults.push_back(Crash("16s", "leader", "200ms", true));
-      faults.push_back(Crash("16100ms", 2, "500ms", true));
-      faults.push_back(Crash("20s", "resource", "1s", true));
-      if (has_store) faults.push_back(Crash("25s", "store", "2s", true));
+      for (const CrashPlan& plan : CrashPlans()) {
+        if (plan.node == "store" && !has_store) continue;
+        faults.push_back(kind == FaultKind::kCrash ? Crash(plan.crash_at, plan.node, plan.crash_for, false)
+                                                   : Crash(plan.power_loss_at, plan.node, plan.power_loss_for, true));
+      }
       break;
     case FaultKind::kPause:
       faults.push_back(Step("3s", "pause", "leader", "2s"));
