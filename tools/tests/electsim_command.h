@@ -16,9 +16,12 @@ struct Outcome {
   std::string output;  // stdout and stderr together
 };
 
-// `args` as a shell would split them.
-inline Outcome RunCombined(const std::string& args) {
-  const std::string command = std::string(ELECTSIM_BINARY) + " " + args + " 2>&1";
+// `args` as a shell would split them. A `cpu_limit_s` above 0 caps the
+// command's CPU time (ulimit -t): the kernel stops it with SIGXCPU past it.
+// Unlike a wall-clock timeout, that bound holds however busy the machine is.
+inline Outcome RunCombined(const std::string& args, int cpu_limit_s = 0) {
+  const std::string limit = cpu_limit_s > 0 ? "ulimit -t " + std::to_string(cpu_limit_s) + " && exec " : "exec ";
+  const std::string command = limit + std::string(ELECTSIM_BINARY) + " " + args + " 2>&1";
   Outcome outcome;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return outcome;
@@ -26,12 +29,13 @@ inline Outcome RunCombined(const std::string& args) {
   size_t n;
   while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, n);
   const int status = pclose(pipe);
+  // The shell reports a child killed by signal N as 128 + N.
   outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return outcome;
 }
 
 // Each of `args` passed as one argument, whatever bytes it holds.
-inline Outcome RunCombined(const std::vector<std::string>& args) {
+inline Outcome RunCombined(const std::vector<std::string>& args, int cpu_limit_s = 0) {
   auto quoted = [](const std::string& text) {
     std::string out = "'";
     for (char c : text) {
@@ -48,7 +52,7 @@ inline Outcome RunCombined(const std::vector<std::string>& args) {
     if (!line.empty()) line += ' ';
     line += quoted(arg);
   }
-  return RunCombined(line);
+  return RunCombined(line, cpu_limit_s);
 }
 
 }  // namespace electsim_test
