@@ -39,11 +39,18 @@ struct CheckerConfig {
   sim::TimeNs liveness_after;
   sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
   std::optional<sim::TimeNs> liveness_stable_for;
+  // Set when the faults end at a time known only as the run goes (a step
+  // triggered by an event): the runner then calls OnFaultsOver, and
+  // `liveness_after` is ignored.
+  bool liveness_after_from_run = false;
 };
 
 class Checker : public sim::TraceSink {
  public:
   virtual std::string_view name() const = 0;
+  // With CheckerConfig::liveness_after_from_run: the last fault step is over
+  // at `at` (now). Called at most once, before Finish.
+  virtual void OnFaultsOver(sim::TimeNs at) { (void)at; }
   // Called once after the last record, with the run's end time.
   virtual void Finish(sim::TimeNs end) { (void)end; }
   const std::optional<Violation>& violation() const { return violation_; }

@@ -13,7 +13,9 @@
 // record of itself; holding the role is its belief. An instant is judged by
 // the state after all of its records, and that state holds until the next
 // record's time. Agreement that began before `liveness_after` counts from
-// `liveness_after`.
+// `liveness_after`. When the faults end at a time known only as the run goes,
+// `liveness_after` is that time (OnFaultsOver), or the run's end if they never
+// do; until then nothing is judged.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,9 +33,16 @@ class LivenessChecker final : public Checker {
  public:
   explicit LivenessChecker(const CheckerConfig& config)
       : view_(config.node_count),
-        after_(config.liveness_after),
-        deadline_(config.liveness_after + config.liveness_within),
+        within_(config.liveness_within),
+        after_(config.liveness_after_from_run ? sim::TimeNs::Max() : config.liveness_after),
+        deadline_(config.liveness_after_from_run ? sim::TimeNs::Max() : config.liveness_after + within_),
         stable_for_(config.liveness_stable_for) {}
+
+  void OnFaultsOver(sim::TimeNs at) override {
+    if (after_ != sim::TimeNs::Max()) return;
+    after_ = at;
+    deadline_ = at + within_;
+  }
 
   std::string_view name() const override { return "liveness"; }
 
@@ -50,6 +59,7 @@ class LivenessChecker final : public Checker {
   }
 
   void Finish(sim::TimeNs end) override {
+    OnFaultsOver(end);
     if (settled_) return;
     CloseInstant();
     if (settled_) return;
@@ -183,6 +193,7 @@ class LivenessChecker final : public Checker {
   }
 
   ClusterView view_;
+  sim::TimeNs within_;
   sim::TimeNs after_;
   sim::TimeNs deadline_;
   std::optional<sim::TimeNs> stable_for_;

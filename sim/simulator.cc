@@ -138,9 +138,14 @@ absl::Status Simulator::RunUntil(TimeNs end) {
     return absl::InvalidArgumentError(absl::StrCat("cannot run back in time: end ", end.ns(), "ns < now ", now_.ns(), "ns"));
   }
   while (status_.ok() && !queue_.empty() && queue_.top().time_ns <= end.ns()) {
+    if (stop_requested_ && queue_.top().time_ns > now_.ns()) break;
     Step();
     // Checked here rather than at each push: one comparison per event.
     if (queue_.size() + held_events_ > max_pending_events_) [[unlikely]] FailPendingEventsExceeded();
+  }
+  if (stop_requested_) {
+    stop_requested_ = false;
+    return status_;
   }
   if (status_.ok()) now_ = end;
   return status_;

@@ -74,6 +74,10 @@ class Simulator {
   // Default 1,000,000 (about 350 MB of events and messages in flight;
   // the shipped scenarios never hold more than a few dozen).
   void SetMaxPendingEvents(uint64_t max) { max_pending_events_ = max; }
+  // Makes the running RunUntil return once every event at the current
+  // instant has run, leaving now() at that instant (a scenario's stop
+  // condition). Each request ends one RunUntil.
+  void StopAtEndOfInstant() { stop_requested_ = true; }
   // Runs one event; false when the queue is empty.
   bool Step();
 
@@ -193,6 +197,7 @@ class Simulator {
   std::vector<std::function<void()>> actions_;
   std::vector<TraceSink*> sinks_;
   uint64_t next_record_index_ = 0;
+  bool stop_requested_ = false;
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones
   uint64_t max_pending_events_ = 1000000;  // see SetMaxPendingEvents
   SimulatorStats stats_;

@@ -1,10 +1,13 @@
 #include "tools/electsim/runner.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include "algorithms/leader_work.h"
 #include "algorithms/vocabulary.h"
+#include "checkers/cluster_view.h"
+#include "sim/rng.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/duration.h"
@@ -64,6 +67,76 @@ class LeaderTracker final : public sim::TraceSink {
   std::vector<std::pair<uint32_t, std::function<void()>>> write_triggers_;
 };
 
+// Watches the cluster for the events fault steps wait on ("after") and for
+// the stop condition: a leader claim, and the state "one live election node
+// leads and every other live one believes it".
+class ClusterEvents final : public sim::TraceSink {
+ public:
+  explicit ClusterEvents(uint32_t node_count) : view_(node_count) {}
+
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (!view_.Apply(r)) return;
+    const bool claim = r.kind == sim::TraceKind::kObserve && r.payload != nullptr &&
+                       r.payload->Is(vocab::kRoleChange) && view_.node(r.node.value()).role == vocab::Role::kLeader;
+    if (claim) Fire(on_elected_);
+    if (LeaderKnown()) Fire(on_known_);
+  }
+
+  bool LeaderKnown() const {
+    const std::vector<sim::NodeId> leaders = view_.LiveLeaders();
+    return leaders.size() == 1 && view_.LiveNonBelievers(leaders[0].value()).empty();
+  }
+
+  // `action` runs at the next leader claim / the next record after which the
+  // leader is known (at once, for the latter, if it is known now).
+  void OnNextElected(std::function<void()> action) { on_elected_.push_back(std::move(action)); }
+  void OnKnown(std::function<void()> action) {
+    if (LeaderKnown()) {
+      action();
+      return;
+    }
+    on_known_.push_back(std::move(action));
+  }
+
+ private:
+  static void Fire(std::vector<std::function<void()>>& actions) {
+    std::vector<std::function<void()>> due;
+    due.swap(actions);
+    for (auto& action : due) action();
+  }
+
+  checkers::ClusterView view_;
+  std::vector<std::function<void()>> on_elected_;
+  std::vector<std::function<void()>> on_known_;
+};
+
+// The scenario's fault steps with this run's times: each random time drawn
+// from the seed's "scenario-times" stream, in file order (at or the trigger's
+// delay, then for), so that a draw never shifts the network's randomness or
+// another step's draws. Sorted as they will run: by time, then file order;
+// steps with "after" last.
+std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
+  std::vector<FaultStep> steps = scenario.faults;
+  std::sort(steps.begin(), steps.end(),
+            [](const FaultStep& a, const FaultStep& b) { return a.file_index < b.file_index; });
+  sim::Rng rng = sim::Rng::ForStream(seed, "scenario-times");
+  auto draw = [&rng](const TimeRange& range) {
+    return range.fixed() ? range.min : sim::TimeNs(rng.Between(range.min.ns(), range.max.ns()));
+  };
+  for (FaultStep& step : steps) {
+    if (step.after) {
+      step.after->delay.min = step.after->delay.max = draw(step.after->delay);
+    } else {
+      step.at = draw(step.at_range);
+    }
+    if (step.for_range) step.for_ns = draw(*step.for_range);
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const FaultStep& a, const FaultStep& b) {
+    return std::make_pair(a.after.has_value(), a.at) < std::make_pair(b.after.has_value(), b.at);
+  });
+  return steps;
+}
+
 // "an election_safety", "a stale_token": checker names start with either.
 std::string WithArticle(std::string_view word) {
   const bool vowel = !word.empty() && std::string_view("aeiou").find(word.front()) != std::string_view::npos;
@@ -77,7 +150,16 @@ class ScenarioDriver {
         cluster_(scenario.cluster()),
         sim_(seed, scenario.total_nodes(), scenario.network),
         leaders_(scenario.nodes),
-        process_faults_(scenario.total_nodes(), 0) {}
+        events_(scenario.nodes),
+        steps_(DrawStepTimes(scenario, seed)),
+        tracks_steps_(scenario.stop_when_leader_known),
+        process_faults_(scenario.total_nodes(), 0) {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      if (!steps_[i].after) continue;
+      tracks_steps_ = true;
+      if (steps_[i].after->step) waiting_for_[*steps_[i].after->step].push_back(i);
+    }
+  }
 
   absl::StatusOr<RunResult> Run(const RunOptions& options) {
     RunResult result;
@@ -89,7 +171,9 @@ class ScenarioDriver {
     config.node_count = scenario_.nodes;
     config.message_roles = scenario_.algorithm->message_roles();
     config.liveness_within = scenario_.liveness_within;
-    config.liveness_after = scenario_.LivenessAfter();
+    const std::optional<sim::TimeNs> liveness_after = LivenessAfter();
+    config.liveness_after = liveness_after.value_or(sim::TimeNs(0));
+    config.liveness_after_from_run = !liveness_after;
     config.liveness_stable_for = scenario_.liveness_stable_for;
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
@@ -98,8 +182,10 @@ class ScenarioDriver {
     }
     sim_.AddTraceSink(&hasher);
     sim_.AddTraceSink(&leaders_);
+    sim_.AddTraceSink(&events_);
     sim_.AddTraceSink(&metrics);
     for (auto& checker : checkers) sim_.AddTraceSink(checker.get());
+    checkers_ = &checkers;
     for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
 
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
@@ -125,9 +211,15 @@ class ScenarioDriver {
     }
     // Boot first: a fault at 0s then lands after every node has started.
     if (auto s = sim_.Start(); !s.ok()) return s;
-    for (const FaultStep& step : scenario_.faults) {
-      if (auto s = sim_.ScheduleAt(step.at, [this, &step] { Apply(step); }); !s.ok()) return s;
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const FaultStep& step = steps_[i];
+      if (!step.after) {
+        if (auto s = sim_.ScheduleAt(step.at, [this, i] { Fire(i); }); !s.ok()) return s;
+      } else if (!step.after->step) {
+        Arm(i);  // waits for an event from the start
+      }
     }
+    if (steps_.empty()) AllStepsDone();
     if (auto s = RunToEnd(options); !s.ok()) {
       if (absl::IsCancelled(s)) return s;
       if (absl::IsResourceExhausted(s)) {
@@ -137,6 +229,7 @@ class ScenarioDriver {
       return absl::InternalError(EscapeForTerminal(
           fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
     }
+    checkers_ = nullptr;
     metrics.Finish(sim_.now());
     for (auto& checker : checkers) {
       checker->Finish(sim_.now());
@@ -156,15 +249,80 @@ class ScenarioDriver {
   // Runs to the scenario's end, in slices when the caller may ask to stop.
   // Slicing is invisible in the trace: RunUntil runs the same events in the
   // same order whether it is called once or many times.
+  // A stop condition ends the run early, at the end of the instant at which
+  // it first holds once all of the instant's records are in.
   absl::Status RunToEnd(const RunOptions& options) {
-    if (!options.should_stop) return sim_.RunUntil(scenario_.duration);
     sim::TimeNs slice_end;
     do {
-      if (options.should_stop()) return absl::CancelledError("stopped before the end of the run");
-      slice_end = std::min(sim_.now() + kStopCheckInterval, scenario_.duration);
+      if (options.should_stop && options.should_stop()) return absl::CancelledError("stopped before the end of the run");
+      slice_end = options.should_stop ? std::min(sim_.now() + kStopCheckInterval, scenario_.duration)
+                                      : scenario_.duration;
+      stop_requested_ = false;
       if (auto s = sim_.RunUntil(slice_end); !s.ok()) return s;
+      if (stop_requested_ && events_.LeaderKnown()) return absl::OkStatus();
+      if (stop_requested_) {
+        // Known at one record of the instant but not after all of them: wait for the next time.
+        stop_requested_ = false;
+        events_.OnKnown([this] { RequestStop(); });
+        slice_end = sim_.now();
+        if (sim_.now() >= scenario_.duration) return absl::OkStatus();
+      }
     } while (slice_end < scenario_.duration);
     return absl::OkStatus();
+  }
+
+  void RequestStop() {
+    stop_requested_ = true;
+    sim_.StopAtEndOfInstant();
+  }
+
+  // The liveness checker's "after", when it is known before the run.
+  std::optional<sim::TimeNs> LivenessAfter() const {
+    if (scenario_.liveness_after) return *scenario_.liveness_after;
+    sim::TimeNs last;
+    for (const FaultStep& step : steps_) {
+      if (step.after) return std::nullopt;
+      last = std::max(last, step.EndsAt());
+    }
+    return last;
+  }
+
+  // Step i happens now.
+  void Fire(size_t i) {
+    FaultStep& step = steps_[i];
+    step.at = sim_.now();
+    Apply(step);
+    // A step is over once its "for" has passed (whether or not it could apply).
+    if (!tracks_steps_) return;
+    if (!step.for_ns) {
+      StepDone(i);
+    } else {
+      (void)sim_.ScheduleAt(sim_.now() + *step.for_ns, [this, i] { StepDone(i); });
+    }
+  }
+
+  // Waits for step i's event, then runs it after its delay.
+  void Arm(size_t i) {
+    const Trigger& trigger = *steps_[i].after;
+    auto fire_later = [this, i] { (void)sim_.ScheduleAt(sim_.now() + steps_[i].after->delay.min, [this, i] { Fire(i); }); };
+    switch (trigger.event) {
+      case Trigger::Event::kLeaderElected: events_.OnNextElected(fire_later); return;
+      case Trigger::Event::kLeaderKnown: events_.OnKnown(fire_later); return;
+      case Trigger::Event::kStepDone: fire_later(); return;
+    }
+  }
+
+  void StepDone(size_t i) {
+    const size_t file_index = steps_[i].file_index;
+    for (const size_t waiting : waiting_for_[file_index]) Arm(waiting);
+    if (++steps_done_ == steps_.size()) AllStepsDone();
+  }
+
+  void AllStepsDone() {
+    if (checkers_ != nullptr) {
+      for (auto& checker : *checkers_) checker->OnFaultsOver(sim_.now());
+    }
+    if (scenario_.stop_when_leader_known) events_.OnKnown([this] { RequestStop(); });
   }
 
   // kNoNode (with a note) when the selector names nobody right now.
@@ -387,6 +545,17 @@ class ScenarioDriver {
   algorithms::Cluster cluster_;
   sim::Simulator sim_;
   LeaderTracker leaders_;
+  ClusterEvents events_;
+  // This run's fault steps, with their times drawn (see DrawStepTimes).
+  std::vector<FaultStep> steps_;
+  // File index of a step -> steps (indexes into steps_) waiting for it to be over.
+  std::map<size_t, std::vector<size_t>> waiting_for_;
+  size_t steps_done_ = 0;
+  // Whether anything waits for steps to be over (a trigger, the stop condition).
+  bool tracks_steps_ = false;
+  bool stop_requested_ = false;
+  // The run's checkers while it runs, for OnFaultsOver.
+  std::vector<std::unique_ptr<checkers::Checker>>* checkers_ = nullptr;
   std::vector<std::string> notes_;
   // Crashes, restarts, pauses and resumes applied so far, per node.
   std::vector<uint64_t> process_faults_;

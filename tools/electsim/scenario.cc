@@ -26,10 +26,19 @@ algorithms::Cluster Scenario::cluster() const {
   return c;
 }
 
-sim::TimeNs Scenario::LivenessAfter() const {
+std::optional<sim::TimeNs> FaultStep::LatestEnd() const {
+  if (after) return std::nullopt;
+  return at_range.max + (for_range ? for_range->max : sim::TimeNs(0));
+}
+
+std::optional<sim::TimeNs> Scenario::LivenessAfter() const {
   if (liveness_after) return *liveness_after;
   sim::TimeNs last;
-  for (const FaultStep& step : faults) last = std::max(last, step.EndsAt());
+  for (const FaultStep& step : faults) {
+    const std::optional<sim::TimeNs> end = step.LatestEnd();
+    if (!end) return std::nullopt;
+    last = std::max(last, *end);
+  }
   return last;
 }
 
@@ -64,6 +73,22 @@ void ReadLeaderWork(const Reader& reader, const json& work, algorithms::LeaderWo
   }
 }
 
+// "duration", or "stop" with "max": one of them bounds the run.
+void ReadDurationAndStop(const Reader& reader, const json& document, Scenario& s) {
+  const json* duration = Reader::Find(document, "duration");
+  const json* stop = Reader::Find(document, "stop");
+  const json* max = stop != nullptr ? Reader::Find(*stop, "max") : nullptr;
+  if (duration != nullptr && max != nullptr) {
+    reader.Fail("/stop/max", "no \"max\" when the scenario has a \"duration\" (either bounds the run)", max);
+  }
+  if (duration == nullptr && max == nullptr) {
+    reader.Fail("/duration", "a duration: how long to simulate (this key is required unless \"stop\" has a \"max\")");
+  }
+  s.duration = duration != nullptr ? reader.PositiveDuration(*duration, "/duration")
+                                   : reader.PositiveDuration(*max, "/stop/max");
+  s.stop_when_leader_known = stop != nullptr;  // the schema allows one condition
+}
+
 // The document has passed the schema. Order matters where parts depend on
 // each other: leader_work before the algorithm's option checks, the algorithm
 // before node selectors (whether there is a store), the duration before fault
@@ -79,7 +104,7 @@ Scenario Read(const Reader& reader, json document) {
   if (const json* v = Reader::Find(document, "description")) s.description = reader.String(*v, "/description");
   s.nodes = static_cast<uint32_t>(reader.Integer(document.at("nodes"), "/nodes", 1, kMaxNodes));
   if (const json* v = Reader::Find(document, "seed")) s.seed = reader.Unsigned(*v, "/seed");
-  s.duration = reader.PositiveDuration(document.at("duration"), "/duration");
+  ReadDurationAndStop(reader, document, s);
 
   // Before the algorithm: its option relations are checked against the cluster.
   if (const json* v = Reader::Find(document, "leader_work")) ReadLeaderWork(reader, *v, s.leader_work);
@@ -103,8 +128,11 @@ Scenario Read(const Reader& reader, json document) {
       s.faults.push_back(scenario_reader::ReadFaultStep(reader, (*faults)[i], Reader::Child("/faults", i), s));
     }
   }
-  // Steps run in time order; equal times keep file order.
-  std::stable_sort(s.faults.begin(), s.faults.end(), [](const FaultStep& a, const FaultStep& b) { return a.at < b.at; });
+  scenario_reader::ResolveStepReferences(reader, s.faults);
+  // Steps run in time order; equal times keep file order; triggered steps last.
+  std::stable_sort(s.faults.begin(), s.faults.end(), [](const FaultStep& a, const FaultStep& b) {
+    return std::make_pair(a.after.has_value(), a.at) < std::make_pair(b.after.has_value(), b.at);
+  });
 
   scenario_reader::ReadCheckersAndExpectations(reader, document, s);
   s.document = std::move(document);

@@ -28,19 +28,46 @@ struct NodeSelector {
   friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
+// A time in a scenario: fixed (min == max) or drawn per seed, uniformly in
+// [min, max], from the run's "scenario-times" stream.
+struct TimeRange {
+  sim::TimeNs min;
+  sim::TimeNs max;
+  bool fixed() const { return min == max; }
+};
+
+// "after": a step that happens `delay` after an event of the run rather than
+// at a time known beforehand (scenarios/README.md defines the events).
+struct Trigger {
+  enum class Event { kLeaderElected, kLeaderKnown, kStepDone };
+  Event event = Event::kStepDone;
+  // The step (its index in the file's "faults") that must be over first;
+  // required for kStepDone.
+  std::optional<size_t> step;
+  std::string step_name;  // as written, when the file names the step
+  TimeRange delay;
+};
+
 struct FaultStep {
   enum class Action {
     kCrash, kRestart, kPause, kResume, kPartition, kIsolate, kCut, kHeal,
     kClockDrift, kClockShift, kNetwork, kLink,
   };
+  // When the step happens. In a Scenario: at_range.min (or 0 with `after`);
+  // in a run, the time drawn or the moment its trigger fired.
   sim::TimeNs at;
+  TimeRange at_range;
+  std::optional<Trigger> after;
+  size_t file_index = 0;   // its place in the file's "faults"
+  std::string name;        // optional, for "after": {"step": NAME}
   std::string json_path;   // "/faults/3", for messages and notes
   std::string action_key;  // the step's action as written: "crash", "clock", ...
   Action action = Action::kHeal;
   NodeSelector node;                              // crash, restart, pause, resume, isolate, clock; cut/link: from
   NodeSelector to;                                // cut, link
   std::vector<std::vector<NodeSelector>> groups;  // partition
-  std::optional<sim::TimeNs> for_ns;              // undo after this long
+  std::optional<sim::TimeNs> for_ns;              // undo after this long (in a Scenario: for_range->min)
+  std::optional<TimeRange> for_range;
   bool during_write = false;                      // pause: wait for the node's next write_begin
   bool lose_unsynced = false;                     // crash: a power loss, stable-storage writes not synced are lost
   int64_t drift_ppm = 0;
@@ -48,8 +75,10 @@ struct FaultStep {
   sim::LinkConfig link;                           // network, link
   // "crash the leader for 3s": for trace notes and reports.
   std::string Describe() const;
-  // When the fault (including its undo) is over.
+  // When the fault (including its undo) is over; in a Scenario, with its
+  // times at their latest (unknown, so nullopt, for a step with "after").
   sim::TimeNs EndsAt() const { return for_ns ? at + *for_ns : at; }
+  std::optional<sim::TimeNs> LatestEnd() const;
 };
 
 struct Expectation {
@@ -74,7 +103,10 @@ struct Scenario {
   // With fencing: the resource refuses the highest token from a writer other than its first.
   bool exclusive_token = false;
   algorithms::LeaderWorkConfig leader_work;
-  std::vector<FaultStep> faults;
+  std::vector<FaultStep> faults;  // in time order, steps with "after" last
+  // "stop": end the run at the first instant, once every fault step is over,
+  // when one live election node leads and every live one believes it.
+  bool stop_when_leader_known = false;
   std::vector<std::string> checkers;  // sorted, unique
   bool liveness = false;
   std::optional<sim::TimeNs> liveness_after;
@@ -87,8 +119,9 @@ struct Scenario {
   algorithms::Cluster cluster() const;
   uint32_t total_nodes() const;  // election nodes + resource (+ store)
   // When liveness starts to be judged: `liveness_after`, or else when the
-  // last fault step (with its "for") is over.
-  sim::TimeNs LivenessAfter() const;
+  // last fault step (with its "for") is over at the latest; nullopt when a
+  // step with "after" makes that known only as the run goes.
+  std::optional<sim::TimeNs> LivenessAfter() const;
 };
 
 inline constexpr uint32_t kMaxNodes = 64;

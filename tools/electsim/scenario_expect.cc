@@ -26,19 +26,25 @@ void ReadLiveness(const Reader& reader, const json& liveness, Scenario& s) {
     reader.Fail("/liveness/after",
                 "a duration (this key is required when a pause waits for a write: its end is not known before the run)");
   }
-  const sim::TimeNs deadline = s.LivenessAfter() + s.liveness_within;
-  if (deadline > s.duration) {
+  if (s.stop_when_leader_known && Reader::Find(liveness, "stable_for")) {
+    reader.Fail("/liveness/stable_for", "no \"stable_for\" with \"stop\" (the run ends as soon as a leader is known)",
+                Reader::Find(liveness, "stable_for"));
+  }
+  // A step with "after" happens when the run gets there: its deadline is judged then.
+  const std::optional<sim::TimeNs> after = s.LivenessAfter();
+  const sim::TimeNs deadline = after.value_or(sim::TimeNs(0)) + s.liveness_within;
+  if (after && deadline > s.duration) {
     reader.Fail("/liveness",
                 fmt::format("a deadline within the run: liveness is judged from {}{} until {} later, {}, past the run's "
                             "end at {}",
-                            sim::FormatDuration(s.LivenessAfter()),
+                            sim::FormatDuration(*after),
                             s.liveness_after ? "" : " (when the last fault step ends)",
                             sim::FormatDuration(s.liveness_within), sim::FormatDuration(deadline),
                             sim::FormatDuration(s.duration)));
   }
   if (const json* stable_for = Reader::Find(liveness, "stable_for")) {
     s.liveness_stable_for = reader.PositiveDuration(*stable_for, "/liveness/stable_for");
-    if (deadline + *s.liveness_stable_for > s.duration) {
+    if (after && deadline + *s.liveness_stable_for > s.duration) {
       reader.Fail("/liveness/stable_for",
                   fmt::format("a window that fits in the run: a leader found at the deadline {} must hold {} more, "
                               "until {}, past the run's end at {}",

@@ -105,7 +105,63 @@ void ReadEnds(const Reader& reader, const json& body, const std::string& path, c
   }
 }
 
+constexpr std::array<std::pair<const char*, Trigger::Event>, 3> kEvents = {{
+    {"leader_elected", Trigger::Event::kLeaderElected},
+    {"leader_known", Trigger::Event::kLeaderKnown},
+    {"step_done", Trigger::Event::kStepDone},
+}};
+
+Trigger ReadTrigger(const Reader& reader, const json& value, const std::string& path, const Scenario& s) {
+  (void)s;
+  Trigger trigger;
+  const std::string& event = reader.String(value.at("event"), Reader::Child(path, "event"));
+  for (const auto& [key, kind] : kEvents) {
+    if (event == key) trigger.event = kind;
+  }
+  if (const json* step = Reader::Find(value, "step")) {
+    // An index is checked against the step count, a name resolved, once every step is read.
+    if (step->is_string()) {
+      trigger.step_name = step->get<std::string>();
+    } else {
+      trigger.step = reader.Unsigned(*step, Reader::Child(path, "step"));
+    }
+  } else if (trigger.event == Trigger::Event::kStepDone) {
+    reader.Fail(path, "a \"step\" with \"event\": \"step_done\" (the step to wait for)");
+  }
+  if (const json* delay = Reader::Find(value, "delay")) trigger.delay = reader.Time(*delay, Reader::Child(path, "delay"));
+  return trigger;
+}
+
 }  // namespace
+
+void ResolveStepReferences(const Reader& reader, std::vector<FaultStep>& steps) {
+  for (FaultStep& step : steps) {
+    if (!step.after || (!step.after->step && step.after->step_name.empty())) continue;
+    const std::string ref_path = Reader::Child(Reader::Child(step.json_path, "after"), "step");
+    if (!step.after->step_name.empty()) {
+      const auto named = std::find_if(steps.begin(), steps.end(),
+                                      [&](const FaultStep& other) { return other.name == step.after->step_name; });
+      if (named == steps.end()) {
+        reader.Fail(ref_path, fmt::format("the \"name\" of a step in \"faults\" (no step is named \"{}\")",
+                                          step.after->step_name));
+      }
+      step.after->step = named->file_index;
+    }
+    if (*step.after->step >= steps.size()) {
+      reader.Fail(ref_path, fmt::format("the index of a step in \"faults\", in [0, {}]", steps.size() - 1));
+    }
+  }
+  // A step waiting, through a chain of others, for itself would never happen.
+  for (const FaultStep& start : steps) {
+    size_t hops = 0;
+    for (const FaultStep* step = &start; step->after && step->after->step; step = &steps[*step->after->step]) {
+      if (++hops > steps.size() || *step->after->step == start.file_index) {
+        reader.Fail(Reader::Child(Reader::Child(start.json_path, "after"), "step"),
+                    "a step that does not wait, directly or through others, for this one");
+      }
+    }
+  }
+}
 
 NodeSelector ReadNodeSelector(const Reader& reader, const json& value, const std::string& path, const Scenario& s) {
   const std::string expected =
@@ -134,11 +190,31 @@ NodeSelector ReadNodeSelector(const Reader& reader, const json& value, const std
 FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::string& path, const Scenario& s) {
   FaultStep step;
   step.json_path = path;
-  const json& at = value.at("at");
-  step.at = reader.Duration(at, Reader::Child(path, "at"));
-  if (step.at > s.duration) {
-    reader.Fail(Reader::Child(path, "at"),
-                fmt::format("a time within the run's duration ({})", sim::FormatDuration(s.duration)), &at);
+  step.file_index = s.faults.size();
+  if (const json* name = Reader::Find(value, "name")) {
+    step.name = reader.String(*name, Reader::Child(path, "name"));
+    for (const FaultStep& earlier : s.faults) {
+      if (earlier.name == step.name) {
+        reader.Fail(Reader::Child(path, "name"), fmt::format("a name no other step has ({} has it)", earlier.json_path),
+                    name);
+      }
+    }
+  }
+  const json* at = Reader::Find(value, "at");
+  if ((at != nullptr) == value.contains("after")) {
+    // Checked here rather than in the schema: a oneOf per step costs a million-step file seconds.
+    reader.Fail(path, fmt::format("exactly one of \"at\" and \"after\" (this step has {})",
+                                  at != nullptr ? "both" : "neither"));
+  }
+  if (at != nullptr) {
+    step.at_range = reader.Time(*at, Reader::Child(path, "at"));
+    step.at = step.at_range.min;
+    if (step.at_range.max > s.duration) {
+      reader.Fail(Reader::Child(path, "at"),
+                  fmt::format("a time within the run's duration ({})", sim::FormatDuration(s.duration)), at);
+    }
+  } else {
+    step.after = ReadTrigger(reader, value.at("after"), Reader::Child(path, "after"), s);
   }
   for (const auto& [key, action] : kActions) {
     if (value.contains(key)) {
@@ -150,7 +226,10 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
   if (step.action_key.empty()) reader.Fail(path, "one action");  // the schema requires one
   const std::string action_path = Reader::Child(path, step.action_key);
   const json& body = value.at(step.action_key);
-  if (const json* f = Reader::Find(value, "for")) step.for_ns = reader.PositiveDuration(*f, Reader::Child(path, "for"));
+  if (const json* f = Reader::Find(value, "for")) {
+    step.for_range = reader.Time(*f, Reader::Child(path, "for"), /*positive=*/true);
+    step.for_ns = step.for_range->min;
+  }
   step.during_write = value.contains("during");  // the schema allows only "write"
   if (const json* lose = Reader::Find(value, "lose_unsynced")) {  // the schema allows it in crash steps only
     step.lose_unsynced = reader.Bool(*lose, Reader::Child(path, "lose_unsynced"));

@@ -69,6 +69,22 @@ sim::TimeNs Reader::PositiveDuration(const json& value, const std::string& path)
   return duration;
 }
 
+TimeRange Reader::Time(const json& value, const std::string& path, bool positive) const {
+  auto read = [&](const json& v, const std::string& p) { return positive ? PositiveDuration(v, p) : Duration(v, p); };
+  if (!value.is_object()) {
+    const sim::TimeNs fixed = read(value, path);
+    return TimeRange{fixed, fixed};
+  }
+  const std::string range_path = Child(path, "uniform");
+  const json& range = value.at("uniform");  // the schema has checked its shape
+  const TimeRange time{read(range.at(0), Child(range_path, 0)), read(range.at(1), Child(range_path, 1))};
+  if (time.max < time.min) {
+    Fail(Child(range_path, 1), fmt::format("a duration of at least LOW ({})", sim::FormatDuration(time.min)),
+         &range.at(1));
+  }
+  return time;
+}
+
 sim::TimeNs Reader::AtLeast(sim::TimeNs value, sim::TimeNs bound, std::string_view bound_name, const std::string& path,
                             const json& got) const {
   if (value < bound) {

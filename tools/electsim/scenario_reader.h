@@ -47,6 +47,9 @@ class Reader {
   sim::TimeNs Duration(const nlohmann::json& value, const std::string& path, bool allow_negative = false) const;
   // A duration that must be > 0.
   sim::TimeNs PositiveDuration(const nlohmann::json& value, const std::string& path) const;
+  // A duration, or {"uniform": [LOW, HIGH]} with LOW <= HIGH; with
+  // `positive`, LOW (and so every draw) > 0.
+  TimeRange Time(const nlohmann::json& value, const std::string& path, bool positive = false) const;
   // `value` unless it is below `bound`, named `bound_name` in the message.
   sim::TimeNs AtLeast(sim::TimeNs value, sim::TimeNs bound, std::string_view bound_name, const std::string& path,
                       const nlohmann::json& got) const;
@@ -71,6 +74,9 @@ void ReadLinkSettings(const Reader& reader, const nlohmann::json& object, const 
 // scenario_faults.cc: one fault step, and a node selector (needs s.nodes and
 // s.algorithm).
 FaultStep ReadFaultStep(const Reader& reader, const nlohmann::json& value, const std::string& path, const Scenario& s);
+// After every step is read: "after": {"step": NAME} becomes an index, and a
+// step may not wait (through others) for itself.
+void ResolveStepReferences(const Reader& reader, std::vector<FaultStep>& steps);
 NodeSelector ReadNodeSelector(const Reader& reader, const nlohmann::json& value, const std::string& path,
                               const Scenario& s);
 

@@ -421,7 +421,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
       // A malformed duration: the duration parser says what is wrong with it.
       for (int i = best->holder; i >= 0; i = nodes[i].parent) {
         const std::string& reference = nodes[i].reference;
-        const bool duration = reference == "#/definitions/duration";
+        const bool duration = reference == "#/definitions/duration" || reference == "#/definitions/time";
         const bool signed_duration = reference == "#/definitions/signed_duration";
         if ((duration || signed_duration) && best->value != nullptr && best->value->is_string()) {
           auto parsed = ParseDuration(best->value->get<std::string>(), signed_duration);

@@ -317,13 +317,13 @@ TEST(Scenario_Errors, ProbabilityOutOfRange) {
 TEST(Scenario_Errors, FaultStepShape) {
   // Each action's own keys: a second action is a key that step does not have.
   EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"pause\": 1"))
-                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"at\", \"crash\", \"for\", \"lose_unsynced\")"),
+                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"after\", \"at\", \"crash\", \"for\", \"lose_unsynced\", \"name\")"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"heal\": true, \"for\": \"1s\""))
                 .find("at /faults/2/for: expected no key \"for\" in a \"heal\" step"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"mend\": true"))
-                .find("at /faults/2: expected a fault step object with \"at\" and one action: crash, restart"),
+                .find("at /faults/2: expected a fault step object with \"at\" or \"after\" and one action: crash, restart"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"at\": \"1s\"", "\"at\": \"9s\"")).find("a time within the run's duration"),
             std::string::npos);
@@ -340,7 +340,7 @@ TEST(Scenario_Errors, ExpectedViolationMustBeAnEnabledChecker) {
 
 TEST(Scenario_Errors, MissingRequiredKey) {
   const std::string error = ErrorOf(R"({"nodes": 3, "algorithm": "raft"})");
-  EXPECT_NE(error.find("at /duration: expected a duration: how long to simulate (this key is required)"),
+  EXPECT_NE(error.find("at /duration: expected a duration: how long to simulate (this key is required unless \"stop\" has a \"max\")"),
             std::string::npos)
       << error;
 }

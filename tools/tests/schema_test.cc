@@ -103,7 +103,7 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
       {R"(, "resource": {"fenced": true})",
        "at /resource/fenced: expected no key \"fenced\" here (allowed: \"exclusive_token\", \"fencing\")"},
       {R"(, "faults": [{"at": "1s", "restart": 1, "for": "1s"}])",
-       "at /faults/0/for: expected no key \"for\" in a \"restart\" step (allowed: \"at\", \"restart\")"},
+       "at /faults/0/for: expected no key \"for\" in a \"restart\" step (allowed: \"after\", \"at\", \"name\", \"restart\")"},
       // enum, const
       {R"(, "checkers": ["election_safety", "single_vote", "split_brain"])",
        "at /checkers/2: expected one of the checkers \"committed_agreement\", \"election_safety\""},
@@ -125,7 +125,7 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
        "at /faults/0/clock: expected exactly one of \"drift_ppm\" and \"shift\" (this object has \"drift_ppm\", "
        "\"shift\")"},
       // anyOf: no action at all
-      {R"(, "faults": [{"at": "1s"}])", "at /faults/0: expected a fault step object with \"at\" and one action"},
+      {R"(, "faults": [{"at": "1s"}])", "at /faults/0: expected a fault step object with \"at\" or \"after\" and one action"},
       // pattern, maxLength
       {R"(, "name": "-ok-but-not/this")", "at /name: expected a name of letters, digits"},
       {R"(, "description": ")" + std::string(1001, 'x') + "\"",
