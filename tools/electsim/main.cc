@@ -18,6 +18,7 @@
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/output_file.h"
+#include "tools/electsim/overrides.h"
 #include "tools/electsim/report.h"
 #include "tools/electsim/repro.h"
 #include "tools/electsim/repro_writer.h"
@@ -56,8 +57,10 @@ void CommitTrace(JsonlTraceWriter* trace, CommandOutcome& outcome) {
 }
 
 int Run(const std::string& path, std::optional<uint64_t> seed, const std::optional<std::string>& trace_path,
-        const std::string& repro_dir, bool quiet) {
-  auto scenario = LoadScenarioFile(path);
+        const std::string& repro_dir, bool quiet, const std::vector<std::string>& sets) {
+  auto overrides = ParseOverrides(sets);
+  if (!overrides.ok()) return ReportError(overrides.status());
+  auto scenario = LoadScenarioFile(path, *overrides);
   if (!scenario.ok()) return ReportError(scenario.status());
   const uint64_t run_seed = seed.value_or(scenario->seed);
   const std::vector<std::string> inputs = {path};
@@ -203,6 +206,10 @@ int Main(int argc, char** argv) {
   run->add_option("--repro-dir", repro_dir, "where a violating run writes its repro file (\"\": none)")
       ->capture_default_str();
   run->add_flag("--quiet", quiet, "print nothing but repro and reproduce lines");
+  std::vector<std::string> sets;
+  const char* set_help = "change one value of the scenario, checked like the file: PATH=VALUE, e.g. nodes=7 or "
+                         "algorithm.options.election_timeout_max=300ms (repeatable)";
+  run->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   auto* replay = app.add_subcommand("replay", "re-run a repro file and check its trace hash");
   replay->add_option("repro", repro_path, "repro file written by run")->required();
@@ -231,6 +238,8 @@ int Main(int argc, char** argv) {
       ->check(UnsignedText("a number of repro files", 0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
 
+  sweep->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -251,7 +260,7 @@ int Main(int argc, char** argv) {
     return electsim::kExitBadInput;
   }
   if (run->parsed() || replay->parsed()) electsim::HandleTerminatingSignals(electsim::SignalResponse::kExitNow);
-  if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, repro_dir, quiet);
+  if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, repro_dir, quiet, sets);
   if (replay->parsed()) return electsim::Replay(repro_path, trace_path);
   if (sweep->parsed()) {
     if (sweep_options.first_seed > std::numeric_limits<uint64_t>::max() - (sweep_options.seeds - 1)) {
@@ -259,6 +268,9 @@ int Main(int argc, char** argv) {
                                sweep_options.first_seed, sweep_options.seeds, std::numeric_limits<uint64_t>::max());
       return electsim::kExitBadInput;
     }
+    auto overrides = electsim::ParseOverrides(sets);
+    if (!overrides.ok()) return electsim::ReportError(overrides.status());
+    sweep_options.overrides = std::move(*overrides);
     return electsim::Sweep(sweep_paths, sweep_options);
   }
   return electsim::List();

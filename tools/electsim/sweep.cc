@@ -310,7 +310,7 @@ absl::Status CheckReproOutputs(const std::vector<Scenario>& scenarios, const Swe
 int Sweep(const std::vector<std::string>& paths, const SweepOptions& options) {
   std::vector<Scenario> scenarios;
   for (const std::string& path : paths) {
-    auto scenario = LoadScenarioFile(path);
+    auto scenario = LoadScenarioFile(path, options.overrides);
     if (!scenario.ok()) return ReportError(scenario.status());
     scenarios.push_back(std::move(*scenario));
   }

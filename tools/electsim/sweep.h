@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/electsim/overrides.h"
+
 namespace electsim {
 
 struct SweepOptions {
@@ -15,6 +17,7 @@ struct SweepOptions {
   unsigned jobs = 1;
   std::string repro_dir = ".";  // "": no repro files
   uint64_t max_repros = 10;     // repro files per scenario, for its first failing seeds
+  std::vector<Override> overrides;  // --set, applied to every scenario
 };
 
 // Returns the exit status (DEVELOPERS.md): 0 when every seed met its

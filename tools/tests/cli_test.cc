@@ -37,6 +37,39 @@ TEST_F(CliTest, RunPrintsSummaryAndHashAndExitsZero) {
   EXPECT_NE(out.output.find("trace-hash: 0x"), std::string::npos) << out.output;
 }
 
+TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
+  const std::string scenario = Scenario("raft-leader-crash.json");
+  Outcome out = Electsim("run " + scenario + " --set nodes=7 --set algorithm.options.election_timeout_max=300ms" +
+                         " --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_NE(out.output.find("algorithm: raft, 7 nodes"), std::string::npos) << out.output;
+  out = Electsim("sweep " + scenario + " --seeds 3 --set nodes=3 --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 0) << out.output;
+  // A bad value names the flag, the file and the JSON path, exit 2.
+  out = Electsim("run " + scenario + " --set nodes=0");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("--set nodes=0: " + scenario + ": at /nodes: expected an integer in [1, 64], got the "
+                            "integer 0"),
+            std::string::npos)
+      << out.output;
+  out = Electsim("sweep " + scenario + " --set algorithm.options.quorum=2");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("--set algorithm.options.quorum=2: " + scenario +
+                            ": at /algorithm/options/quorum: expected no key \"quorum\" in the options of algorithm "
+                            "\"raft\""),
+            std::string::npos)
+      << out.output;
+  out = Electsim("run " + scenario + " --set nodes");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("--set nodes: expected PATH=VALUE"), std::string::npos) << out.output;
+  out = Electsim("run " + scenario + " --set faults.9.at=1s");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("--set faults.9.at=1s: expected an index below 1 into the array at /faults"),
+            std::string::npos)
+      << out.output;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "a refused run wrote something";
+}
+
 TEST_F(CliTest, SameSeedSameHashDifferentSeedDifferentHash) {
   auto hash = [&](int seed) {
     const Outcome out = Electsim("run " + Scenario("raft-leader-crash.json") + " --seed " + std::to_string(seed));
