@@ -106,6 +106,17 @@ struct VoteGrantMessage {
 struct MessageRoles {
   std::vector<LeaderOnlyMessage> leader_only;
   std::vector<VoteGrantMessage> vote_grants;
+  // Steady-state traffic: the heartbeats or lease renewals a healthy cluster
+  // keeps sending (and their replies), which metrics count apart from the
+  // messages of an election.
+  std::vector<std::string_view> steady_state;
+
+  bool IsSteadyState(const sim::Message& message) const {
+    for (std::string_view type : steady_state) {
+      if (message.Is(type)) return true;
+    }
+    return false;
+  }
 
   // The term a message shows its sender leading, if it is leader-only.
   std::optional<int64_t> LeaderTerm(const sim::Message& message) const {

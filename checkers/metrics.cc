@@ -6,7 +6,8 @@
 
 namespace checkers {
 
-MetricsCollector::MetricsCollector(uint32_t node_count) : view_(node_count) {
+MetricsCollector::MetricsCollector(uint32_t node_count, const vocab::MessageRoles* roles)
+    : view_(node_count), roles_(roles) {
   OpenEpisode(sim::TimeNs(0), "start");
 }
 
@@ -16,12 +17,32 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   if (r.kind == sim::TraceKind::kSend) {
     ++metrics_.messages_sent;
     ++metrics_.messages_by_type[r.payload == nullptr ? std::string() : std::string(r.payload->type())];
+    switch (Classify(r)) {
+      case MessageClass::kElection: {
+        ++metrics_.messages_election;
+        Election& latest = metrics_.elections.back();
+        if (!latest.known) ++latest.election_messages;
+        break;
+      }
+      case MessageClass::kSteadyState: ++metrics_.messages_steady_state; break;
+      case MessageClass::kApplication: ++metrics_.messages_application; break;
+    }
     return;
   }
   if (r.kind == sim::TraceKind::kObserve && r.payload != nullptr) CountObservation(*r.payload);
   if (!view_.Apply(r)) return;
   role_holders_ = view_.RoleHolders().size();
   TrackLeadership(r);
+}
+
+MessageClass MetricsCollector::Classify(const sim::TraceRecord& send) const {
+  // The shared resource is the node right after the election nodes.
+  const sim::NodeId resource(view_.node_count());
+  if (send.node == resource || send.peer == resource) return MessageClass::kApplication;
+  if (roles_ != nullptr && send.payload != nullptr && roles_->IsSteadyState(*send.payload)) {
+    return MessageClass::kSteadyState;
+  }
+  return MessageClass::kElection;
 }
 
 void MetricsCollector::Finish(sim::TimeNs end) {
@@ -74,6 +95,9 @@ void MetricsCollector::TrackLeadership(const sim::TraceRecord& r) {
   const bool claim = r.kind == sim::TraceKind::kObserve && r.payload->Is(vocab::kRoleChange) &&
                      view_.node(node).role == vocab::Role::kLeader;
   const bool resumed_leading = r.kind == sim::TraceKind::kResume && view_.HoldsLeaderRole(node);
+  const bool candidacy = r.kind == sim::TraceKind::kObserve && r.payload->Is(vocab::kRoleChange) &&
+                         view_.node(node).role == vocab::Role::kCandidate;
+  if ((candidacy || claim) && !metrics_.elections.back().detected) metrics_.elections.back().detected = r.time;
   if (claim) {
     std::vector<sim::NodeId>& claimers = metrics_.leaders_by_term[view_.node(node).role_term];
     if (std::find(claimers.begin(), claimers.end(), r.node) == claimers.end()) claimers.push_back(r.node);

@@ -20,13 +20,27 @@ namespace checkers {
 // node claims leadership while the current leader still holds the role, that
 // claim is an episode of its own ("leader changed") with elected == started;
 // the previous episode keeps whatever it reached.
+// Latencies for a latency study, each from `started`: detection (the first
+// election node acting on the loss: entering the candidate role, or claiming
+// leadership outright), election (`elected`) and known-to-all (`known`).
 struct Election {
   sim::TimeNs started;                // when the previous leader was lost (0 for the first)
+  std::optional<sim::TimeNs> detected; // first election node entering the candidate or leader role after `started`
   std::string cause;                  // "start", "leader crashed", "leader paused", "leader stepped down", "leader changed"
   std::optional<sim::TimeNs> elected; // first leader claim after `started` (or the paused leader resuming in its role)
   std::optional<sim::TimeNs> known;   // every live (up, unpaused) election node believes in that leader
   sim::NodeId leader = sim::kNoNode;
   int64_t term = -1;
+  // Election messages (neither steady-state nor resource traffic) sent from
+  // `started` until `known` (or the end of the run, if never known).
+  uint64_t election_messages = 0;
+};
+
+// What a sent message is, by the algorithm's declared roles.
+enum class MessageClass {
+  kElection,     // everything else an algorithm sends: votes, candidacies, announcements, store requests
+  kSteadyState,  // MessageRoles::steady_state: heartbeats, renewals and their replies
+  kApplication,  // to or from the shared resource (node `node_count`): the leader's writes and their acknowledgements
 };
 
 struct RunMetrics {
@@ -35,6 +49,9 @@ struct RunMetrics {
   int64_t max_term = 0;
   uint64_t messages_sent = 0;                       // all sends, services included
   std::map<std::string, uint64_t> messages_by_type; // sends per message type
+  uint64_t messages_election = 0;                   // by MessageClass
+  uint64_t messages_steady_state = 0;
+  uint64_t messages_application = 0;
   // Both count nodes holding the role (a paused node still holds it), so they
   // describe beliefs; elections describe availability.
   sim::TimeNs no_leader_time;     // no up election node in the leader role
@@ -46,7 +63,9 @@ struct RunMetrics {
 
 class MetricsCollector final : public sim::TraceSink {
  public:
-  explicit MetricsCollector(uint32_t node_count);
+  // Without `roles` no message counts as steady-state.
+  explicit MetricsCollector(uint32_t node_count, const vocab::MessageRoles* roles = nullptr);
+  MessageClass Classify(const sim::TraceRecord& send) const;
   void OnRecord(const sim::TraceRecord& record) override;
   // Closes open intervals at `end`; call once (later calls do nothing).
   void Finish(sim::TimeNs end);
@@ -62,6 +81,7 @@ class MetricsCollector final : public sim::TraceSink {
   void Elect(sim::TimeNs at, sim::NodeId leader, int64_t term);
 
   ClusterView view_;
+  const vocab::MessageRoles* roles_;
   RunMetrics metrics_;
   // Time of the last record; no/multi leader time is counted up to here.
   sim::TimeNs last_time_;

@@ -332,6 +332,7 @@ class Bully final : public Algorithm {
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
         .leader_only = {{kBullyCoordinator, kFieldEpoch}, {kBullyHeartbeat, kFieldEpoch}},
+        .steady_state = {kBullyHeartbeat},
     };
     return roles;
   }

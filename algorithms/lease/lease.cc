@@ -563,6 +563,7 @@ class LeaseAlgorithmImpl final : public Algorithm {
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
         .leader_only = {{lease::kStoreKeepAlive, lease::kFieldCreateRev}},
+        .steady_state = {lease::kStoreKeepAlive},
     };
     return roles;
   }

@@ -594,6 +594,8 @@ class Raft final : public Algorithm {
     static const vocab::MessageRoles roles = {
         .leader_only = {{raft::kAppend, vocab::kFieldTerm}},
         .vote_grants = {{raft::kVote, vocab::kFieldTerm, raft::kFieldGranted}},
+        // AppendEntries, empty or not, is the heartbeat; it also carries the log.
+        .steady_state = {raft::kAppend, raft::kAppendReply},
     };
     return roles;
   }

@@ -445,6 +445,7 @@ class Ring final : public Algorithm {
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
         .leader_only = {{kRingHeartbeat, kFieldEpoch}},
+        .steady_state = {kRingHeartbeat},
     };
     return roles;
   }

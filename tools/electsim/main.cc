@@ -24,6 +24,7 @@
 #include "tools/electsim/repro_writer.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
+#include "tools/electsim/summary_json.h"
 #include "tools/electsim/sweep.h"
 #include "tools/electsim/termination.h"
 #include "tools/electsim/terminal_text.h"
@@ -57,7 +58,7 @@ void CommitTrace(JsonlTraceWriter* trace, CommandOutcome& outcome) {
 }
 
 int Run(const std::string& path, std::optional<uint64_t> seed, const std::optional<std::string>& trace_path,
-        const std::string& repro_dir, bool quiet, const std::vector<std::string>& sets) {
+        const std::string& repro_dir, bool quiet, const std::vector<std::string>& sets, bool json_summary) {
   auto overrides = ParseOverrides(sets);
   if (!overrides.ok()) return ReportError(overrides.status());
   auto scenario = LoadScenarioFile(path, *overrides);
@@ -83,17 +84,26 @@ int Run(const std::string& path, std::optional<uint64_t> seed, const std::option
   if (!result.ok()) return ReportError(result.status());
   CommandOutcome outcome;
   if (!result->met_expectations()) outcome.Failed();
-  if (!quiet) out << FormatSummary(*scenario, *result);
+  if (json_summary) {
+    out << SummaryJson(*scenario, *result).dump() << "\n";
+  } else if (!quiet) {
+    out << FormatSummary(*scenario, *result);
+  }
+  // With --json, standard output holds the JSON object alone.
+  std::ostream& notes = json_summary ? std::cerr : out;
   if (!result->violations.empty() && repro_path) {
     if (auto status = WriteReproFile(*repro_path, *scenario, *result, inputs); status.ok()) {
-      out << fmt::format("repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(*repro_path));
+      notes << fmt::format("repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(*repro_path));
     } else {
       out << std::flush;
       outcome.CouldNotWrite(status);
     }
   }
-  if (outcome.failed()) out << fmt::format("reproduce: build/electsim run {} --seed {}\n", EscapeForTerminal(path), run_seed);
+  if (outcome.failed()) {
+    notes << fmt::format("reproduce: build/electsim run {} --seed {}\n", EscapeForTerminal(path), run_seed);
+  }
   out << std::flush;
+  notes << std::flush;
   CommitTrace(trace->get(), outcome);
   return outcome.Finish();
 }
@@ -209,6 +219,9 @@ int Main(int argc, char** argv) {
   std::vector<std::string> sets;
   const char* set_help = "change one value of the scenario, checked like the file: PATH=VALUE, e.g. nodes=7 or "
                          "algorithm.options.election_timeout_max=300ms (repeatable)";
+  bool json_summary = false;
+  run->add_flag("--json", json_summary,
+                "print the summary as one JSON object (scenarios/schema/summary.schema.json) instead of text");
   run->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   auto* replay = app.add_subcommand("replay", "re-run a repro file and check its trace hash");
@@ -238,6 +251,8 @@ int Main(int argc, char** argv) {
       ->check(UnsignedText("a number of repro files", 0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
 
+  sweep->add_option("--metrics", sweep_options.metrics_path,
+                    "write one CSV row per seed to FILE: verdict, election latencies, messages by class, terms");
   sweep->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   try {
@@ -260,7 +275,7 @@ int Main(int argc, char** argv) {
     return electsim::kExitBadInput;
   }
   if (run->parsed() || replay->parsed()) electsim::HandleTerminatingSignals(electsim::SignalResponse::kExitNow);
-  if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, repro_dir, quiet, sets);
+  if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, repro_dir, quiet, sets, json_summary);
   if (replay->parsed()) return electsim::Replay(repro_path, trace_path);
   if (sweep->parsed()) {
     if (sweep_options.first_seed > std::numeric_limits<uint64_t>::max() - (sweep_options.seeds - 1)) {

@@ -165,7 +165,7 @@ class ScenarioDriver {
     RunResult result;
     result.seed = sim_.seed();
     sim::TraceHasher hasher;
-    checkers::MetricsCollector metrics(scenario_.nodes);
+    checkers::MetricsCollector metrics(scenario_.nodes, &scenario_.algorithm->message_roles());
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;

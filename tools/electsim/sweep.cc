@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -36,6 +37,7 @@ struct SeedOutcome {
   std::vector<uint16_t> fired;       // indices into Scenario::checkers
   std::optional<RunResult> failure;  // kFailed: without metrics and notes
   absl::Status error;                // kError
+  std::string metrics_row;           // --metrics: its CSV row
 };
 
 // One scenario's sweep so far.
@@ -87,8 +89,8 @@ class Progress {
 class ScenarioSweep {
  public:
   ScenarioSweep(const Scenario& scenario, const SweepOptions& options, const std::vector<std::string>& inputs,
-                CommandOutcome& outcome)
-      : scenario_(scenario), options_(options), inputs_(inputs), outcome_(outcome),
+                CommandOutcome& outcome, AtomicOutputFile* metrics)
+      : scenario_(scenario), options_(options), inputs_(inputs), outcome_(outcome), metrics_(metrics),
         progress_(scenario.name, options.seeds) {
     tally_.violation_seeds.assign(scenario.checkers.size(), 0);
   }
@@ -156,6 +158,7 @@ class ScenarioSweep {
           out.fired.push_back(static_cast<uint16_t>(it - scenario_.checkers.begin()));
         }
       }
+      if (metrics_ != nullptr) out.metrics_row = MetricsCsvRow(scenario_, *result);
       if (result->met_expectations()) {
         out.state = SeedOutcome::State::kPassed;
         return;
@@ -196,6 +199,7 @@ class ScenarioSweep {
         case SeedOutcome::State::kFailed: break;
       }
       ++tally_.ran;
+      if (metrics_ != nullptr) metrics_->Write(out.metrics_row);
       for (uint16_t index : out.fired) ++tally_.violation_seeds[index];
       if (out.state == SeedOutcome::State::kPassed) {
         ++tally_.met;
@@ -250,6 +254,7 @@ class ScenarioSweep {
   const SweepOptions& options_;
   const std::vector<std::string>& inputs_;
   CommandOutcome& outcome_;
+  AtomicOutputFile* metrics_;
   Progress progress_;
   Tally tally_;
   std::atomic<bool> stop_{false};
@@ -307,6 +312,29 @@ absl::Status CheckReproOutputs(const std::vector<Scenario>& scenarios, const Swe
 
 }  // namespace
 
+std::string MetricsCsvHeader() {
+  return "scenario,seed,verdict,violations,elections,cause,detection_ns,election_ns,known_ns,max_term,"
+         "messages_sent,messages_election,messages_steady_state,messages_application,election_messages\n";
+}
+
+// The election measured is the last episode that followed a fault (the
+// first one, if no leader was ever lost): the one a fault study asks about.
+std::string MetricsCsvRow(const Scenario& scenario, const RunResult& result) {
+  const checkers::RunMetrics& m = result.metrics;
+  const checkers::Election* measured = m.elections.empty() ? nullptr : &m.elections.back();
+  auto since = [&](const std::optional<sim::TimeNs>& time) {
+    return measured != nullptr && time ? std::to_string((*time - measured->started).ns()) : std::string();
+  };
+  std::string violations;
+  for (const std::string& name : result.violated_checkers()) violations += (violations.empty() ? "" : ";") + name;
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", scenario.name, result.seed,
+                     result.met_expectations() ? "met" : "failed", violations, m.elections.size(),
+                     measured != nullptr ? measured->cause : "", since(measured ? measured->detected : std::nullopt),
+                     since(measured ? measured->elected : std::nullopt), since(measured ? measured->known : std::nullopt),
+                     m.max_term, m.messages_sent, m.messages_election, m.messages_steady_state,
+                     m.messages_application, measured != nullptr ? measured->election_messages : 0);
+}
+
 int Sweep(const std::vector<std::string>& paths, const SweepOptions& options) {
   std::vector<Scenario> scenarios;
   for (const std::string& path : paths) {
@@ -320,13 +348,24 @@ int Sweep(const std::vector<std::string>& paths, const SweepOptions& options) {
   if (!checked.repro_dir.empty()) {
     if (auto status = CheckReproOutputs(scenarios, checked, paths); !status.ok()) return ReportError(status);
   }
+  std::unique_ptr<AtomicOutputFile> metrics;
+  if (!checked.metrics_path.empty()) {
+    auto file = AtomicOutputFile::Open(checked.metrics_path, paths);
+    if (!file.ok()) return ReportError(file.status());
+    metrics = std::move(*file);
+    metrics->Write(MetricsCsvHeader());
+  }
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
   CommandOutcome outcome;
   absl::Status error;
   for (const Scenario& scenario : scenarios) {
     if (StopSignal() != 0) break;
-    error = ScenarioSweep(scenario, checked, paths, outcome).Run();
+    error = ScenarioSweep(scenario, checked, paths, outcome, metrics.get()).Run();
     if (!error.ok()) break;
+  }
+  // The rows of the seeds that finished, even after a signal.
+  if (metrics) {
+    if (auto status = metrics->Commit(); !status.ok()) outcome.CouldNotWrite(status);
   }
   if (const int signal_number = StopSignal(); signal_number != 0) {
     std::cout << fmt::format("interrupted by {}: results above cover the seeds that finished\n",

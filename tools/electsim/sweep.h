@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/electsim/overrides.h"
+#include "tools/electsim/runner.h"
 
 namespace electsim {
 
@@ -18,7 +19,12 @@ struct SweepOptions {
   std::string repro_dir = ".";  // "": no repro files
   uint64_t max_repros = 10;     // repro files per scenario, for its first failing seeds
   std::vector<Override> overrides;  // --set, applied to every scenario
+  std::string metrics_path;         // --metrics: a CSV row per seed ("": none)
 };
+
+// The --metrics CSV: its header line, and one seed's row (both end in a newline).
+std::string MetricsCsvHeader();
+std::string MetricsCsvRow(const Scenario& scenario, const RunResult& result);
 
 // Returns the exit status (DEVELOPERS.md): 0 when every seed met its
 // scenario's expectations, 1 when one did not, 2 for bad input, 3 when a

@@ -70,6 +70,27 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "a refused run wrote something";
 }
 
+TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {
+  const std::string csv = (dir_ / "metrics.csv").string();
+  const Outcome out = Electsim("sweep " + Scenario("raft-leader-crash.json") + " --seeds 5 --jobs 2 --metrics " + csv +
+                               " --repro-dir ''");
+  ASSERT_EQ(out.exit_status, 0) << out.output;
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[0].rfind("scenario,seed,verdict,violations,elections,cause,detection_ns,election_ns,known_ns,", 0), 0u)
+      << lines[0];
+  for (int seed = 1; seed <= 5; ++seed) {
+    EXPECT_EQ(lines[seed].rfind("raft-leader-crash," + std::to_string(seed) + ",met,,2,leader crashed,", 0), 0u)
+        << lines[seed];
+  }
+  // A bad path is refused before anything runs.
+  const Outcome bad = Electsim("sweep " + Scenario("raft-leader-crash.json") + " --seeds 5 --metrics " +
+                               (dir_ / "no" / "such" / "dir.csv").string());
+  EXPECT_EQ(bad.exit_status, 2) << bad.output;
+}
+
 TEST_F(CliTest, SameSeedSameHashDifferentSeedDifferentHash) {
   auto hash = [&](int seed) {
     const Outcome out = Electsim("run " + Scenario("raft-leader-crash.json") + " --seed " + std::to_string(seed));

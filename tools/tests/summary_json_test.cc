@@ -1,0 +1,62 @@
+// `run --json`: one JSON object that satisfies scenarios/schema/summary.schema.json.
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/tests/electsim_command.h"
+#include "valijson/adapters/nlohmann_json_adapter.hpp"
+#include "valijson/schema.hpp"
+#include "valijson/schema_parser.hpp"
+#include "valijson/validator.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str());
+}
+
+bool SatisfiesSummarySchema(const json& document) {
+  static const json schema_document = ReadJson(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/schema/summary.schema.json");
+  valijson::Schema schema;
+  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+  valijson::adapters::NlohmannJsonAdapter schema_adapter(schema_document);
+  parser.populateSchema(schema_adapter, schema);
+  valijson::Validator validator;
+  valijson::adapters::NlohmannJsonAdapter target(document);
+  return validator.validate(schema, target, nullptr);
+}
+
+TEST(SummaryJson, RunJsonIsOneObjectThatSatisfiesItsSchema) {
+  const electsim_test::Outcome out = electsim_test::RunCombined(
+      "run " + std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-leader-crash.json --json --repro-dir ''");
+  ASSERT_EQ(out.exit_status, 0) << out.output;
+  const json summary = json::parse(out.output);  // nothing but the object (and a newline)
+  EXPECT_TRUE(SatisfiesSummarySchema(summary)) << summary.dump(2);
+  EXPECT_EQ(summary["algorithm"], "raft");
+  EXPECT_EQ(summary["end_ns"], 10'000'000'000);
+  EXPECT_EQ(summary["expectations_met"], true);
+  ASSERT_EQ(summary["elections"].size(), 2u);
+  const json& crash = summary["elections"][1];
+  EXPECT_EQ(crash["cause"], "leader crashed");
+  EXPECT_EQ(crash["started_ns"], 3'000'000'000);
+  EXPECT_EQ(crash["known_latency_ns"].get<int64_t>(),
+            crash["known_ns"].get<int64_t>() - crash["started_ns"].get<int64_t>());
+  EXPECT_LE(crash["detection_latency_ns"].get<int64_t>(), crash["election_latency_ns"].get<int64_t>());
+  const json& messages = summary["messages"];
+  EXPECT_EQ(messages["election"].get<uint64_t>() + messages["steady_state"].get<uint64_t>() +
+                messages["application"].get<uint64_t>(),
+            messages["sent"].get<uint64_t>());
+  // The schema can fail: a summary without its verdict does not satisfy it.
+  json broken = summary;
+  broken.erase("expectations_met");
+  EXPECT_FALSE(SatisfiesSummarySchema(broken));
+}
+
+}  // namespace
