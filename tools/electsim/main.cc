@@ -251,6 +251,9 @@ int Main(int argc, char** argv) {
       ->check(UnsignedText("a number of repro files", 0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
 
+  sweep->add_flag("--json", sweep_options.json_summary,
+                  "print one JSON object at the end: per scenario, seeds run, met and failed, failing seeds, "
+                  "violations (text lines go to standard error)");
   sweep->add_option("--metrics", sweep_options.metrics_path,
                     "write one CSV row per seed to FILE: verdict, election latencies, messages by class, terms");
   sweep->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/repro_writer.h"
@@ -47,6 +48,7 @@ struct Tally {
   uint64_t failed = 0;
   uint64_t repros = 0;
   std::vector<uint64_t> violation_seeds;  // per Scenario::checkers index
+  std::vector<uint64_t> failing_seeds;    // --json: every failing seed
 };
 
 const char* SignalName(int signal_number) {
@@ -89,8 +91,8 @@ class Progress {
 class ScenarioSweep {
  public:
   ScenarioSweep(const Scenario& scenario, const SweepOptions& options, const std::vector<std::string>& inputs,
-                CommandOutcome& outcome, AtomicOutputFile* metrics)
-      : scenario_(scenario), options_(options), inputs_(inputs), outcome_(outcome), metrics_(metrics),
+                CommandOutcome& outcome, AtomicOutputFile* metrics, nlohmann::json* json)
+      : scenario_(scenario), options_(options), inputs_(inputs), outcome_(outcome), metrics_(metrics), json_(json),
         progress_(scenario.name, options.seeds) {
     tally_.violation_seeds.assign(scenario.checkers.size(), 0);
   }
@@ -218,20 +220,39 @@ class ScenarioSweep {
     for (const std::string& failure : result.failed_expectations) {
       reasons += fmt::format("{}{}", reasons.empty() ? "" : "; ", failure);
     }
-    std::cout << fmt::format("{}: seed {} FAILED: {}; reproduce: build/electsim run {} --seed {}\n", scenario_.name,
-                             seed, reasons, EscapeForTerminal(scenario_.source), seed);
+    if (options_.json_summary) tally_.failing_seeds.push_back(seed);
+    Text() << fmt::format("{}: seed {} FAILED: {}; reproduce: build/electsim run {} --seed {}\n", scenario_.name,
+                          seed, reasons, EscapeForTerminal(scenario_.source), seed);
     if (options_.repro_dir.empty() || tally_.repros >= options_.max_repros) return;
     ++tally_.repros;
     const std::string path = ReproFilePath(options_.repro_dir, scenario_.name, seed);
     if (auto status = WriteReproFile(path, scenario_, result, inputs_); !status.ok()) {
-      std::cout << std::flush;
+      Text() << std::flush;
       outcome_.CouldNotWrite(status);
       return;
     }
-    std::cout << fmt::format("  repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(path));
+    Text() << fmt::format("  repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(path));
   }
 
+  // Where the text lines go: standard output, or standard error under --json.
+  std::ostream& Text() const { return options_.json_summary ? std::cerr : std::cout; }
+
   void PrintSummary() {
+    if (options_.json_summary) {
+      nlohmann::json violation_seeds = nlohmann::json::object();
+      for (size_t i = 0; i < scenario_.checkers.size(); ++i) violation_seeds[scenario_.checkers[i]] = tally_.violation_seeds[i];
+      json_->push_back(nlohmann::json{{"scenario", scenario_.name},
+                                      {"source", scenario_.source},
+                                      {"first_seed", options_.first_seed},
+                                      {"seeds", options_.seeds},
+                                      {"ran", tally_.ran},
+                                      {"met", tally_.met},
+                                      {"failed", tally_.failed},
+                                      {"failing_seeds", tally_.failing_seeds},
+                                      {"seeds_with_violation", violation_seeds},
+                                      {"repros_written", tally_.repros}});
+      return;
+    }
     std::string violations;
     for (size_t i = 0; i < scenario_.checkers.size(); ++i) {
       violations += fmt::format("{}{} {}", violations.empty() ? "" : ", ", scenario_.checkers[i],
@@ -255,6 +276,7 @@ class ScenarioSweep {
   const std::vector<std::string>& inputs_;
   CommandOutcome& outcome_;
   AtomicOutputFile* metrics_;
+  nlohmann::json* json_;  // --json: the array of scenario summaries
   Progress progress_;
   Tally tally_;
   std::atomic<bool> stop_{false};
@@ -358,17 +380,28 @@ int Sweep(const std::vector<std::string>& paths, const SweepOptions& options) {
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
   CommandOutcome outcome;
   absl::Status error;
+  nlohmann::json summaries = nlohmann::json::array();
   for (const Scenario& scenario : scenarios) {
     if (StopSignal() != 0) break;
-    error = ScenarioSweep(scenario, checked, paths, outcome, metrics.get()).Run();
+    error = ScenarioSweep(scenario, checked, paths, outcome, metrics.get(), &summaries).Run();
     if (!error.ok()) break;
   }
   // The rows of the seeds that finished, even after a signal.
   if (metrics) {
     if (auto status = metrics->Commit(); !status.ok()) outcome.CouldNotWrite(status);
   }
+  if (checked.json_summary) {
+    bool all_met = true;
+    for (const nlohmann::json& s : summaries) all_met = all_met && s["failed"] == 0 && s["ran"] == s["seeds"];
+    std::cout << nlohmann::json{{"scenarios", summaries},
+                                {"expectations_met", all_met && error.ok()},
+                                {"interrupted", StopSignal() != 0}}
+                     .dump()
+              << "\n"
+              << std::flush;
+  }
   if (const int signal_number = StopSignal(); signal_number != 0) {
-    std::cout << fmt::format("interrupted by {}: results above cover the seeds that finished\n",
+    (checked.json_summary ? std::cerr : std::cout) << fmt::format("interrupted by {}: results above cover the seeds that finished\n",
                              SignalName(signal_number));
     outcome.Finish();
     return kExitSignalBase + signal_number;

@@ -20,6 +20,9 @@ struct SweepOptions {
   uint64_t max_repros = 10;     // repro files per scenario, for its first failing seeds
   std::vector<Override> overrides;  // --set, applied to every scenario
   std::string metrics_path;         // --metrics: a CSV row per seed ("": none)
+  // --json: standard output holds one JSON object at the end (failing seeds
+  // and repro lines go to standard error).
+  bool json_summary = false;
 };
 
 // The --metrics CSV: its header line, and one seed's row (both end in a newline).

@@ -91,6 +91,25 @@ TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {
   EXPECT_EQ(bad.exit_status, 2) << bad.output;
 }
 
+TEST_F(CliTest, SweepJsonIsOneObjectOnStandardOutput) {
+  const std::string command = std::string(ELECTSIM_BINARY) + " sweep " + Scenario("raft-leader-crash.json") + " " +
+                              Scenario("raft-bug-vote-twice.json") + " --seeds 4 --json --repro-dir '' --set " +
+                              "expect.violations=[] 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << output;  // the bug scenario, expecting nothing, fails every seed
+  const nlohmann::json summary = nlohmann::json::parse(output);
+  EXPECT_EQ(summary["expectations_met"], false);
+  ASSERT_EQ(summary["scenarios"].size(), 2u);
+  EXPECT_EQ(summary["scenarios"][0]["met"], 4);
+  EXPECT_EQ(summary["scenarios"][1]["failed"], 4);
+  EXPECT_EQ(summary["scenarios"][1]["failing_seeds"], (nlohmann::json{1, 2, 3, 4}));
+}
+
 TEST_F(CliTest, SameSeedSameHashDifferentSeedDifferentHash) {
   auto hash = [&](int seed) {
     const Outcome out = Electsim("run " + Scenario("raft-leader-crash.json") + " --seed " + std::to_string(seed));
