@@ -19,8 +19,13 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
   // The path and the description come from outside: no raw control characters.
   line(fmt::format("scenario: {} ({})", scenario.name, EscapeForTerminal(scenario.source)));
   if (!scenario.description.empty()) line(fmt::format("  {}", EscapeForTerminal(scenario.description)));
+  // A stop condition ends the run early: say so, rather than print a ragged duration.
+  const bool stopped = scenario.stop_when_leader_known && result.end < scenario.duration;
   line(fmt::format("algorithm: {}, {} nodes, seed {}, simulated {}", scenario.algorithm->name(), scenario.nodes,
-                   result.seed, sim::FormatDuration(result.end)));
+                   result.seed,
+                   stopped ? fmt::format("{} (stopped: the leader was known after the last fault)",
+                                         sim::FormatSeconds(result.end))
+                           : sim::FormatDuration(result.end)));
   if (m.leaders_by_term.empty()) {
     line("leaders by term: none elected");
   } else {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tools/electsim/report.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
 
@@ -185,6 +186,17 @@ TEST(ScenarioTiming_Run, AStopEndsTheRunWhenTheNewLeaderIsKnown) {
     EXPECT_TRUE(result.violations.empty()) << result.violations[0].message;
     EXPECT_TRUE(result.met_expectations());
   }
+}
+
+TEST(ScenarioTiming_Run, TheSummarySaysARunStoppedEarly) {
+  auto scenario = ParseScenario(WithFaults(R"([{"after": {"event": "leader_known"}, "crash": "leader"}])",
+                                           R"("stop": {"when": "leader_known_after_last_fault", "max": "30s"})"),
+                                "stop.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  auto result = RunScenario(*scenario, 1);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const std::string summary = FormatSummary(*scenario, *result);
+  EXPECT_NE(summary.find("s (stopped: the leader was known after the last fault)"), std::string::npos) << summary;
 }
 
 TEST(ScenarioTiming_Run, LivenessAfterATriggeredStepCountsFromWhenItIsOver) {
