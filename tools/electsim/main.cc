@@ -22,6 +22,7 @@
 #include "tools/electsim/report.h"
 #include "tools/electsim/repro.h"
 #include "tools/electsim/repro_writer.h"
+#include "tools/electsim/replay_diff.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
 #include "tools/electsim/sweep.h"
@@ -105,7 +106,7 @@ int Run(const std::string& path, std::optional<uint64_t> seed, const std::option
 }
 
 int Replay(const std::string& repro_path, const std::optional<std::string>& trace_path,
-           const std::string& trace_format) {
+           const std::string& trace_format, const std::optional<std::string>& expected_trace) {
   auto text = ReadFile(repro_path);
   if (!text.ok()) return ReportError(text.status());
   auto repro = ParseRepro(*text, repro_path);
@@ -125,6 +126,9 @@ int Replay(const std::string& repro_path, const std::optional<std::string>& trac
     out << fmt::format("replay: trace DIFFERS: repro has {} over {} records, this run gave {} over {}\n",
                        sim::FormatTraceHash(repro->trace_hash), repro->trace_records,
                        sim::FormatTraceHash(result->trace_hash), result->trace_records);
+    auto where = DescribeTraceDifference(*repro, *result, expected_trace);
+    if (!where.ok()) return ReportError(where.status());
+    out << *where;
     outcome.Failed();
   }
   if (result->violated_checkers() != repro->violations) {
@@ -244,6 +248,9 @@ int Main(int argc, char** argv) {
   replay->add_option("repro", repro_path, "repro file written by run")->required();
   replay->add_option("--trace", trace_path, "write the whole trace as JSON Lines to FILE (-: to standard output)");
   replay->add_option("--trace-format", trace_format, trace_format_help)->capture_default_str();
+  std::optional<std::string> expected_trace;
+  replay->add_option("--expected", expected_trace,
+                     "when the trace differs, compare it record by record with this JSON Lines trace of a good run");
 
   std::string explain_path;
   auto* explain = app.add_subcommand("explain", "tell how a run's violation came about (a repro, or a scenario and --seed)");
@@ -300,7 +307,7 @@ int Main(int argc, char** argv) {
   if (run->parsed() || replay->parsed()) electsim::HandleTerminatingSignals(electsim::SignalResponse::kExitNow);
   if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, trace_format, repro_dir, quiet);
   if (explain->parsed()) return electsim::Explain(explain_path, seed, explain_options);
-  if (replay->parsed()) return electsim::Replay(repro_path, trace_path, trace_format);
+  if (replay->parsed()) return electsim::Replay(repro_path, trace_path, trace_format, expected_trace);
   if (sweep->parsed()) {
     if (sweep_options.first_seed > std::numeric_limits<uint64_t>::max() - (sweep_options.seeds - 1)) {
       std::cerr << fmt::format("electsim: --first-seed {} with --seeds {} runs past the largest seed {}\n",

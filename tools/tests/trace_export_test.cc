@@ -296,3 +296,74 @@ TEST_F(HtmlTimelineTest, Html_RendersNodeRowsAndViolationMarkersInHeadlessChromi
 }
 
 }  // namespace
+
+namespace {
+
+// A replay whose trace differs says where: the repro's checkpoints narrow it
+// to a stretch of records, and the trace of a good run names the record.
+class ReplayDifferenceTest : public electsim_test::TempDirTest {
+ protected:
+  void SetUp() override {
+    electsim_test::TempDirTest::SetUp();
+    const Outcome run = electsim_test::RunCombined(
+        "run " + electsim_test::ShippedScenario("lease-paused-holder-unfenced.json") + " --repro-dir " +
+        dir_.string() + " --trace " + (dir_ / "good.jsonl").string());
+    ASSERT_EQ(run.exit_status, 0) << run.output;
+    repro_ = json::parse(electsim_test::ReadWholeFile(dir_ / "lease-paused-holder-unfenced-seed1.repro.json"));
+  }
+  std::string WriteRepro(const json& doc, const std::string& name) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << doc.dump(1);
+    return path;
+  }
+  json repro_;
+};
+
+TEST_F(ReplayDifferenceTest, Replay_ChangedOptionIsNarrowedByCheckpointsAndNamedWithTheExpectedTrace) {
+  ASSERT_TRUE(repro_.contains("trace_checkpoints"));
+  json changed = repro_;
+  changed["scenario"]["algorithm"]["options"]["renew_interval"] = "300ms";
+  const std::string path = WriteRepro(changed, "changed.repro.json");
+  const Outcome narrowed = electsim_test::RunCombined("replay " + path);
+  EXPECT_EQ(narrowed.exit_status, 1) << narrowed.output;
+  EXPECT_NE(narrowed.output.find("the first difference is among records #0 to #63"), std::string::npos)
+      << narrowed.output;
+  EXPECT_NE(narrowed.output.find("  #0: {\"i\":0,\"t\":0,\"kind\":\"start\""), std::string::npos) << narrowed.output;
+
+  const Outcome named = electsim_test::RunCombined("replay " + path + " --expected " + (dir_ / "good.jsonl").string());
+  EXPECT_EQ(named.exit_status, 1) << named.output;
+  EXPECT_NE(named.output.find("replay: first differing record: #60\n"), std::string::npos) << named.output;
+  EXPECT_NE(named.output.find("  expected: {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":338581487"),
+            std::string::npos)
+      << named.output;
+  EXPECT_NE(named.output.find("  actual:   {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":305581487"),
+            std::string::npos)
+      << named.output;
+  EXPECT_NE(named.output.find("  same:     {\"i\":59,"), std::string::npos) << named.output;
+}
+
+TEST_F(ReplayDifferenceTest, Replay_TamperedHashIsToldApartFromADifferentTrace) {
+  json tampered = repro_;
+  tampered["trace_hash"] = "0x0000000000000001";
+  const Outcome out = electsim_test::RunCombined("replay " + WriteRepro(tampered, "tampered.repro.json"));
+  EXPECT_EQ(out.exit_status, 1) << out.output;
+  EXPECT_NE(out.output.find("every checkpoint matches and both traces have 2432 records"), std::string::npos)
+      << out.output;
+  // Checkpoints tampered with: the difference is placed where they stop agreeing.
+  json moved = repro_;
+  moved["trace_checkpoints"]["hashes"][5] = "0x0000000000000002";
+  const Outcome at_five = electsim_test::RunCombined("replay " + WriteRepro(moved, "moved.repro.json"));
+  EXPECT_EQ(at_five.exit_status, 0) << at_five.output;  // the hash still matches: checkpoints only explain
+}
+
+TEST_F(ReplayDifferenceTest, Replay_ReproWithoutCheckpointsStillLoadsAndSaysWhatWouldHelp) {
+  json old = repro_;
+  old.erase("trace_checkpoints");
+  EXPECT_EQ(electsim_test::RunCombined("replay " + WriteRepro(old, "old.repro.json")).exit_status, 0);
+  old["scenario"]["algorithm"]["options"]["renew_interval"] = "300ms";
+  const Outcome out = electsim_test::RunCombined("replay " + WriteRepro(old, "old-changed.repro.json"));
+  EXPECT_EQ(out.exit_status, 1) << out.output;
+  EXPECT_NE(out.output.find("this repro has no trace checkpoints"), std::string::npos) << out.output;
+}
+
+}  // namespace
