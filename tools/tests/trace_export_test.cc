@@ -367,3 +367,26 @@ TEST_F(ReplayDifferenceTest, Replay_ReproWithoutCheckpointsStillLoadsAndSaysWhat
 }
 
 }  // namespace
+
+namespace {
+
+// A run past 128 checkpoints of 64 records keeps every other one and doubles
+// the spacing, and still places a difference.
+TEST_F(ReplayDifferenceTest, Replay_LongRunThinsItsCheckpointsAndStillPlacesADifference) {
+  const Outcome run = electsim_test::RunCombined("run " + electsim_test::ShippedScenario("raft-paused-leader-unfenced.json") +
+                                                 " --repro-dir " + dir_.string());
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  json repro = json::parse(electsim_test::ReadWholeFile(dir_ / "raft-paused-leader-unfenced-seed1.repro.json"));
+  const uint64_t records = repro["trace_records"];
+  ASSERT_GT(records, 64u * 128u);
+  EXPECT_EQ(repro["trace_checkpoints"]["every"], 128);
+  EXPECT_EQ(repro["trace_checkpoints"]["hashes"].size(), records / 128);
+  EXPECT_EQ(electsim_test::RunCombined("replay " + WriteRepro(repro, "long.repro.json")).exit_status, 0);
+  // A pause 1ms longer: the traces agree until the leader resumes, at 5s.
+  repro["scenario"]["faults"][0]["for"] = "2001ms";
+  const Outcome changed = electsim_test::RunCombined("replay " + WriteRepro(repro, "long-changed.repro.json"));
+  EXPECT_EQ(changed.exit_status, 1) << changed.output;
+  EXPECT_NE(changed.output.find("the first difference is among records #"), std::string::npos) << changed.output;
+}
+
+}  // namespace
