@@ -390,3 +390,18 @@ TEST_F(ReplayDifferenceTest, Replay_LongRunThinsItsCheckpointsAndStillPlacesADif
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(TraceExportTest, UnknownTraceFormatExitsTwoAndWritesNothing) {
+  const std::string trace = (dir_ / "t.svg").string();
+  const Outcome out = electsim_test::RunCombined("run " + electsim_test::ShippedScenario("raft-healthy.json") +
+                                                 " --trace " + trace + " --trace-format svg");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("--trace-format: expected jsonl, perfetto or html; got \"svg\""), std::string::npos)
+      << out.output;
+  EXPECT_EQ(out.output.find("trace-hash"), std::string::npos) << "ran anyway";
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+}  // namespace
