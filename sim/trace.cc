@@ -93,7 +93,6 @@ std::optional<uint64_t> ParseTraceHash(std::string_view text) {
   return hash;
 }
 
-namespace {
 void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
   for (char c : text) {
@@ -108,7 +107,6 @@ void AppendJsonString(std::string& out, std::string_view text) {
   }
   out.push_back('"');
 }
-}  // namespace
 
 std::string TraceRecordToJson(const TraceRecord& r) {
   std::string out;

@@ -77,6 +77,9 @@ std::string FormatTraceHash(uint64_t hash);  // "0x" + 16 hex digits
 // The inverse of FormatTraceHash; nullopt for any other text.
 std::optional<uint64_t> ParseTraceHash(std::string_view text);
 
+// Appends `text` as a JSON string literal.
+void AppendJsonString(std::string& out, std::string_view text);
+
 // One record as a single JSON object (no trailing newline).
 std::string TraceRecordToJson(const TraceRecord& record);
 

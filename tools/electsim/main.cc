@@ -16,17 +16,20 @@
 #include "nlohmann/json.hpp"
 #include "sim/trace.h"
 #include "tools/electsim/exit_status.h"
+#include "tools/electsim/explain.h"
 #include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/overrides.h"
 #include "tools/electsim/report.h"
 #include "tools/electsim/repro.h"
 #include "tools/electsim/repro_writer.h"
+#include "tools/electsim/replay_diff.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
 #include "tools/electsim/summary_json.h"
 #include "tools/electsim/sweep.h"
 #include "tools/electsim/termination.h"
+#include "tools/electsim/trace_export.h"
 #include "tools/electsim/terminal_text.h"
 
 namespace electsim {
@@ -34,31 +37,39 @@ namespace {
 
 // Opens the trace a command was asked for: none, standard output ("-"), or a
 // file that replaces none of `inputs` and is not where this run's repro goes.
-absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> OpenTrace(const std::optional<std::string>& path,
-                                                            const std::vector<std::string>& inputs,
-                                                            const std::optional<std::string>& repro_path) {
+absl::StatusOr<std::unique_ptr<TraceExporter>> OpenTrace(const std::optional<std::string>& path,
+                                                         const std::string& format_text,
+                                                         const std::vector<std::string>& inputs,
+                                                         const std::optional<std::string>& repro_path,
+                                                         const Scenario& scenario, uint64_t seed) {
+  auto format = ParseTraceFormat(format_text);
+  if (!format.ok()) return format.status();
   if (!path) return nullptr;
   if (path->empty()) {
     return absl::InvalidArgumentError("--trace: expected a file path, or - for standard output; got \"\"");
   }
-  if (*path == "-") return JsonlTraceWriter::ToStandardOutput();
+  if (*path == "-") return MakeTraceExporter(*format, TraceOutput::ToStandardOutput(), scenario, seed);
   if (repro_path && SameFile(*path, *repro_path)) {
     return absl::InvalidArgumentError(
         fmt::format("{}: is where this run's repro file {} would go; expected another path", *path, *repro_path));
   }
-  return JsonlTraceWriter::Open(*path, inputs);
+  auto output = TraceOutput::Open(*path, inputs);
+  if (!output.ok()) return output.status();
+  return MakeTraceExporter(*format, std::move(*output), scenario, seed);
 }
 
 bool TraceToStandardOutput(const std::optional<std::string>& trace_path) { return trace_path && *trace_path == "-"; }
 
 // Commits the trace last, once the verdict and the repro are out.
-void CommitTrace(JsonlTraceWriter* trace, CommandOutcome& outcome) {
+void CommitTrace(TraceExporter* trace, const RunResult& result, CommandOutcome& outcome) {
   if (trace == nullptr) return;
+  trace->Finish(result);
   if (auto status = trace->Commit(); !status.ok()) outcome.CouldNotWrite(status);
 }
 
 int Run(const std::string& path, std::optional<uint64_t> seed, const std::optional<std::string>& trace_path,
-        const std::string& repro_dir, bool quiet, const std::vector<std::string>& sets, bool json_summary) {
+        const std::string& trace_format, const std::string& repro_dir, bool quiet, const std::vector<std::string>& sets,
+        bool json_summary) {
   auto overrides = ParseOverrides(sets);
   if (!overrides.ok()) return ReportError(overrides.status());
   auto scenario = LoadScenarioFile(path, *overrides);
@@ -74,7 +85,7 @@ int Run(const std::string& path, std::optional<uint64_t> seed, const std::option
       return ReportError(status);
     }
   }
-  auto trace = OpenTrace(trace_path, inputs, repro_path);
+  auto trace = OpenTrace(trace_path, trace_format, inputs, repro_path, *scenario, run_seed);
   if (!trace.ok()) return ReportError(trace.status());
   // Standard output carries exactly the trace when it streams there.
   std::ostream& out = TraceToStandardOutput(trace_path) ? std::cerr : std::cout;
@@ -104,16 +115,17 @@ int Run(const std::string& path, std::optional<uint64_t> seed, const std::option
   }
   out << std::flush;
   notes << std::flush;
-  CommitTrace(trace->get(), outcome);
+  CommitTrace(trace->get(), *result, outcome);
   return outcome.Finish();
 }
 
-int Replay(const std::string& repro_path, const std::optional<std::string>& trace_path) {
+int Replay(const std::string& repro_path, const std::optional<std::string>& trace_path,
+           const std::string& trace_format, const std::optional<std::string>& expected_trace) {
   auto text = ReadFile(repro_path);
   if (!text.ok()) return ReportError(text.status());
   auto repro = ParseRepro(*text, repro_path);
   if (!repro.ok()) return ReportError(repro.status());
-  auto trace = OpenTrace(trace_path, {repro_path}, std::nullopt);
+  auto trace = OpenTrace(trace_path, trace_format, {repro_path}, std::nullopt, repro->scenario, repro->seed);
   if (!trace.ok()) return ReportError(trace.status());
   std::ostream& out = TraceToStandardOutput(trace_path) ? std::cerr : std::cout;
   RunOptions options;
@@ -128,6 +140,9 @@ int Replay(const std::string& repro_path, const std::optional<std::string>& trac
     out << fmt::format("replay: trace DIFFERS: repro has {} over {} records, this run gave {} over {}\n",
                        sim::FormatTraceHash(repro->trace_hash), repro->trace_records,
                        sim::FormatTraceHash(result->trace_hash), result->trace_records);
+    auto where = DescribeTraceDifference(*repro, *result, expected_trace);
+    if (!where.ok()) return ReportError(where.status());
+    out << *where;
     outcome.Failed();
   }
   if (result->violated_checkers() != repro->violations) {
@@ -137,8 +152,31 @@ int Replay(const std::string& repro_path, const std::optional<std::string>& trac
     out << "replay: the same violation reproduced\n";
   }
   out << std::flush;
-  CommitTrace(trace->get(), outcome);
+  CommitTrace(trace->get(), *result, outcome);
   return outcome.Finish();
+}
+
+int Explain(const std::string& path, std::optional<uint64_t> seed, const ExplainOptions& options) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return ReportError(text.status());
+  // A repro names itself in its first key; anything else is read as a scenario.
+  std::optional<Scenario> scenario;
+  uint64_t run_seed = 0;
+  if (text->find("\"electsim_repro\"") != std::string::npos) {
+    auto repro = ParseRepro(*text, path);
+    if (!repro.ok()) return ReportError(repro.status());
+    run_seed = seed.value_or(repro->seed);
+    scenario = std::move(repro->scenario);
+  } else {
+    auto parsed = ParseScenario(*text, path);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    run_seed = seed.value_or(parsed->seed);
+    scenario = std::move(*parsed);
+  }
+  auto account = ExplainRun(*scenario, run_seed, options);
+  if (!account.ok()) return ReportError(account.status());
+  std::cout << *account;
+  return CommandOutcome().Finish();
 }
 
 int List() {
@@ -206,6 +244,8 @@ int Main(int argc, char** argv) {
 
   std::string scenario_path, repro_dir = ".", repro_path;
   std::optional<std::string> trace_path;
+  std::string trace_format = "jsonl";
+  const std::string trace_format_help = "what --trace writes: jsonl (docs/trace.md), perfetto (Chrome trace-event JSON) or html";
   std::optional<uint64_t> seed;
   bool quiet = false;
   auto* run = app.add_subcommand("run", "run a scenario under a seed and check its invariants");
@@ -213,6 +253,7 @@ int Main(int argc, char** argv) {
   run->add_option("--seed", seed, "seed (default: the scenario's)")
       ->check(UnsignedText("a seed", 0, std::numeric_limits<uint64_t>::max()));
   run->add_option("--trace", trace_path, "write the whole trace as JSON Lines to FILE (-: to standard output)");
+  run->add_option("--trace-format", trace_format, trace_format_help)->capture_default_str();
   run->add_option("--repro-dir", repro_dir, "where a violating run writes its repro file (\"\": none)")
       ->capture_default_str();
   run->add_flag("--quiet", quiet, "print nothing but repro and reproduce lines");
@@ -227,6 +268,20 @@ int Main(int argc, char** argv) {
   auto* replay = app.add_subcommand("replay", "re-run a repro file and check its trace hash");
   replay->add_option("repro", repro_path, "repro file written by run")->required();
   replay->add_option("--trace", trace_path, "write the whole trace as JSON Lines to FILE (-: to standard output)");
+  replay->add_option("--trace-format", trace_format, trace_format_help)->capture_default_str();
+  std::optional<std::string> expected_trace;
+  replay->add_option("--expected", expected_trace,
+                     "when the trace differs, compare it record by record with this JSON Lines trace of a good run");
+
+  std::string explain_path;
+  auto* explain = app.add_subcommand("explain", "tell how a run's violation came about (a repro, or a scenario and --seed)");
+  explain->add_option("file", explain_path, "repro file, or scenario file")->required();
+  explain->add_option("--seed", seed, "seed (default: the repro's, or the scenario's)")
+      ->check(UnsignedText("a seed", 0, std::numeric_limits<uint64_t>::max()));
+  electsim::ExplainOptions explain_options;
+  explain->add_option("--lines", explain_options.max_timeline_lines, "timeline lines at most (faults are always shown)")
+      ->check(UnsignedText("a number of lines", 1, 100000))
+      ->capture_default_str();
 
   app.add_subcommand("list", "show algorithms with their options and guarantees, and checkers");
 
@@ -278,8 +333,11 @@ int Main(int argc, char** argv) {
     return electsim::kExitBadInput;
   }
   if (run->parsed() || replay->parsed()) electsim::HandleTerminatingSignals(electsim::SignalResponse::kExitNow);
-  if (run->parsed()) return electsim::Run(scenario_path, seed, trace_path, repro_dir, quiet, sets, json_summary);
-  if (replay->parsed()) return electsim::Replay(repro_path, trace_path);
+  if (run->parsed()) {
+    return electsim::Run(scenario_path, seed, trace_path, trace_format, repro_dir, quiet, sets, json_summary);
+  }
+  if (explain->parsed()) return electsim::Explain(explain_path, seed, explain_options);
+  if (replay->parsed()) return electsim::Replay(repro_path, trace_path, trace_format, expected_trace);
   if (sweep->parsed()) {
     if (sweep_options.first_seed > std::numeric_limits<uint64_t>::max() - (sweep_options.seeds - 1)) {
       std::cerr << fmt::format("electsim: --first-seed {} with --seeds {} runs past the largest seed {}\n",

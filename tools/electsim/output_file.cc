@@ -255,28 +255,26 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
   return (*file)->Commit();
 }
 
-absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> JsonlTraceWriter::Open(const std::string& path,
-                                                                          const std::vector<std::string>& inputs) {
+absl::StatusOr<std::unique_ptr<TraceOutput>> TraceOutput::Open(const std::string& path,
+                                                                const std::vector<std::string>& inputs) {
   auto file = AtomicOutputFile::Open(path, inputs);
   if (!file.ok()) return file.status();
-  return std::unique_ptr<JsonlTraceWriter>(new JsonlTraceWriter(std::move(*file)));
+  return std::unique_ptr<TraceOutput>(new TraceOutput(std::move(*file)));
 }
 
-std::unique_ptr<JsonlTraceWriter> JsonlTraceWriter::ToStandardOutput() {
-  return std::unique_ptr<JsonlTraceWriter>(new JsonlTraceWriter(nullptr));
+std::unique_ptr<TraceOutput> TraceOutput::ToStandardOutput() {
+  return std::unique_ptr<TraceOutput>(new TraceOutput(nullptr));
 }
 
-void JsonlTraceWriter::OnRecord(const sim::TraceRecord& record) {
-  std::string line = sim::TraceRecordToJson(record);
-  line.push_back('\n');
+void TraceOutput::Write(std::string_view bytes) {
   if (file_ != nullptr) {
-    file_->Write(line);
-  } else if (stdout_errno_ == 0 && std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
+    file_->Write(bytes);
+  } else if (stdout_errno_ == 0 && std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) {
     stdout_errno_ = errno != 0 ? errno : EIO;
   }
 }
 
-absl::Status JsonlTraceWriter::Commit() {
+absl::Status TraceOutput::Commit() {
   if (file_ != nullptr) return file_->Commit();
   if (std::fflush(stdout) != 0 && stdout_errno_ == 0) stdout_errno_ = errno;
   if (stdout_errno_ == 0) return absl::OkStatus();

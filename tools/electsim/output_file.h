@@ -63,20 +63,21 @@ class AtomicOutputFile {
 absl::Status WriteFileAtomically(const std::string& path, std::string_view content,
                                  const std::vector<std::string>& inputs = {});
 
-// Streams the trace as JSON Lines, one record per line: into an
-// AtomicOutputFile, or straight to standard output.
-class JsonlTraceWriter final : public sim::TraceSink {
+// Where a trace export goes: an AtomicOutputFile, or straight to standard
+// output ("-"), written as the run goes so that nothing holds the whole trace.
+class TraceOutput {
  public:
-  static absl::StatusOr<std::unique_ptr<JsonlTraceWriter>> Open(const std::string& path,
-                                                                const std::vector<std::string>& inputs = {});
-  static std::unique_ptr<JsonlTraceWriter> ToStandardOutput();
-  void OnRecord(const sim::TraceRecord& record) override;
+  static absl::StatusOr<std::unique_ptr<TraceOutput>> Open(const std::string& path,
+                                                           const std::vector<std::string>& inputs = {});
+  static std::unique_ptr<TraceOutput> ToStandardOutput();
+  // Failures are remembered and reported by Commit.
+  void Write(std::string_view bytes);
   // Moves the file into place, or flushes standard output. Unavailable when
   // a write failed; nothing half-written is left in a file's place.
   absl::Status Commit();
 
  private:
-  explicit JsonlTraceWriter(std::unique_ptr<AtomicOutputFile> file) : file_(std::move(file)) {}
+  explicit TraceOutput(std::unique_ptr<AtomicOutputFile> file) : file_(std::move(file)) {}
   std::unique_ptr<AtomicOutputFile> file_;  // null when writing to standard output
   int stdout_errno_ = 0;
 };

@@ -17,8 +17,11 @@ nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, cons
                           {"trace_index", v.trace_index},
                           {"message", checkers::DescribeViolation(v)}});
   }
+  nlohmann::json hashes = nlohmann::json::array();
+  for (const uint64_t hash : result.checkpoints.hashes) hashes.push_back(sim::FormatTraceHash(hash));
   return {
       {"electsim_repro", 1},
+      {"trace_checkpoints", {{"every", result.checkpoints.every}, {"hashes", hashes}}},
       {"scenario_file", scenario.source},
       {"seed", result.seed},
       {"trace_hash", sim::FormatTraceHash(result.trace_hash)},
@@ -47,6 +50,14 @@ absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path)
   const auto hash = sim::ParseTraceHash(doc["trace_hash"].get<std::string>());
   if (!hash) return JsonInputError(path, "/trace_hash", "\"0x\" and 16 lowercase hex digits, as run prints it");
   repro.trace_hash = *hash;
+  if (doc.contains("trace_checkpoints")) {
+    TraceCheckpoints checkpoints;
+    checkpoints.every = AsNonNegativeInteger(doc["trace_checkpoints"]["every"]).value_or(1);
+    for (const nlohmann::json& text : doc["trace_checkpoints"]["hashes"]) {
+      checkpoints.hashes.push_back(sim::ParseTraceHash(text.get<std::string>()).value_or(0));
+    }
+    repro.checkpoints = std::move(checkpoints);
+  }
   for (const nlohmann::json& violation : doc["violations"]) repro.violations.push_back(violation["checker"].get<std::string>());
   std::sort(repro.violations.begin(), repro.violations.end());
 

@@ -137,6 +137,29 @@ std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
   return steps;
 }
 
+// Reads the run's hasher after every `every` records (the hasher sees each
+// record first: it is registered first).
+class CheckpointRecorder final : public sim::TraceSink {
+ public:
+  CheckpointRecorder(const sim::TraceHasher& hasher, TraceCheckpoints& checkpoints)
+      : hasher_(hasher), checkpoints_(checkpoints) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if ((r.index + 1) % checkpoints_.every != 0) return;
+    if (checkpoints_.hashes.size() == TraceCheckpoints::kMaxCheckpoints) {
+      // Keep the checkpoints at multiples of twice the spacing.
+      for (size_t i = 0; 2 * i + 1 < checkpoints_.hashes.size(); ++i) checkpoints_.hashes[i] = checkpoints_.hashes[2 * i + 1];
+      checkpoints_.hashes.resize(checkpoints_.hashes.size() / 2);
+      checkpoints_.every *= 2;
+      if ((r.index + 1) % checkpoints_.every != 0) return;
+    }
+    checkpoints_.hashes.push_back(hasher_.hash());
+  }
+
+ private:
+  const sim::TraceHasher& hasher_;
+  TraceCheckpoints& checkpoints_;
+};
+
 // "an election_safety", "a stale_token": checker names start with either.
 std::string WithArticle(std::string_view word) {
   const bool vowel = !word.empty() && std::string_view("aeiou").find(word.front()) != std::string_view::npos;
@@ -181,6 +204,8 @@ class ScenarioDriver {
       checkers.push_back(std::move(*checker));
     }
     sim_.AddTraceSink(&hasher);
+    CheckpointRecorder checkpoints(hasher, result.checkpoints);
+    sim_.AddTraceSink(&checkpoints);
     sim_.AddTraceSink(&leaders_);
     sim_.AddTraceSink(&events_);
     sim_.AddTraceSink(&metrics);

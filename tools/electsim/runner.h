@@ -17,10 +17,20 @@
 
 namespace electsim {
 
+// The running trace hash after every `every` records: a repro keeps them, so
+// that a replay whose trace differs can say where it first differs. At most
+// kMaxCheckpoints: when full, every other one goes and `every` doubles.
+struct TraceCheckpoints {
+  static constexpr size_t kMaxCheckpoints = 128;
+  uint64_t every = 64;
+  std::vector<uint64_t> hashes;  // hashes[i]: after record (i + 1) * every - 1
+};
+
 struct RunResult {
   uint64_t seed = 0;
   uint64_t trace_hash = 0;
   uint64_t trace_records = 0;
+  TraceCheckpoints checkpoints;
   sim::TimeNs end;
   sim::SimulatorStats stats;
   checkers::RunMetrics metrics;
