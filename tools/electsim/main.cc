@@ -16,6 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/trace.h"
 #include "tools/electsim/exit_status.h"
+#include "tools/electsim/fuzz_cli.h"
 #include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/report.h"
@@ -231,6 +232,11 @@ int Main(int argc, char** argv) {
       ->check(UnsignedText("a number of repro files", 0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
 
+  electsim::FuzzCommandLine fuzz_command_line;
+  auto* fuzz = electsim::AddFuzzCommand(app, fuzz_command_line);
+  electsim::ShrinkOptions shrink_options;
+  auto* shrink = electsim::AddShrinkCommand(app, shrink_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -261,6 +267,8 @@ int Main(int argc, char** argv) {
     }
     return electsim::Sweep(sweep_paths, sweep_options);
   }
+  if (fuzz->parsed()) return electsim::RunFuzzCommand(fuzz_command_line);
+  if (shrink->parsed()) return electsim::Shrink(shrink_options);
   return electsim::List();
 }
 
