@@ -15,6 +15,7 @@
 #include "tools/electsim/scenario.h"
 #include "tools/electsim/scenario_generator.h"
 #include "tools/tests/electsim_command.h"
+#include "tools/tests/electsim_process.h"
 
 namespace electsim {
 namespace {
@@ -222,6 +223,26 @@ TEST(FuzzCli_Summary, GnuParallelShardsMergeToTheSingleRun) {
   ASSERT_EQ(merged.exit_status, 0) << merged.output;
   EXPECT_EQ(Read(dir / "single.json"), Read(dir / "merged.json"));
   EXPECT_NE(Read(dir / "merged.xml").find("<testsuite "), std::string::npos);
+}
+
+TEST(FuzzCli_Interrupt, CtrlCWritesTheSummaryOfTheSeedsFinishedAndJUnitNamesFailingSeeds) {
+  TempDir dir;
+  // A deliberate bug, so that failing seeds are printed as each batch ends.
+  electsim_test::ElectsimProcess fuzz({"fuzz", "--algorithm", "raft", "--fencing", "--option", "bug=vote_twice",
+                                       "--guarantees-of", "defaults", "--seeds", "1..100000000", "--jobs", "1",
+                                       "--max-repros", "0", "--summary", dir / "s.json", "--junit", dir / "j.xml"});
+  ASSERT_TRUE(fuzz.WaitForOutput("BROKE"));
+  ASSERT_EQ(kill(fuzz.pid(), SIGINT), 0);
+  EXPECT_EQ(fuzz.Wait(), 130);
+  const json summary = json::parse(Read(dir / "s.json"));
+  EXPECT_FALSE(summary["complete"].get<bool>());
+  EXPECT_GT(summary["seeds_run"].get<uint64_t>(), 0u);
+  EXPECT_EQ(summary["failing_seeds"].size(), summary["seeds_with_broken_guarantee"].get<uint64_t>());
+  const std::string junit = Read(dir / "j.xml");
+  const json& first = summary["failing_seeds"][0];
+  EXPECT_NE(junit.find("name=\"seed " + std::to_string(first["seed"].get<uint64_t>()) + "\""), std::string::npos)
+      << junit;
+  EXPECT_NE(junit.find("--emit-scenario"), std::string::npos) << junit;
 }
 
 }  // namespace
