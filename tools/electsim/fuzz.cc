@@ -86,6 +86,8 @@ absl::StatusOr<FuzzConfig> Configure(const FuzzOptions& options) {
   return config;
 }
 
+// Every seed's scenario, as a document the loader then reads like a file:
+// edits to scenarios given on the command line apply here, to the document.
 json GenerateFor(const FuzzConfig& config, const FuzzOptions& options, uint64_t seed) {
   return GenerateScenario(*config.algorithm, config.options, config.values, seed, options.generator);
 }
@@ -410,6 +412,7 @@ class Fuzzer {
       return;
     }
     lines += fmt::format("repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(path));
+    // Whatever else accompanies a repro (a readable timeline) is written here, from `path`.
     if (options_.shrink_runs > 0) lines += ShrinkRepro(path, document, seed, out.broken.front());
     std::cout << Indent(lines) << std::flush;
     repro_lines_[seed] = lines;
