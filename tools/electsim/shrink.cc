@@ -185,14 +185,45 @@ class Shrinker {
     }
   }
 
+  // Drops the highest node id: out of every partition group (a group left
+  // empty goes, and a partition left without groups), and with every other
+  // step that names it.
   void FewerNodes() {
     while (out_.scenario.nodes > 1 && !Exhausted()) {
+      const uint64_t gone = out_.scenario.nodes - 1;
       json candidate = out_.document;
-      candidate["nodes"] = out_.scenario.nodes - 1;
-      if (!Try(candidate, fmt::format("cluster from {} nodes to {}", out_.scenario.nodes, out_.scenario.nodes - 1))) {
-        return;
+      candidate["nodes"] = gone;
+      json kept = json::array();
+      for (json step : candidate.value("faults", json::array())) {
+        if (step.contains("partition")) {
+          json groups = json::array();
+          for (json group : step["partition"]) {
+            group.erase(std::remove(group.begin(), group.end(), json(gone)), group.end());
+            if (!group.empty()) groups.push_back(std::move(group));
+          }
+          if (groups.empty()) continue;
+          step["partition"] = std::move(groups);
+        } else if (Names(step, gone)) {
+          continue;
+        }
+        kept.push_back(std::move(step));
+      }
+      if (candidate.contains("faults")) candidate["faults"] = std::move(kept);
+      if (!Try(candidate, fmt::format("cluster from {} nodes to {}", out_.scenario.nodes, gone))) return;
+    }
+  }
+
+  // Whether a step's action names node `id` (crash 3, a cut from 3, ...).
+  static bool Names(const json& step, uint64_t id) {
+    for (const char* key : {"crash", "restart", "pause", "resume", "isolate"}) {
+      if (step.contains(key) && step[key] == json(id)) return true;
+    }
+    for (const char* key : {"cut", "link"}) {
+      if (step.contains(key) && (step[key].value("from", json()) == json(id) || step[key].value("to", json()) == json(id))) {
+        return true;
       }
     }
+    return step.contains("clock") && step["clock"].value("node", json()) == json(id);
   }
 
   // No loss, no duplicates, a fixed 1ms latency.
