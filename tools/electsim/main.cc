@@ -17,6 +17,7 @@
 #include "sim/trace.h"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/explain.h"
+#include "tools/electsim/fuzz_cli.h"
 #include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/overrides.h"
@@ -312,6 +313,10 @@ int Main(int argc, char** argv) {
   sweep->add_option("--metrics", sweep_options.metrics_path,
                     "write one CSV row per seed to FILE: verdict, election latencies, messages by class, terms");
   sweep->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  electsim::FuzzCommandLine fuzz_command_line;
+  auto* fuzz = electsim::AddFuzzCommand(app, fuzz_command_line);
+  electsim::ShrinkOptions shrink_options;
+  auto* shrink = electsim::AddShrinkCommand(app, shrink_options);
 
   try {
     app.parse(argc, argv);
@@ -349,6 +354,8 @@ int Main(int argc, char** argv) {
     sweep_options.overrides = std::move(*overrides);
     return electsim::Sweep(sweep_paths, sweep_options);
   }
+  if (fuzz->parsed()) return electsim::RunFuzzCommand(fuzz_command_line);
+  if (shrink->parsed()) return electsim::Shrink(shrink_options);
   return electsim::List();
 }
 

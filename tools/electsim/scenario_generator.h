@@ -1,0 +1,35 @@
+// Scenarios generated from a seed alone, for `electsim fuzz`: a random
+// cluster, run length, network weather and fault schedule, in the scenario
+// language every other command reads. Swarm testing (Groce et al., 2012):
+// each seed turns on a random subset of fault kinds, each at its own
+// intensity, so that kinds which mask each other also get runs apart.
+#pragma once
+
+#include <cstdint>
+
+#include "algorithms/algorithm.h"
+#include "nlohmann/json.hpp"
+#include "sim/types.h"
+
+namespace electsim {
+
+struct GeneratorSettings {
+  uint32_t nodes_min = 3;
+  uint32_t nodes_max = 7;
+  sim::TimeNs duration_min = sim::TimeNs::Seconds(10);
+  sim::TimeNs duration_max = sim::TimeNs::Seconds(30);
+  bool fencing = false;  // the resource checks tokens
+};
+
+// A whole scenario document (to go through ParseScenarioJson like any file)
+// for `algorithm` with `options` (a JSON object as a scenario writes them;
+// `values` are the same options read), drawn from the stream "fuzz.generator"
+// of `seed` only; its own "seed" is `seed` too. Every safety checker is on
+// and no violation is expected. Clock drift stays within the bound a
+// `safety_margin` option sets, so that a drifting lease holder is one its
+// margin covers.
+nlohmann::json GenerateScenario(const algorithms::Algorithm& algorithm, const nlohmann::json& options,
+                                const algorithms::OptionValues& values, uint64_t seed,
+                                const GeneratorSettings& settings);
+
+}  // namespace electsim

@@ -1,0 +1,249 @@
+// electsim fuzz and shrink: the generator's scenarios load and reproduce,
+// the judge holds runs to what is declared for the faults in play, and
+// summaries do not depend on --jobs, on sharding or on the engine that runs
+// the shards.
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/electsim/fuzz_judge.h"
+#include "tools/electsim/runner.h"
+#include "tools/electsim/scenario.h"
+#include "tools/electsim/scenario_generator.h"
+#include "tools/tests/electsim_command.h"
+#include "tools/tests/electsim_process.h"
+
+namespace electsim {
+namespace {
+
+namespace fs = std::filesystem;
+using electsim_test::RunCombined;
+using nlohmann::json;
+
+const algorithms::Algorithm& Named(const std::string& name) {
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    if (algorithm->name() == name) return *algorithm;
+  }
+  ADD_FAILURE() << "no algorithm " << name;
+  return *algorithms::AllAlgorithms().front();
+}
+
+json Generate(const std::string& algorithm_name, uint64_t seed, const json& options = json::object()) {
+  const algorithms::Algorithm& algorithm = Named(algorithm_name);
+  auto probe = ParseScenarioJson(
+      {{"nodes", 3}, {"duration", "1s"}, {"algorithm", {{"name", algorithm_name}, {"options", options}}}}, "probe");
+  EXPECT_TRUE(probe.ok()) << probe.status();
+  return GenerateScenario(algorithm, options, probe->options, seed, GeneratorSettings{});
+}
+
+std::string Read(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("electsim-fuzz-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+TEST(ScenarioGenerator_Seeds, SameSeedSameScenarioOtherSeedAnother) {
+  EXPECT_EQ(Generate("raft", 7), Generate("raft", 7));
+  EXPECT_NE(Generate("raft", 7), Generate("raft", 8));
+}
+
+TEST(ScenarioGenerator_Seeds, EveryScenarioLoadsAndSwarmsOverEveryKind) {
+  for (const std::string name : {"raft", "lease", "bully", "ring"}) {
+    std::map<std::string, int> kinds_seen;
+    for (uint64_t seed = 1; seed <= 200; ++seed) {
+      const json document = Generate(name, seed);
+      auto scenario = ParseScenarioJson(document, "generated");
+      ASSERT_TRUE(scenario.ok()) << name << " seed " << seed << ": " << scenario.status() << "\n" << document.dump(2);
+      EXPECT_GE(scenario->nodes, 3u);
+      EXPECT_LE(scenario->nodes, 7u);
+      const algorithms::FaultKinds in_play = FaultKindsInPlay(*scenario);
+      for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) {
+        if (in_play.Has(kind)) ++kinds_seen[std::string(algorithms::FaultKindName(kind))];
+      }
+      if (in_play == algorithms::FaultKinds::All()) ADD_FAILURE() << "seed " << seed << " has every kind: no swarm";
+    }
+    // Every kind turns up, and none in every seed.
+    EXPECT_EQ(kinds_seen.size(), static_cast<size_t>(algorithms::kFaultKindCount)) << name;
+    for (const auto& [kind, seeds] : kinds_seen) EXPECT_LT(seeds, 200) << name << " " << kind;
+  }
+}
+
+TEST(ScenarioGenerator_Drift, LeaseHolderNeverSlowerThanItsMarginAllows) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    for (const json& step : Generate("lease", seed, {{"safety_margin", 0.9}})["faults"]) {
+      if (step.contains("clock") && step["clock"].contains("drift_ppm")) {
+        EXPECT_GE(step["clock"]["drift_ppm"].get<int64_t>(), -100000) << step.dump();
+        EXPECT_NE(step["clock"]["node"], "store");
+      }
+    }
+  }
+}
+
+Scenario Load(const json& document) {
+  auto scenario = ParseScenarioJson(document, "test");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  return *scenario;
+}
+
+json RaftWith(json faults, json network = {{"latency", "1ms"}}) {
+  return {{"nodes", 5},         {"duration", "10s"}, {"algorithm", "raft"},
+          {"network", network}, {"faults", faults},  {"resource", {{"fencing", false}}}};
+}
+
+TEST(FuzzJudge_Kinds, EachStepAndWeatherIsItsKind) {
+  using algorithms::FaultKind;
+  using algorithms::FaultKinds;
+  EXPECT_EQ(FaultKindsInPlay(Load(RaftWith(json::array()))), FaultKinds());
+  EXPECT_EQ(FaultKindsInPlay(Load(RaftWith(json::array(), {{"drop", 0.1}, {"duplicate", 0.1}}))),
+            (FaultKinds{FaultKind::kLoss, FaultKind::kDuplication}));
+  EXPECT_EQ(FaultKindsInPlay(Load(RaftWith({{{"at", "1s"}, {"network", {{"latency", {{"uniform", {"1ms", "90ms"}}}}}}}}))),
+            FaultKinds{FaultKind::kLatency});
+  EXPECT_EQ(FaultKindsInPlay(Load(RaftWith({{{"at", "1s"}, {"crash", "leader"}, {"lose_unsynced", true}},
+                                            {{"at", "2s"}, {"isolate", 1}, {"for", "1s"}},
+                                            {{"at", "2s"}, {"clock", {{"node", 2}, {"shift", "-1s"}}}}}))),
+            (FaultKinds{FaultKind::kPowerLoss, FaultKind::kPartition, FaultKind::kClockStep}));
+}
+
+TEST(FuzzJudge_Invariants, OnlyWhatIsDeclaredForTheKindsInPlay) {
+  auto has = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  const Scenario calm = Load(RaftWith(json::array()));
+  EXPECT_TRUE(has(JudgedInvariants(calm, GuaranteesOf::kOptions), "single_leader"));
+  // Declared against a resource that checks no token; a fencing one keeps stale_token.
+  json fenced = RaftWith({{{"at", "1s"}, {"isolate", "leader"}, {"for", "1s"}}});
+  fenced["resource"]["fencing"] = true;
+  EXPECT_TRUE(has(JudgedInvariants(Load(fenced), GuaranteesOf::kOptions), "stale_token"));
+  const Scenario partitioned = Load(RaftWith({{{"at", "1s"}, {"isolate", "leader"}, {"for", "1s"}}}));
+  EXPECT_FALSE(has(JudgedInvariants(partitioned, GuaranteesOf::kOptions), "single_leader"));
+  EXPECT_TRUE(has(JudgedInvariants(partitioned, GuaranteesOf::kOptions), "election_safety"));
+  EXPECT_FALSE(has(JudgedInvariants(partitioned, GuaranteesOf::kOptions), "stale_token"));
+  // A deliberate bug declares nothing; judged by the defaults, everything counts.
+  json buggy = RaftWith(json::array());
+  buggy["algorithm"] = {{"name", "raft"}, {"options", {{"bug", "vote_twice"}}}};
+  EXPECT_TRUE(JudgedInvariants(Load(buggy), GuaranteesOf::kOptions).empty());
+  EXPECT_TRUE(has(JudgedInvariants(Load(buggy), GuaranteesOf::kDefaults), "election_safety"));
+  EXPECT_TRUE(has(JudgedInvariants(Load(buggy), GuaranteesOf::kDefaults), "stale_token"));
+}
+
+std::string TraceHash(const std::string& output) {
+  std::smatch match;
+  return std::regex_search(output, match, std::regex("trace-hash: (0x[0-9a-f]+)")) ? match[1].str() : "";
+}
+
+TEST(FuzzCli_EmitScenario, RunAcceptsItAndReproducesTheFuzzedRun) {
+  TempDir dir;
+  for (uint64_t seed : {3, 11}) {
+    const auto emitted = RunCombined({"fuzz", "--algorithm", "raft", "--option", "pre_vote=true", "--seed",
+                                      std::to_string(seed), "--emit-scenario"});
+    ASSERT_EQ(emitted.exit_status, 0) << emitted.output;
+    const std::string file = dir / ("seed" + std::to_string(seed) + ".json");
+    std::ofstream(file) << emitted.output;
+    const auto first = RunCombined({"run", file, "--repro-dir", ""});
+    const auto second = RunCombined({"run", file, "--repro-dir", ""});
+    ASSERT_FALSE(TraceHash(first.output).empty()) << first.output;
+    EXPECT_EQ(TraceHash(first.output), TraceHash(second.output));
+    // The same run the fuzzer judged: the document it generates in process.
+    const Scenario scenario = Load(Generate("raft", seed, {{"pre_vote", true}}));
+    auto result = RunScenario(scenario, seed);
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(TraceHash(first.output), sim::FormatTraceHash(result->trace_hash));
+  }
+}
+
+TEST(FuzzCli_Input, BadFlagsAreExit2NamingWhatWasExpected) {
+  EXPECT_EQ(RunCombined("fuzz --algorithm nope --seeds 1..2").exit_status, 2);
+  const auto bad_option = RunCombined("fuzz --algorithm raft --option bug=nope --seeds 1..2");
+  EXPECT_EQ(bad_option.exit_status, 2);
+  EXPECT_NE(bad_option.output.find("/algorithm/options/bug"), std::string::npos) << bad_option.output;
+  EXPECT_EQ(RunCombined("fuzz --algorithm raft --seeds 5..1").exit_status, 2);
+  EXPECT_EQ(RunCombined("fuzz --algorithm raft --shard 3/2").exit_status, 2);
+  EXPECT_EQ(RunCombined("fuzz --algorithm raft --time-budget soon").exit_status, 2);
+}
+
+std::string FuzzArgs(const std::string& extra) {
+  return "fuzz --algorithm raft --option pre_vote=true --seeds 1..40 --duration 3s..6s --max-repros 0 " + extra;
+}
+
+TEST(FuzzCli_Summary, SameWithOtherJobsTwiceAndAsMergedShards) {
+  TempDir dir;
+  ASSERT_EQ(RunCombined(FuzzArgs("--jobs 1 --summary " + dir / "one.json")).exit_status, 0);
+  ASSERT_EQ(RunCombined(FuzzArgs("--jobs 2 --summary " + dir / "two.json")).exit_status, 0);
+  ASSERT_EQ(RunCombined(FuzzArgs("--jobs 2 --summary " + dir / "again.json")).exit_status, 0);
+  for (int k : {1, 2, 3}) {
+    const std::string shard = std::to_string(k);
+    ASSERT_EQ(RunCombined(FuzzArgs("--jobs 1 --shard " + shard + "/3 --summary " + dir / ("s" + shard + ".json")))
+                  .exit_status,
+              0);
+  }
+  const auto merged = RunCombined("fuzz --merge " + dir / "s1.json" + " " + dir / "s3.json" + " " + dir / "s2.json" +
+                                  " --summary " + dir / "merged.json");
+  ASSERT_EQ(merged.exit_status, 0) << merged.output;
+  const std::string one = Read(dir / "one.json");
+  EXPECT_NE(one.find("\"seeds_run\": 40"), std::string::npos) << one;
+  EXPECT_EQ(one, Read(dir / "two.json"));
+  EXPECT_EQ(one, Read(dir / "again.json"));
+  EXPECT_EQ(one, Read(dir / "merged.json"));
+  EXPECT_NE(Read(dir / "s1.json"), one);
+  // A shard given twice is refused.
+  EXPECT_EQ(RunCombined("fuzz --merge " + dir / "s1.json" + " " + dir / "s1.json").exit_status, 2);
+}
+
+TEST(FuzzCli_Summary, GnuParallelShardsMergeToTheSingleRun) {
+  TempDir dir;
+  ASSERT_EQ(RunCombined(FuzzArgs("--jobs 2 --summary " + dir / "single.json")).exit_status, 0);
+  // GNU parallel is installed by tools/setup: its absence is a failure here.
+  const std::string command = "parallel --halt now,fail=1 " + std::string(ELECTSIM_BINARY) + " " +
+                              FuzzArgs("--jobs 1 --shard {}/4 --summary " + dir / "shard{}.json") +
+                              " ::: 1 2 3 4 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto merged = RunCombined("fuzz --merge " + dir / "shard1.json" + " " + dir / "shard2.json" + " " +
+                                  dir / "shard3.json" + " " + dir / "shard4.json" + " --summary " +
+                                  dir / "merged.json" + " --junit " + dir / "merged.xml");
+  ASSERT_EQ(merged.exit_status, 0) << merged.output;
+  EXPECT_EQ(Read(dir / "single.json"), Read(dir / "merged.json"));
+  EXPECT_NE(Read(dir / "merged.xml").find("<testsuite "), std::string::npos);
+}
+
+TEST(FuzzCli_Interrupt, CtrlCWritesTheSummaryOfTheSeedsFinishedAndJUnitNamesFailingSeeds) {
+  TempDir dir;
+  // A deliberate bug, so that failing seeds are printed as each batch ends.
+  electsim_test::ElectsimProcess fuzz({"fuzz", "--algorithm", "raft", "--fencing", "--option", "bug=vote_twice",
+                                       "--guarantees-of", "defaults", "--seeds", "1..100000000", "--jobs", "1",
+                                       "--max-repros", "0", "--summary", dir / "s.json", "--junit", dir / "j.xml"});
+  ASSERT_TRUE(fuzz.WaitForOutput("BROKE"));
+  ASSERT_EQ(kill(fuzz.pid(), SIGINT), 0);
+  EXPECT_EQ(fuzz.Wait(), 130);
+  const json summary = json::parse(Read(dir / "s.json"));
+  EXPECT_FALSE(summary["complete"].get<bool>());
+  EXPECT_GT(summary["seeds_run"].get<uint64_t>(), 0u);
+  EXPECT_EQ(summary["failing_seeds"].size(), summary["seeds_with_broken_guarantee"].get<uint64_t>());
+  const std::string junit = Read(dir / "j.xml");
+  const json& first = summary["failing_seeds"][0];
+  EXPECT_NE(junit.find("name=\"seed " + std::to_string(first["seed"].get<uint64_t>()) + "\""), std::string::npos)
+      << junit;
+  EXPECT_NE(junit.find("--emit-scenario"), std::string::npos) << junit;
+}
+
+}  // namespace
+}  // namespace electsim
