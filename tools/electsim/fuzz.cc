@@ -103,7 +103,7 @@ absl::StatusOr<json> GenerateFor(const FuzzConfig& config, const FuzzOptions& op
   json document = GenerateScenario(*config.algorithm, config.options, config.values, seed, options.generator);
   if (config.overrides.empty()) return document;
   if (auto status = ApplyOverrides(document, config.overrides); !status.ok()) {
-    return absl::InvalidArgumentError(fmt::format("{}: {}", SourceFor(config, seed), status.message()));
+    return absl::InvalidArgumentError(fmt::format("{}: {}", SourceFor(config, seed), std::string(status.message())));
   }
   return document;
 }
@@ -119,7 +119,7 @@ absl::Status CheckOverrides(const FuzzConfig& config, const FuzzOptions& options
   if (!scenario.ok()) {
     std::string flags;
     for (const Override& o : config.overrides) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
-    return absl::InvalidArgumentError(fmt::format("{}: {}", EscapeForTerminal(flags), scenario.status().message()));
+    return absl::InvalidArgumentError(fmt::format("{}: {}", EscapeForTerminal(flags), std::string(scenario.status().message())));
   }
   return absl::OkStatus();
 }
