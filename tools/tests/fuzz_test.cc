@@ -185,6 +185,24 @@ std::string FuzzArgs(const std::string& extra) {
   return "fuzz --algorithm raft --option pre_vote=true --seeds 1..40 --duration 3s..6s --max-repros 0 " + extra;
 }
 
+TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
+  TempDir dir;
+  const std::string set = " --set algorithm.options.heartbeat_interval=20ms";
+  const auto fuzz = RunCombined("fuzz --algorithm raft --fencing --option bug=vote_twice --guarantees-of defaults "
+                                "--seeds 1..1 --max-repros 1 --shrink-runs 0 --repro-dir " + dir / "" + set);
+  ASSERT_EQ(fuzz.exit_status, 1) << fuzz.output;
+  const json repro = json::parse(Read(dir / "fuzz-raft-seed1.repro.json"));
+  EXPECT_EQ(repro["scenario"]["algorithm"]["options"]["heartbeat_interval"], "20ms") << repro.dump();
+  const std::string timeline = Read(dir / "fuzz-raft-seed1.html");
+  EXPECT_EQ(timeline.rfind("<!DOCTYPE html>", 0), 0u) << timeline.substr(0, 200);
+  EXPECT_NE(fuzz.output.find("fuzz-raft-seed1.html"), std::string::npos) << fuzz.output;
+  // The reproduce command carries --set, and a bad --set is bad input.
+  EXPECT_NE(fuzz.output.find(set), std::string::npos) << fuzz.output;
+  const auto bad = RunCombined("fuzz --algorithm raft --seeds 1..2 --set nodes=0");
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.output.find("--set nodes=0: fuzz raft seed 1: at /nodes: expected"), std::string::npos) << bad.output;
+}
+
 TEST(FuzzCli_Summary, SameWithOtherJobsTwiceAndAsMergedShards) {
   TempDir dir;
   ASSERT_EQ(RunCombined(FuzzArgs("--jobs 1 --summary " + dir / "one.json")).exit_status, 0);
