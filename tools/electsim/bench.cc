@@ -568,8 +568,10 @@ int Bench(const BenchOptions& options) {
     while (!stopping()) {
       const uint64_t k = next.fetch_add(1);
       if (k >= total) return;
-      const size_t c = k / options.trials;
-      const uint64_t i = k % options.trials;
+      // Trial-major, so that trials stopped by Ctrl-C leave every
+      // configuration with the same first trials, still paired.
+      const uint64_t i = k / configs.size();
+      const size_t c = k % configs.size();
       try {
         auto result = RunScenario(configs[c].scenario, options.seed + i, run_options);
         if (!result.ok()) {
