@@ -15,6 +15,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/trace.h"
+#include "tools/electsim/bench.h"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/explain.h"
 #include "tools/electsim/fuzz_cli.h"
@@ -318,6 +319,35 @@ int Main(int argc, char** argv) {
   electsim::ShrinkOptions shrink_options;
   auto* shrink = electsim::AddShrinkCommand(app, shrink_options);
 
+  electsim::BenchOptions bench_options;
+  bench_options.jobs = sweep_options.jobs;
+  std::string bench_algorithms = "raft,bully,ring,lease";
+  auto* bench = app.add_subcommand("bench", "compare election latency across algorithms, trial by trial under the same seeds");
+  bench->add_option("--algorithms", bench_algorithms, "comma-separated algorithms; paired differences are against the first")
+      ->capture_default_str();
+  bench->add_option("--fault", bench_options.fault, "crash-leader, isolate-leader, pause-leader or lossy")
+      ->capture_default_str();
+  bench->add_option("--trials", bench_options.trials, "trials per algorithm (and per sweep point)")
+      ->check(UnsignedText("a number of trials above 0", 1, 100000000))
+      ->capture_default_str();
+  bench->add_option("--nodes", bench_options.nodes, "cluster size")
+      ->check(UnsignedText("a number of nodes", 1, electsim::kMaxNodes))
+      ->capture_default_str();
+  bench->add_option("--preset", bench_options.preset,
+                    "timing from production defaults: equal-detection, etcd, hashicorp, kubernetes-lease, zookeeper");
+  bench->add_option("--seed", bench_options.seed, "trial i runs under seed + i, for every algorithm")
+      ->check(UnsignedText("a seed", 0, std::numeric_limits<uint64_t>::max() / 2))
+      ->capture_default_str();
+  bench->add_option("--jobs", bench_options.jobs, "parallel simulations")
+      ->check(UnsignedText("a number of jobs", 1, 256))
+      ->capture_default_str();
+  bench->add_option("--sweep", bench_options.sweep,
+                    "one parameter over a range: PARAM=FROM..TO[:POINTS], e.g. election_timeout_max=150ms..300ms:6, "
+                    "nodes=3..9, drop=0..0.2:5");
+  bench->add_option("--csv", bench_options.csv_path, "write every trial as a CSV row to FILE, in trial order");
+  bench->add_option("--json", bench_options.json_path, "write every trial to FILE as JSON, in trial order");
+  bench->add_option("--set", sets, set_help)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -356,6 +386,19 @@ int Main(int argc, char** argv) {
   }
   if (fuzz->parsed()) return electsim::RunFuzzCommand(fuzz_command_line);
   if (shrink->parsed()) return electsim::Shrink(shrink_options);
+  if (bench->parsed()) {
+    bench_options.algorithms.clear();
+    for (size_t start = 0;;) {
+      const size_t comma = bench_algorithms.find(',', start);
+      bench_options.algorithms.push_back(bench_algorithms.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    auto overrides = electsim::ParseOverrides(sets);
+    if (!overrides.ok()) return electsim::ReportError(overrides.status());
+    bench_options.overrides = std::move(*overrides);
+    return electsim::Bench(bench_options);
+  }
   return electsim::List();
 }
 

@@ -1,0 +1,135 @@
+// `electsim bench` end to end: bad flags, common random numbers, outputs
+// that do not depend on --jobs, and what the measured times mean.
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tools/electsim/bench.h"
+#include "tools/tests/electsim_command.h"
+#include "tools/tests/electsim_process.h"
+
+namespace {
+
+using electsim_test::Outcome;
+using electsim_test::ReadWholeFile;
+Outcome Electsim(const std::string& args) { return electsim_test::RunCombined(args); }
+
+class BenchTest : public electsim_test::TempDirTest {};
+
+// The CSV as rows of named fields.
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
+  std::istringstream text(ReadWholeFile(path));
+  auto split = [](const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, ',')) fields.push_back(field);
+    if (!line.empty() && line.back() == ',') fields.emplace_back();
+    return fields;
+  };
+  std::string line;
+  std::getline(text, line);
+  const std::vector<std::string> header = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(text, line)) {
+    const std::vector<std::string> fields = split(line);
+    EXPECT_EQ(fields.size(), header.size()) << line;
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
+  const struct {
+    std::string args;
+    std::string message;
+  } cases[] = {
+      {"--algorithms raft,paxos", "--algorithms: unknown algorithm \"paxos\"; expected one of"},
+      {"--trials 0", "expected a number of trials above 0"},
+      {"--trials -3", "expected a number of trials above 0"},
+      {"--preset nope", "--preset: unknown preset \"nope\"; expected one of equal-detection, etcd"},
+      {"--fault meteor", "--fault: unknown fault \"meteor\""},
+      {"--algorithms raft,bully --set algorithm.options.pre_vote=true", "--set algorithm.options.pre_vote=true: "},
+      {"--sweep warp_factor=1..9", "--sweep: unknown parameter \"warp_factor\""},
+      {"--sweep nodes=3", "--sweep nodes=3: expected PARAM=FROM..TO"},
+  };
+  for (const auto& c : cases) {
+    const Outcome outcome = Electsim("bench --trials 2 --jobs 1 " + c.args);
+    EXPECT_EQ(outcome.exit_status, 2) << c.args << "\n" << outcome.output;
+    EXPECT_NE(outcome.output.find(c.message), std::string::npos) << c.args << "\n" << outcome.output;
+    EXPECT_EQ(Names(dir_), std::vector<std::string>{});
+  }
+  // The option the algorithm lacks is named, with the path the loader checked.
+  const Outcome lacking = Electsim("bench --trials 2 --algorithms bully --set algorithm.options.pre_vote=true");
+  EXPECT_NE(lacking.output.find("/algorithm/options"), std::string::npos) << lacking.output;
+}
+
+TEST_F(BenchTest, SameConfigurationTwice_PairedDifferencesExactlyZero) {
+  const std::string csv = (dir_ / "trials.csv").string();
+  const Outcome outcome = Electsim("bench --algorithms raft,raft --trials 20 --jobs 2 --csv " + csv);
+  ASSERT_EQ(outcome.exit_status, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("20 pairs: 0.0 ± 0.0; paired/unpaired CI width 0.00"), std::string::npos)
+      << outcome.output;
+  const auto rows = ReadCsv(csv);
+  ASSERT_EQ(rows.size(), 40u);
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(rows[i].at("known_ns"), rows[20 + i].at("known_ns"));
+    EXPECT_EQ(rows[i].at("election_messages"), rows[20 + i].at("election_messages"));
+    EXPECT_FALSE(rows[i].at("known_ns").empty());
+  }
+}
+
+TEST_F(BenchTest, DifferentJobs_IdenticalCsvAndJson) {
+  const std::string one = (dir_ / "one.csv").string(), two = (dir_ / "two.csv").string();
+  const std::string one_json = (dir_ / "one.json").string(), two_json = (dir_ / "two.json").string();
+  const std::string common = "bench --trials 12 --fault lossy --sweep nodes=3..5 ";
+  ASSERT_EQ(Electsim(common + "--jobs 1 --csv " + one + " --json " + one_json).exit_status, 0);
+  ASSERT_EQ(Electsim(common + "--jobs 3 --csv " + two + " --json " + two_json).exit_status, 0);
+  EXPECT_EQ(ReadWholeFile(one), ReadWholeFile(two));
+  EXPECT_EQ(ReadWholeFile(one_json), ReadWholeFile(two_json));
+  EXPECT_EQ(ReadCsv(one).size(), 12u * 4 * 3);
+}
+
+// Raft with timeouts in [150ms, 300ms], heartbeats every 50ms and links of
+// 1-10ms, its leader crashed: a follower acts when its timer runs out, which
+// it last restarted on a heartbeat sent at most 50ms before the crash, so
+// detection lies within [100ms, 310ms]; election and knowledge follow it.
+TEST_F(BenchTest, CrashLeader_TimesFollowTheirDefinitions) {
+  const std::string csv = (dir_ / "raft.csv").string();
+  ASSERT_EQ(Electsim("bench --algorithms raft --trials 30 --csv " + csv).exit_status, 0);
+  for (const auto& row : ReadCsv(csv)) {
+    EXPECT_EQ(row.at("cause"), "leader crashed");
+    EXPECT_EQ(row.at("violations"), "");
+    const int64_t detection = std::stoll(row.at("detection_ns"));
+    const int64_t election = std::stoll(row.at("election_ns"));
+    const int64_t known = std::stoll(row.at("known_ns"));
+    EXPECT_GE(detection, 100'000'000);
+    EXPECT_LE(detection, 310'000'000);
+    EXPECT_LE(detection, election);
+    EXPECT_LE(election, known);
+    // A candidate's vote requests alone are four messages.
+    EXPECT_GE(std::stoll(row.at("election_messages")), 4);
+  }
+}
+
+TEST(BenchSweep, Points_EvenlySpacedAndExact) {
+  auto timeouts = electsim::ParseSweep("election_timeout_max=150ms..300ms:6");
+  ASSERT_TRUE(timeouts.ok()) << timeouts.status();
+  std::vector<std::string> labels;
+  for (const auto& p : timeouts->points) labels.push_back(p.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"150ms", "180ms", "210ms", "240ms", "270ms", "300ms"}));
+  auto nodes = electsim::ParseSweep("nodes=3..9");
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ(nodes->points.size(), 7u);
+  auto drop = electsim::ParseSweep("drop=0..0.2:5");
+  ASSERT_TRUE(drop.ok());
+  EXPECT_EQ(drop->points[1].label, "0.05");
+  EXPECT_FALSE(electsim::ParseSweep("nodes=3..x").ok());
+  EXPECT_FALSE(electsim::ParseSweep("nodes=3..9:1").ok());
+}
+
+}  // namespace
