@@ -90,7 +90,8 @@ TEST(ScenarioGenerator_Seeds, EveryScenarioLoadsAndSwarmsOverEveryKind) {
 
 TEST(ScenarioGenerator_Drift, LeaseHolderNeverSlowerThanItsMarginAllows) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    for (const json& step : Generate("lease", seed, {{"safety_margin", 0.9}})["faults"]) {
+    const json scenario = Generate("lease", seed, {{"safety_margin", 0.9}});  // outlives the loop over its steps
+    for (const json& step : scenario["faults"]) {
       if (step.contains("clock") && step["clock"].contains("drift_ppm")) {
         EXPECT_GE(step["clock"]["drift_ppm"].get<int64_t>(), -100000) << step.dump();
         EXPECT_NE(step["clock"]["node"], "store");
