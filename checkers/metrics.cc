@@ -5,6 +5,13 @@
 #include "algorithms/vocabulary.h"
 
 namespace checkers {
+namespace {
+
+uint64_t SentBytes(const sim::TraceRecord& send) {
+  return send.payload == nullptr ? 0 : static_cast<uint64_t>(sim::EstimatedEncodedBytes(*send.payload));
+}
+
+}  // namespace
 
 MetricsCollector::MetricsCollector(uint32_t node_count, const vocab::MessageRoles* roles)
     : view_(node_count), roles_(roles) {
@@ -19,12 +26,20 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
     ++metrics_.messages_by_type[r.payload == nullptr ? std::string() : std::string(r.payload->type())];
     switch (Classify(r)) {
       case MessageClass::kElection: {
+        const uint64_t bytes = SentBytes(r);
         ++metrics_.messages_election;
+        metrics_.bytes_election += bytes;
         Election& latest = metrics_.elections.back();
-        if (!latest.known) ++latest.election_messages;
+        if (!latest.known) {
+          ++latest.election_messages;
+          latest.election_bytes += bytes;
+        }
         break;
       }
-      case MessageClass::kSteadyState: ++metrics_.messages_steady_state; break;
+      case MessageClass::kSteadyState:
+        ++metrics_.messages_steady_state;
+        metrics_.bytes_steady_state += SentBytes(r);
+        break;
       case MessageClass::kApplication: ++metrics_.messages_application; break;
     }
     return;

@@ -34,6 +34,8 @@ struct Election {
   // Election messages (neither steady-state nor resource traffic) sent from
   // `started` until `known` (or the end of the run, if never known).
   uint64_t election_messages = 0;
+  // Their estimated size (sim::EstimatedEncodedBytes).
+  uint64_t election_bytes = 0;
 };
 
 // What a sent message is, by the algorithm's declared roles.
@@ -52,6 +54,9 @@ struct RunMetrics {
   uint64_t messages_election = 0;                   // by MessageClass
   uint64_t messages_steady_state = 0;
   uint64_t messages_application = 0;
+  // Estimated bytes sent (sim::EstimatedEncodedBytes), by MessageClass.
+  uint64_t bytes_election = 0;
+  uint64_t bytes_steady_state = 0;
   // Both count nodes holding the role (a paused node still holds it), so they
   // describe beliefs; elections describe availability.
   sim::TimeNs no_leader_time;     // no up election node in the leader role

@@ -64,6 +64,24 @@ class Payload {
 
 // What one process sends another over the simulated network.
 using Message = Payload;
+
+// An estimate of a message's size on the wire, computed from its payload
+// alone so that it is the same on every run: a fixed 16-byte header (sender,
+// receiver, type, length, as a framed RPC carries) plus, per field, a one-byte
+// tag and the value as a protobuf zig-zag varint (1 byte below 64 in
+// magnitude, up to 10). Real encodings differ; the estimate compares
+// algorithms, it does not predict a deployment's traffic.
+inline constexpr int64_t kMessageHeaderBytes = 16;
+inline int64_t EstimatedEncodedBytes(const Message& message) {
+  int64_t bytes = kMessageHeaderBytes;
+  for (const Field& field : message.fields()) {
+    const uint64_t zigzag = (static_cast<uint64_t>(field.value) << 1) ^ static_cast<uint64_t>(field.value >> 63);
+    int64_t varint_bytes = 1;
+    for (uint64_t rest = zigzag >> 7; rest != 0; rest >>= 7) ++varint_bytes;
+    bytes += 1 + varint_bytes;
+  }
+  return bytes;
+}
 // What a process reports about itself for checkers (role, leader claim, ...).
 using Observation = Payload;
 

@@ -13,6 +13,14 @@ constexpr int64_t kPpmScale = 1000000;
 // Timer ids pack the slot index in the low bits so cancel finds it directly.
 constexpr int kTimerSlotBits = 24;
 constexpr uint64_t kTimerSlotMask = (uint64_t{1} << kTimerSlotBits) - 1;
+// Marks a delivery event whose processing time is over (above the slot bits);
+// the bits above it hold the incarnation that processed it.
+constexpr uint64_t kProcessedDelivery = uint64_t{1} << 32;
+constexpr int kProcessedIncarnationShift = 33;
+
+bool IsZero(const LatencyModel& model) {
+  return model.kind == LatencyModel::Kind::kFixed && model.min_ns == TimeNs(0);
+}
 }  // namespace
 
 struct Simulator::Node {
@@ -33,6 +41,10 @@ struct Simulator::Node {
   std::map<std::string, int64_t, std::less<>> storage;   // durable
   std::map<std::string, int64_t, std::less<>> unsynced;  // written, not yet synced; shadows `storage`
   std::vector<Event> held;  // events that arrived while paused, in order
+  // The node model's state (see NodeModel).
+  Rng model_rng{0};
+  TimeNs busy_until;         // when the message being processed is done
+  TimeNs sends_held_until;   // the running handler's sync completes then
 
   TimeNs ReadWallClock(TimeNs global) const {
     int64_t wall_ns;
@@ -118,6 +130,22 @@ absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
   return absl::OkStatus();
 }
 
+absl::Status NodeModel::Validate() const {
+  if (auto s = processing.Validate(); !s.ok()) return absl::InvalidArgumentError(absl::StrCat("processing: ", s.message()));
+  if (auto s = persist.Validate(); !s.ok()) return absl::InvalidArgumentError(absl::StrCat("persist: ", s.message()));
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::SetNodeModel(const NodeModel& model) {
+  if (started_) return absl::FailedPreconditionError("SetNodeModel after Start");
+  if (auto s = model.Validate(); !s.ok()) return s;
+  node_model_ = model;
+  models_processing_ = !IsZero(model.processing);
+  models_persist_ = !IsZero(model.persist);
+  for (const auto& node : nodes_) node->model_rng = Rng::ForStream(seed_, fmt::format("node-model/{}", node->id.value()));
+  return absl::OkStatus();
+}
+
 absl::Status Simulator::Start() {
   if (started_) return absl::FailedPreconditionError("Start called twice");
   for (const auto& node : nodes_) {
@@ -197,6 +225,7 @@ void Simulator::Dispatch(const Event& event) {
 void Simulator::StartProcess(NodeId id) {
   Node& node = *nodes_[id.value()];
   node.process = node.factory(id);
+  node.sends_held_until = TimeNs(0);
   Emit({.time = now_, .kind = TraceKind::kStart, .node = id, .local_time = node.ReadClock(now_),
         .value = node.incarnation});
   node.process->OnStart(*node.context);
@@ -252,7 +281,8 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
   const TimeNs local = nodes_[from.value()]->ReadClock(now_);
   Emit({.time = now_, .kind = TraceKind::kSend, .node = from, .peer = to, .message_id = message_id,
         .local_time = local, .payload = &message});
-  const Routing routing = network_.Route(from, to, now_);
+  // A sync earlier in this handler holds the send until the disk is done.
+  const Routing routing = network_.Route(from, to, std::max(now_, nodes_[from.value()]->sends_held_until));
   if (routing.outcome != Routing::Outcome::kDeliver) {
     ++stats_.messages_dropped;
     Emit({.time = now_, .kind = TraceKind::kDrop, .node = from, .peer = to, .message_id = message_id,
@@ -281,12 +311,15 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
 
 void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   const uint32_t slot = static_cast<uint32_t>(event.arg);
+  const bool processed = (event.arg & kProcessedDelivery) != 0;
   Node& node = *nodes_[event.node];
   const InFlight& flight = in_flight_[slot];
   const char* drop_reason = nullptr;
-  if (!node.up) {
+  // A message in hand when its node crashed died with that process, even if
+  // the node is back by the time its processing would be over.
+  if (!node.up || (processed && (event.arg >> kProcessedIncarnationShift) != (node.incarnation & 0x7fffffffu))) {
     drop_reason = "node-down";
-  } else if (!already_arrived && network_.IsCut(flight.from, flight.to)) {
+  } else if (!already_arrived && !processed && network_.IsCut(flight.from, flight.to)) {
     drop_reason = "partition";  // the link was cut while the message was in flight
   } else if (node.paused) {
     Hold(node, event);
@@ -296,6 +329,16 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
     DropInFlight(slot, drop_reason);
     return;
   }
+  if (models_processing_ && !processed) {
+    // Queue behind the message in hand; the handler runs when this one's
+    // processing is over (a crash before then loses it, as "node-down").
+    const TimeNs start = std::max(now_, node.busy_until);
+    node.busy_until = start + node_model_.processing.Draw(node.model_rng);
+    queue_.Push(node.busy_until.ns(), EventKind::kDeliver, event.node,
+                slot | kProcessedDelivery |
+                    (static_cast<uint64_t>(node.incarnation & 0x7fffffffu) << kProcessedIncarnationShift));
+    return;
+  }
   // Copy out: the handler may send, which can reuse this slot.
   const InFlight delivered = flight;
   free_in_flight_.push_back(slot);
@@ -303,6 +346,7 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   Emit({.time = now_, .kind = TraceKind::kDeliver, .node = delivered.to, .peer = delivered.from,
         .message_id = delivered.message_id, .local_time = node.ReadClock(now_),
         .payload = &delivered.message});
+  node.sends_held_until = TimeNs(0);
   node.process->OnMessage(*node.context, delivered.from, delivered.message);
 }
 
@@ -400,6 +444,7 @@ void Simulator::FireTimer(const Event& event) {
   ++stats_.timers_fired;
   Emit({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
         .value = static_cast<int64_t>(serial)});
+  node.sends_held_until = TimeNs(0);
   node.process->OnTimer(*node.context, TimerId(serial), tag);
 }
 
@@ -425,11 +470,19 @@ void Simulator::RescheduleTimers(NodeId node) {
 
 // ---- storage and observations ----
 
+void Simulator::WaitForDisk(Node& node) {
+  if (!models_persist_) return;
+  // Syncs in one handler run one after another.
+  const TimeNs start = std::max(now_, node.sends_held_until);
+  node.sends_held_until = start + node_model_.persist.Draw(node.model_rng);
+}
+
 void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   Node& n = *nodes_[node.value()];
   // Durable at once, and newer than any buffered value of the key.
   if (auto it = n.unsynced.find(key); it != n.unsynced.end()) n.unsynced.erase(it);
   n.storage[std::string(key)] = value;
+  WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
 }
@@ -446,6 +499,7 @@ void Simulator::Sync(NodeId node) {
   const auto synced = static_cast<int64_t>(n.unsynced.size());
   for (auto& [key, value] : n.unsynced) n.storage[key] = value;
   n.unsynced.clear();
+  WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
 }
 
@@ -477,6 +531,7 @@ absl::Status Simulator::Crash(NodeId id, CrashKind kind) {
   }
   node.up = false;
   node.paused = false;
+  node.busy_until = TimeNs(0);
   node.process.reset();
   for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
     TimerSlot& timer = timers_[slot];

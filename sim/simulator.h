@@ -45,6 +45,21 @@ struct SimulatorStats {
   uint64_t timers_fired = 0;
 };
 
+// How long a node itself takes, beside the network. Both default to zero,
+// which models nothing and draws nothing, so runs without a model are
+// unchanged.
+struct NodeModel {
+  // Handling one message. A node handles one at a time: a delivery that
+  // arrives while it is busy waits, and the handler runs when its processing
+  // is over. Timers are not delayed.
+  LatencyModel processing = LatencyModel::Fixed(TimeNs(0));
+  // A Sync or Persist reaching the disk (fsync). What the handler that synced
+  // sends leaves only once the sync is done.
+  LatencyModel persist = LatencyModel::Fixed(TimeNs(0));
+
+  absl::Status Validate() const;
+};
+
 class Simulator {
  public:
   // `node_count` processes are added with AddNode before Start().
@@ -58,6 +73,9 @@ class Simulator {
 
   // Installs node `id`'s process factory. Every node needs one before Start.
   absl::Status SetProcess(NodeId id, ProcessFactory factory);
+  // The same model for every node; before Start. Draws come from one stream
+  // per node ("node-model/<id>"), so no other stream shifts.
+  absl::Status SetNodeModel(const NodeModel& model);
   // Sinks see every record from then on; they must outlive the simulator's use.
   void AddTraceSink(TraceSink* sink) { sinks_.push_back(sink); }
 
@@ -180,10 +198,15 @@ class Simulator {
   void Persist(NodeId node, std::string_view key, int64_t value);
   void Write(NodeId node, std::string_view key, int64_t value);
   void Sync(NodeId node);
+  // With a persist model: the running handler's sends wait for one more sync.
+  void WaitForDisk(Node& node);
   void Observe(NodeId node, const Observation& observation);
 
   uint64_t seed_;
   TimeNs now_;
+  NodeModel node_model_;
+  bool models_processing_ = false;
+  bool models_persist_ = false;
   bool started_ = false;
   EventQueue queue_;
   Network network_;

@@ -1,7 +1,10 @@
 #include "checkers/metrics.h"
 
+#include <cstdint>
+
 #include "checkers/tests/trace_builder.h"
 #include "gtest/gtest.h"
+#include "sim/payload.h"
 
 namespace checkers {
 namespace {
@@ -224,6 +227,39 @@ TEST(Metrics_LatencyStudy, DetectionElectionKnownAndMessagesByRole) {
   EXPECT_EQ(m.messages_steady_state, 3u);
   EXPECT_EQ(m.messages_application, 2u);
   EXPECT_EQ(m.messages_election, 5u);
+}
+
+// Sizes by hand: a 16-byte header, then per field a tag byte and a zig-zag
+// varint (term 5 -> 10: 1 byte; candidate -1 -> 1: 1 byte; index 300 -> 600:
+// 2 bytes; 2^40 -> 2^41: 6 bytes).
+TEST(Metrics_Bytes, ElectionAndSteadyStateBytesFromHeaderAndFieldVarints) {
+  using trace_testing::Ms;
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.vote")), 16);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.vote").Set("term", 5).Set("candidate", -1)), 16 + 2 + 2);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.heartbeat").Set("index", 300)), 16 + 3);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.heartbeat").Set("token", int64_t{1} << 40)), 16 + 7);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.x").Set("min", INT64_MIN)), 16 + 1 + 10);
+
+  const vocab::MessageRoles roles = {.steady_state = {"test.heartbeat"}};
+  trace_testing::TraceBuilder t;
+  t.Boot(2);
+  t.Observe(Ms(100), 0, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(1)));
+  t.Send(Ms(100), 0, 1, sim::Message("test.request_vote").Set("term", 5).Set("candidate", -1));  // 20 bytes
+  t.Send(Ms(105), 1, 0, sim::Message("test.vote"));                                               // 16 bytes
+  t.Lead(Ms(110), 0, 1);
+  t.Believe(Ms(120), 1, 0, 1);
+  t.Send(Ms(150), 0, 1, sim::Message("test.heartbeat").Set("index", 300));  // 19 bytes
+  t.Send(Ms(200), 0, 1, sim::Message("test.heartbeat"));                    // 16 bytes
+  t.Send(Ms(300), 1, 0, sim::Message("test.request_vote"));                 // after known: the run's, not the election's
+  MetricsCollector collector(2, &roles);
+  t.FeedTo(collector);
+  collector.Finish(Ms(1000));
+  const RunMetrics& m = collector.metrics();
+  ASSERT_EQ(m.elections.size(), 1u);
+  EXPECT_EQ(m.elections[0].election_messages, 2u);
+  EXPECT_EQ(m.elections[0].election_bytes, 36u);
+  EXPECT_EQ(m.bytes_election, 52u);
+  EXPECT_EQ(m.bytes_steady_state, 35u);
 }
 
 TEST(Metrics_LatencyStudy, WithoutRolesNothingIsSteadyStateAndAnUnfinishedElectionIsUndetected) {

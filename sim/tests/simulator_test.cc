@@ -448,12 +448,84 @@ TEST(Simulator_BadInput, EventsHeldAtAPausedNodeCountAsPending) {
   EXPECT_LT(sim.now(), TimeNs::Millis(10));
 }
 
-uint64_t RunPingPongHash(uint64_t seed) {
+// Two-node ping-pong over 1ms links with `model`; returns what the nodes saw.
+Seen RunPingPongWithModel(const NodeModel& model, int pings, TimeNs interval,
+                          const std::function<void(Simulator&)>& faults = {}) {
+  Simulator sim(1, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
+  Seen seen;
+  EXPECT_TRUE(sim.SetNodeModel(model).ok());
+  InstallPingPong(sim, seen, pings, interval);
+  EXPECT_TRUE(sim.Start().ok());
+  if (faults) faults(sim);
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  return seen;
+}
+
+std::vector<std::pair<TimeNs, NodeId>> DeliveryTimes(const Seen& seen) {
+  std::vector<std::pair<TimeNs, NodeId>> times;
+  for (const auto& d : seen.deliveries) times.emplace_back(d.global, d.to);
+  return times;
+}
+
+TEST(Simulator_NodeModel, ProcessingTimeDelaysEachHandlerByExactlyThatTime) {
+  NodeModel model;
+  model.processing = LatencyModel::Fixed(TimeNs::Millis(3));
+  // The ping lands at 11ms and is handled at 14ms; the pong lands at 15ms and is handled at 18ms.
+  EXPECT_EQ(DeliveryTimes(RunPingPongWithModel(model, 1, TimeNs::Millis(10))),
+            (std::vector<std::pair<TimeNs, NodeId>>{{TimeNs::Millis(14), NodeId(1)}, {TimeNs::Millis(18), NodeId(0)}}));
+}
+
+TEST(Simulator_NodeModel, DeliveriesQueueBehindTheMessageInHand) {
+  NodeModel model;
+  model.processing = LatencyModel::Fixed(TimeNs::Millis(5));
+  // Pings land at node 1 at 2ms and 3ms: one at a time, done at 7ms and 12ms.
+  const Seen seen = RunPingPongWithModel(model, 2, TimeNs::Millis(1));
+  std::vector<TimeNs> at_node1;
+  for (const auto& d : seen.deliveries) {
+    if (d.to == NodeId(1)) at_node1.push_back(d.global);
+  }
+  EXPECT_EQ(at_node1, (std::vector<TimeNs>{TimeNs::Millis(7), TimeNs::Millis(12)}));
+}
+
+TEST(Simulator_NodeModel, ASyncHoldsTheHandlersSendsForThePersistLatency) {
+  NodeModel model;
+  model.persist = LatencyModel::Fixed(TimeNs::Millis(4));
+  // Node 1 persists before it answers: the pong leaves at 15ms, not 11ms.
+  EXPECT_EQ(DeliveryTimes(RunPingPongWithModel(model, 1, TimeNs::Millis(10))),
+            (std::vector<std::pair<TimeNs, NodeId>>{{TimeNs::Millis(11), NodeId(1)}, {TimeNs::Millis(16), NodeId(0)}}));
+}
+
+TEST(Simulator_NodeModel, ACrashLosesTheMessageBeingProcessed) {
+  NodeModel model;
+  model.processing = LatencyModel::Fixed(TimeNs::Millis(3));
+  const Seen seen = RunPingPongWithModel(model, 1, TimeNs::Millis(10), [](Simulator& sim) {
+    ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(12), [&sim] { ASSERT_TRUE(sim.Crash(NodeId(1)).ok()); }).ok());
+  });
+  EXPECT_TRUE(seen.deliveries.empty());
+  // Back before the processing would be over: the new process never gets it.
+  const Seen restarted = RunPingPongWithModel(model, 1, TimeNs::Millis(10), [](Simulator& sim) {
+    ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(12), [&sim] { ASSERT_TRUE(sim.Crash(NodeId(1)).ok()); }).ok());
+    ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(13), [&sim] { ASSERT_TRUE(sim.Restart(NodeId(1)).ok()); }).ok());
+  });
+  EXPECT_TRUE(restarted.deliveries.empty());
+}
+
+TEST(Simulator_NodeModel, NegativeLatenciesAreRejected) {
+  Simulator sim(1, 2);
+  NodeModel model;
+  model.persist = LatencyModel::Fixed(TimeNs(-1));
+  const absl::Status status = sim.SetNodeModel(model);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("persist"), std::string_view::npos) << status;
+}
+
+uint64_t RunPingPongHash(uint64_t seed, const NodeModel* model = nullptr) {
   LinkConfig link;
   link.latency = LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(20));
   link.drop = *Probability::FromDouble(0.1);
   link.duplicate = *Probability::FromDouble(0.05);
   Simulator sim(seed, 2, link);
+  if (model != nullptr) EXPECT_TRUE(sim.SetNodeModel(*model).ok());
   Seen seen;
   TraceHasher hasher;
   sim.AddTraceSink(&hasher);
@@ -466,6 +538,15 @@ uint64_t RunPingPongHash(uint64_t seed) {
 TEST(Simulator_Determinism, SameSeedSameHashDifferentSeedDifferentHash) {
   EXPECT_EQ(RunPingPongHash(11), RunPingPongHash(11));
   EXPECT_NE(RunPingPongHash(11), RunPingPongHash(12));
+}
+
+TEST(Simulator_Determinism, AZeroNodeModelKeepsTheTraceAndANonZeroOneChangesIt) {
+  const NodeModel zero;
+  EXPECT_EQ(RunPingPongHash(11, &zero), RunPingPongHash(11));
+  NodeModel busy;
+  busy.processing = LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(2));
+  EXPECT_EQ(RunPingPongHash(11, &busy), RunPingPongHash(11, &busy));
+  EXPECT_NE(RunPingPongHash(11, &busy), RunPingPongHash(11));
 }
 
 }  // namespace

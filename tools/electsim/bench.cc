@@ -76,6 +76,10 @@ struct Trial {
   uint64_t messages_election = 0;      // the whole run's election traffic
   uint64_t messages_steady_state = 0;  // heartbeats, renewals and their replies
   int64_t end_ns = 0;
+  // Estimated encoded sizes (sim::EstimatedEncodedBytes), as the counts above.
+  uint64_t election_bytes = 0;
+  uint64_t bytes_election = 0;
+  uint64_t bytes_steady_state = 0;
 };
 
 struct Config {
@@ -93,6 +97,8 @@ Trial MeasureTrial(const RunResult& result) {
   t.max_term = m.max_term;
   t.messages_election = m.messages_election;
   t.messages_steady_state = m.messages_steady_state;
+  t.bytes_election = m.bytes_election;
+  t.bytes_steady_state = m.bytes_steady_state;
   t.end_ns = result.end.ns();
   if (!m.elections.empty()) {
     // The last episode: the one the fault caused (MetricsCsvRow measures the same).
@@ -106,6 +112,7 @@ Trial MeasureTrial(const RunResult& result) {
     t.election_ns = since(e.elected);
     t.known_ns = since(e.known);
     t.election_messages = e.election_messages;
+    t.election_bytes = e.election_bytes;
   }
   return t;
 }
@@ -114,14 +121,16 @@ std::string Optional(const std::optional<int64_t>& value) { return value ? std::
 
 std::string CsvHeader() {
   return "sweep,value,algorithm,fault,preset,trial,seed,violations,elections,cause,detection_ns,election_ns,known_ns,"
-         "max_term,election_messages,messages_election,messages_steady_state,end_ns\n";
+         "max_term,election_messages,messages_election,messages_steady_state,end_ns,election_bytes,bytes_election,"
+         "bytes_steady_state\n";
 }
 
 std::string CsvRow(const BenchOptions& o, const std::string& sweep, const Config& c, uint64_t trial, const Trial& t) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", sweep, c.sweep_label, c.algorithm,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", sweep, c.sweep_label, c.algorithm,
                      o.fault, o.preset, trial, o.seed + trial, t.violations, t.elections, t.cause,
                      Optional(t.detection_ns), Optional(t.election_ns), Optional(t.known_ns), t.max_term,
-                     t.election_messages, t.messages_election, t.messages_steady_state, t.end_ns);
+                     t.election_messages, t.messages_election, t.messages_steady_state, t.end_ns,
+                     t.election_bytes, t.bytes_election, t.bytes_steady_state);
 }
 
 json TrialJson(const std::string& sweep, const Config& c, uint64_t trial, uint64_t seed, const Trial& t) {
@@ -141,7 +150,10 @@ json TrialJson(const std::string& sweep, const Config& c, uint64_t trial, uint64
               {"election_messages", t.election_messages},
               {"messages_election", t.messages_election},
               {"messages_steady_state", t.messages_steady_state},
-              {"end_ns", t.end_ns}};
+              {"end_ns", t.end_ns},
+              {"election_bytes", t.election_bytes},
+              {"bytes_election", t.bytes_election},
+              {"bytes_steady_state", t.bytes_steady_state}};
 }
 
 // Summary statistics, in floating point: they are only printed.
@@ -207,13 +219,14 @@ std::string FormatTable(const BenchOptions& o, const std::string& sweep, const s
   out += fmt::format("{:<{}}{:<10}{:<14}{:>7}{:>9}{:>9}{:>9}{:>9}{:>18}\n", sweep, first, "algorithm", "ms", "trials",
                      "p50", "p90", "p99", "max", "mean ± 95% CI");
   for (size_t c = 0; c < configs.size(); ++c) {
-    uint64_t ran = 0, violating = 0, messages = 0, measured = 0;
+    uint64_t ran = 0, violating = 0, messages = 0, bytes = 0, measured = 0;
     for (const Trial& t : trials[c]) {
       if (!t.ran) continue;
       ++ran;
       if (!t.violations.empty()) ++violating;
       if (t.known_ns) {
         messages += t.election_messages;
+        bytes += t.election_bytes;
         ++measured;
       }
     }
@@ -228,9 +241,13 @@ std::string FormatTable(const BenchOptions& o, const std::string& sweep, const s
                          configs[c].algorithm, metric.name, s.n, Ms(s.p50), Ms(s.p90), Ms(s.p99), Ms(s.max),
                          fmt::format("{} ± {}", Ms(s.mean), Ms(s.ci95)));
     }
-    out += fmt::format("{:<{}}messages per election {:.1f}; not known to all by the end: {}; with a violation: {}\n",
-                       "", first + 10, measured == 0 ? 0.0 : static_cast<double>(messages) / static_cast<double>(measured),
-                       ran - measured, violating);
+    auto per_election = [measured](uint64_t total) {
+      return measured == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(measured);
+    };
+    out += fmt::format(
+        "{:<{}}messages per election {:.1f}, bytes per election {:.0f}; not known to all by the end: {}; with a "
+        "violation: {}\n",
+        "", first + 10, per_election(messages), per_election(bytes), ran - measured, violating);
   }
   // Paired differences: the same trial (seed) under two algorithms.
   bool header = false;

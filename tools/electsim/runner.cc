@@ -9,6 +9,7 @@
 #include "checkers/cluster_view.h"
 #include "sim/rng.h"
 #include "fmt/format.h"
+#include "sim/check.h"
 #include "sim/format.h"
 #include "tools/electsim/duration.h"
 #include "tools/electsim/terminal_text.h"
@@ -177,6 +178,8 @@ class ScenarioDriver {
         steps_(DrawStepTimes(scenario, seed)),
         tracks_steps_(scenario.stop_when_leader_known),
         process_faults_(scenario.total_nodes(), 0) {
+    // The loader validated the model; the simulator has not started.
+    SIM_CHECK(sim_.SetNodeModel(scenario.node_model).ok(), "the node model is set before Start");
     for (size_t i = 0; i < steps_.size(); ++i) {
       if (!steps_[i].after) continue;
       tracks_steps_ = true;

@@ -111,6 +111,9 @@ Scenario Read(const Reader& reader, json document) {
   scenario_reader::ReadAlgorithm(reader, document.at("algorithm"), s);
   s.network.latency = sim::LatencyModel::Fixed(sim::TimeNs::Millis(1));
   if (const json* v = Reader::Find(document, "network")) scenario_reader::ReadLinkSettings(reader, *v, "/network", s.network);
+  if (const json* v = Reader::Find(document, "nodes_model")) {
+    scenario_reader::ReadNodeModel(reader, *v, "/nodes_model", s.node_model);
+  }
   if (const json* v = Reader::Find(document, "resource")) {
     if (const json* fencing = Reader::Find(*v, "fencing")) s.fencing = reader.Bool(*fencing, "/resource/fencing");
     if (const json* exclusive = Reader::Find(*v, "exclusive_token")) {

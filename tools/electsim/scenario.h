@@ -14,6 +14,7 @@
 #include "algorithms/options.h"
 #include "nlohmann/json.hpp"
 #include "sim/network.h"
+#include "sim/simulator.h"
 #include "sim/types.h"
 #include "tools/electsim/json_document.h"
 
@@ -99,6 +100,8 @@ struct Scenario {
   const algorithms::Algorithm* algorithm = nullptr;
   algorithms::OptionValues options;
   sim::LinkConfig network;
+  // "nodes_model": each node's processing and persist times (zero: none).
+  sim::NodeModel node_model;
   bool fencing = true;
   // With fencing: the resource refuses the highest token from a writer other than its first.
   bool exclusive_token = false;

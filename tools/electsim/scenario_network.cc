@@ -1,5 +1,6 @@
 // Network settings: the whole network ("network", a "network" fault step) or
-// one link (a "link" step). The schema has checked the keys and the types;
+// one link (a "link" step); and the nodes' own latencies ("nodes_model"),
+// which take the same latency forms. The schema has checked the keys and the types;
 // here a latency model is built and its relations checked (a uniform maximum
 // below its minimum, a heavy tail's maximum below its scale).
 #include "fmt/format.h"
@@ -59,6 +60,13 @@ void ReadLinkSettings(const Reader& reader, const json& object, const std::strin
     link.duplicate = reader.Probability(*v, Reader::Child(path, "duplicate"));
   }
   if (const json* v = Reader::Find(object, "fifo")) link.fifo = reader.Bool(*v, Reader::Child(path, "fifo"));
+}
+
+void ReadNodeModel(const Reader& reader, const json& object, const std::string& path, sim::NodeModel& model) {
+  if (const json* v = Reader::Find(object, "processing")) {
+    model.processing = ReadLatency(reader, *v, Reader::Child(path, "processing"));
+  }
+  if (const json* v = Reader::Find(object, "persist")) model.persist = ReadLatency(reader, *v, Reader::Child(path, "persist"));
 }
 
 }  // namespace electsim::scenario_reader

@@ -70,6 +70,9 @@ void ReadAlgorithm(const Reader& reader, const nlohmann::json& algorithm, Scenar
 // present, applied on top of `link`.
 void ReadLinkSettings(const Reader& reader, const nlohmann::json& object, const std::string& path,
                       sim::LinkConfig& link);
+// scenario_network.cc: "nodes_model", an object with "processing" and
+// "persist" latencies.
+void ReadNodeModel(const Reader& reader, const nlohmann::json& object, const std::string& path, sim::NodeModel& model);
 
 // scenario_faults.cc: one fault step, and a node selector (needs s.nodes and
 // s.algorithm).

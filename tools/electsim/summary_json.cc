@@ -27,6 +27,7 @@ json ElectionJson(const checkers::Election& e) {
       {"leader", e.leader == sim::kNoNode ? json(nullptr) : json(e.leader.value())},
       {"term", e.term},
       {"election_messages", e.election_messages},
+      {"election_bytes", e.election_bytes},
   };
 }
 
@@ -82,6 +83,8 @@ json SummaryJson(const Scenario& scenario, const RunResult& result) {
             {"election", m.messages_election},
             {"steady_state", m.messages_steady_state},
             {"application", m.messages_application},
+            {"election_bytes", m.bytes_election},
+            {"steady_state_bytes", m.bytes_steady_state},
             {"by_type", by_type}}},
       {"writes", json{{"sent", m.writes_sent}, {"accepted", m.writes_accepted}, {"rejected", m.writes_rejected}}},
   };

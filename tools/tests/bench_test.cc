@@ -68,6 +68,27 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
   EXPECT_NE(lacking.output.find("/algorithm/options"), std::string::npos) << lacking.output;
 }
 
+TEST_F(BenchTest, NodesModelOverride_DelaysEveryElection) {
+  // Raft syncs its term and vote before it answers a vote request, so a
+  // persist latency lengthens each election by at least one sync.
+  const std::string plain_csv = (dir_ / "plain.csv").string();
+  const std::string slow_csv = (dir_ / "slow.csv").string();
+  ASSERT_EQ(Electsim("bench --algorithms raft --trials 5 --jobs 1 --csv " + plain_csv).exit_status, 0);
+  const Outcome slow =
+      Electsim("bench --algorithms raft --trials 5 --jobs 1 --set nodes_model.persist=20ms --csv " + slow_csv);
+  ASSERT_EQ(slow.exit_status, 0) << slow.output;
+  const auto plain = ReadCsv(plain_csv);
+  const auto slowed = ReadCsv(slow_csv);
+  ASSERT_EQ(plain.size(), 5u);
+  ASSERT_EQ(slowed.size(), 5u);
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_GE(std::stoll(slowed[i].at("election_ns")), std::stoll(plain[i].at("election_ns")) + 20000000) << i;
+  }
+  const Outcome bad = Electsim("bench --trials 2 --jobs 1 --set nodes_model.persist=soon");
+  EXPECT_EQ(bad.exit_status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("/nodes_model/persist"), std::string::npos) << bad.output;
+}
+
 TEST_F(BenchTest, SameConfigurationTwice_PairedDifferencesExactlyZero) {
   const std::string csv = (dir_ / "trials.csv").string();
   const Outcome outcome = Electsim("bench --algorithms raft,raft --trials 20 --jobs 2 --csv " + csv);

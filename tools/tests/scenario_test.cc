@@ -224,6 +224,38 @@ TEST(Scenario_Errors, LatencyModelErrorsNameTheValueAtFault) {
       << error;
 }
 
+TEST(Scenario_Load, NodesModelTakesTheLatencyFormsAndDefaultsToZero) {
+  auto plain = ParseScenario(kValid, "x.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->node_model.processing.Describe(), "fixed 0ns");
+  EXPECT_EQ(plain->node_model.persist.Describe(), "fixed 0ns");
+  auto modelled = ParseScenario(
+      Variant("\"faults\"", R"("nodes_model": {"processing": "200us", "persist": {"uniform": ["1ms", "3ms"]}}, "faults")"),
+      "x.json");
+  ASSERT_TRUE(modelled.ok()) << modelled.status();
+  EXPECT_EQ(modelled->node_model.processing.Describe(), "fixed 200000ns");
+  EXPECT_EQ(modelled->node_model.persist.Describe(), "uniform [1000000ns, 3000000ns]");
+}
+
+TEST(Scenario_Errors, NodesModelErrorsNameThePath) {
+  const struct {
+    std::string model;
+    std::string message;
+  } cases[] = {
+      {R"({"processing": "fast"})", "at /nodes_model/processing: expected a duration"},
+      {R"({"persist": {"uniform": ["3ms", "1ms"]}})",
+       "at /nodes_model/persist/uniform/1: expected a duration of at least the minimum (3ms)"},
+      {R"({"fsync": "1ms"})", "at /nodes_model"},
+      {R"("1ms")", "at /nodes_model: expected an object with \"processing\""},
+      {R"({"persist": "-1ms"})", "at /nodes_model/persist"},
+  };
+  for (const auto& c : cases) {
+    const std::string error = ErrorOf(Variant("\"faults\"", "\"nodes_model\": " + c.model + ", \"faults\""));
+    EXPECT_NE(error.find("scenarios/x.json"), std::string::npos) << error;
+    EXPECT_NE(error.find(c.message), std::string::npos) << c.model << "\n" << error;
+  }
+}
+
 TEST(Scenario_Errors, DescriptionIsOneLineWithoutControlCharacters) {
   const std::string error = ErrorOf(Variant("\"description\": \"ok\"", "\"description\": \"ok\\u001b[31m\""));
   EXPECT_NE(error.find("at /description: expected a one-line string without control characters"), std::string::npos)
