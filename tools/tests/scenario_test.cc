@@ -1,5 +1,6 @@
 // The scenario loader: what it accepts and, above all, how it rejects.
 #include "tools/electsim/scenario.h"
+#include "tools/tests/scenario_error.h"
 
 #include <string>
 
@@ -22,14 +23,6 @@ constexpr const char* kValid = R"({
   ],
   "liveness": {"within": "1s"}
 })";
-
-std::string ErrorOf(const std::string& text) {
-  auto scenario = ParseScenario(text, "scenarios/x.json");
-  EXPECT_FALSE(scenario.ok()) << "accepted: " << text;
-  if (scenario.ok()) return "";
-  EXPECT_EQ(scenario.status().code(), absl::StatusCode::kInvalidArgument);
-  return std::string(scenario.status().message());
-}
 
 // Replaces the first occurrence of `from` in the valid scenario.
 std::string Variant(const std::string& from, const std::string& to) {

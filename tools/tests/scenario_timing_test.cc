@@ -9,17 +9,10 @@
 #include "tools/electsim/report.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
+#include "tools/tests/scenario_error.h"
 
 namespace electsim {
 namespace {
-
-std::string ErrorOf(const std::string& text) {
-  auto scenario = ParseScenario(text, "scenarios/x.json");
-  EXPECT_FALSE(scenario.ok()) << "accepted: " << text;
-  if (scenario.ok()) return "";
-  EXPECT_EQ(scenario.status().code(), absl::StatusCode::kInvalidArgument);
-  return std::string(scenario.status().message());
-}
 
 // A five-node Raft cluster with `faults` (a JSON array) and `extra` top-level keys.
 std::string WithFaults(const std::string& faults, const std::string& extra = R"("duration": "10s")") {
