@@ -77,6 +77,7 @@ absl::StatusOr<FuzzConfig> Configure(const FuzzOptions& options) {
   if (g.duration_min != defaults.duration_min || g.duration_max != defaults.duration_max) {
     config.flags += fmt::format(" --duration {}..{}", SecondsText(g.duration_min), SecondsText(g.duration_max));
   }
+  if (g.fault_kinds != defaults.fault_kinds) config.flags += fmt::format(" --faults {}", FaultKindList(g.fault_kinds));
   auto overrides = ParseOverrides(options.sets);
   if (!overrides.ok()) return overrides.status();
   config.overrides = std::move(*overrides);
@@ -182,6 +183,8 @@ absl::StatusOr<Summary> SummaryFromJson(const json& doc, const std::string& path
       s.header[key] = doc[key];
     }
     s.header["set"] = doc.value("set", json::array());  // absent in summaries written before --set
+    // Absent in summaries written before --faults.
+    s.header["faults"] = doc.value("faults", FaultKindList(algorithms::FaultKinds::All()));
     s.shard_count = doc.at("shards").at("count").get<uint64_t>();
     for (const json& k : doc.at("shards").at("included")) s.shards.insert(k.get<uint64_t>());
     s.seeds_run = doc.at("seeds_run").get<uint64_t>();
@@ -260,6 +263,7 @@ class Fuzzer {
                        {"nodes", {options.generator.nodes_min, options.generator.nodes_max}},
                        {"duration", {SecondsText(options.generator.duration_min),
                                      SecondsText(options.generator.duration_max)}},
+                       {"faults", FaultKindList(options.generator.fault_kinds)},
                        {"seeds", {{"first", options.first_seed}, {"last", options.last_seed}}},
                        {"set", options.sets}};
     summary_.shard_count = options.shard_count;

@@ -68,6 +68,15 @@ absl::Status Check(FuzzCommandLine& cl) {
     o.generator.duration_min = *min;
     o.generator.duration_max = *max;
   }
+  if (!cl.faults.empty()) {
+    const auto kinds = ParseFaultKindList(cl.faults);
+    if (!kinds) {
+      return Bad("--faults", fmt::format("fault kinds separated by commas, of {}",
+                                         FaultKindList(algorithms::FaultKinds::All())),
+                 cl.faults);
+    }
+    o.generator.fault_kinds = *kinds;
+  }
   if (!cl.shard.empty()) {
     const size_t slash = cl.shard.find('/');
     const auto k = slash == std::string::npos ? std::nullopt : Unsigned(cl.shard.substr(0, slash));
@@ -114,6 +123,8 @@ CLI::App* AddFuzzCommand(CLI::App& app, FuzzCommandLine& cl) {
   fuzz->add_option("--time-budget", cl.time_budget, "stop starting seeds after this long, e.g. 60s");
   fuzz->add_option("--nodes", cl.nodes, "cluster size N or MIN..MAX (default 3..7)");
   fuzz->add_option("--duration", cl.duration, "simulated run length D or MIN..MAX (default 10s..30s)");
+  fuzz->add_option("--faults", cl.faults,
+                   "fault kinds to draw from, e.g. loss,crash (default: all; each seed turns on a random subset)");
   fuzz->add_option("--jobs", o.jobs, "parallel simulations (default: every core)")->check(CLI::Range(1, 256));
   fuzz->add_option("--shard", cl.shard, "run only shard K of N (K/N), to split a run across processes or machines");
   fuzz->add_flag("--stop-at-first-failure", o.stop_at_first_failure,

@@ -15,7 +15,7 @@ namespace electsim {
 
 struct FuzzCommandLine {
   FuzzOptions options;
-  std::string seeds, nodes, duration, shard, time_budget, guarantees_of = "options", liveness = "guarantee";
+  std::string seeds, nodes, duration, faults, shard, time_budget, guarantees_of = "options", liveness = "guarantee";
   std::optional<uint64_t> seed;
   bool emit_scenario = false;
   std::vector<std::string> merge;

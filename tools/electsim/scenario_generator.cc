@@ -21,7 +21,10 @@ class Generator {
  public:
   Generator(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, uint64_t seed,
             const GeneratorSettings& settings)
-      : algorithm_(algorithm), values_(values), rng_(sim::Rng::ForStream(seed, "fuzz.generator")) {
+      : algorithm_(algorithm),
+        values_(values),
+        settings_(settings),
+        rng_(sim::Rng::ForStream(seed, "fuzz.generator")) {
     nodes_ = static_cast<uint32_t>(rng_.Between(settings.nodes_min, settings.nodes_max));
     duration_ms_ = rng_.Between(settings.duration_min.ns() / 1'000'000, settings.duration_max.ns() / 1'000'000);
     // Faults start in the first 40% of the run and last at most 20% of it;
@@ -42,6 +45,7 @@ class Generator {
   json Faults() {
     for (FaultKind kind : algorithms::AllFaultKinds()) {
       if (!rng_.Chance(sim::Probability::FromParts(sim::Probability::kOne / 2))) continue;  // swarm: half the kinds
+      if (!settings_.fault_kinds.Has(kind)) continue;
       kinds_.emplace_back(algorithms::FaultKindName(kind));
       const int intensity = static_cast<int>(rng_.Between(1, 4));
       for (int i = 0; i < intensity; ++i) Add(kind);
@@ -186,6 +190,7 @@ class Generator {
 
   const algorithms::Algorithm& algorithm_;
   const algorithms::OptionValues& values_;
+  const GeneratorSettings& settings_;
   sim::Rng rng_;
   uint32_t nodes_ = 0;
   int64_t duration_ms_ = 0;
@@ -198,6 +203,30 @@ class Generator {
 };
 
 }  // namespace
+
+std::string FaultKindList(algorithms::FaultKinds kinds) {
+  std::string list;
+  for (FaultKind kind : algorithms::AllFaultKinds()) {
+    if (kinds.Has(kind)) list += fmt::format("{}{}", list.empty() ? "" : ",", algorithms::FaultKindName(kind));
+  }
+  return list;
+}
+
+std::optional<algorithms::FaultKinds> ParseFaultKindList(std::string_view text) {
+  algorithms::FaultKinds kinds;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view name = text.substr(0, comma);
+    const auto& all = algorithms::AllFaultKinds();
+    const auto kind = std::find_if(all.begin(), all.end(), [&](FaultKind k) { return algorithms::FaultKindName(k) == name; });
+    if (kind == all.end()) return std::nullopt;
+    kinds = kinds.With({*kind});
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (comma != std::string_view::npos && text.empty()) return std::nullopt;  // a trailing comma
+  }
+  if (kinds == algorithms::FaultKinds()) return std::nullopt;
+  return kinds;
+}
 
 json GenerateScenario(const algorithms::Algorithm& algorithm, const json& options,
                       const algorithms::OptionValues& values, uint64_t seed, const GeneratorSettings& settings) {

@@ -6,8 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "algorithms/algorithm.h"
+#include "algorithms/guarantees.h"
 #include "nlohmann/json.hpp"
 #include "sim/types.h"
 
@@ -19,7 +23,16 @@ struct GeneratorSettings {
   sim::TimeNs duration_min = sim::TimeNs::Seconds(10);
   sim::TimeNs duration_max = sim::TimeNs::Seconds(30);
   bool fencing = false;  // the resource checks tokens
+  // The kinds a seed's swarm draws from. Leaving some out focuses a run on
+  // the rest, as a Jepsen nemesis does; with all of them (the default) a
+  // seed's scenario is the one it was before the setting existed.
+  algorithms::FaultKinds fault_kinds = algorithms::FaultKinds::All();
 };
+
+// The names of `kinds` in declaration order, joined by commas:
+// "loss,crash"; and back (nullopt for an unknown name or an empty list).
+std::string FaultKindList(algorithms::FaultKinds kinds);
+std::optional<algorithms::FaultKinds> ParseFaultKindList(std::string_view text);
 
 // A whole scenario document (to go through ParseScenarioJson like any file)
 // for `algorithm` with `options` (a JSON object as a scenario writes them;

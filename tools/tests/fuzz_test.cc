@@ -62,6 +62,8 @@ class TempDir {
   fs::path path_;
 };
 
+Scenario Load(const json& document);
+
 TEST(ScenarioGenerator_Seeds, SameSeedSameScenarioOtherSeedAnother) {
   EXPECT_EQ(Generate("raft", 7), Generate("raft", 7));
   EXPECT_NE(Generate("raft", 7), Generate("raft", 8));
@@ -86,6 +88,26 @@ TEST(ScenarioGenerator_Seeds, EveryScenarioLoadsAndSwarmsOverEveryKind) {
     EXPECT_EQ(kinds_seen.size(), static_cast<size_t>(algorithms::kFaultKindCount)) << name;
     for (const auto& [kind, seeds] : kinds_seen) EXPECT_LT(seeds, 200) << name << " " << kind;
   }
+}
+
+TEST(ScenarioGenerator_Kinds, FaultsSettingDrawsOnlyFromTheKindsGiven) {
+  using algorithms::FaultKind;
+  const algorithms::FaultKinds allowed{FaultKind::kLoss, FaultKind::kCrash};
+  GeneratorSettings settings;
+  settings.fault_kinds = allowed;
+  auto probe = ParseScenarioJson({{"nodes", 3}, {"duration", "1s"}, {"algorithm", "raft"}}, "probe");
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  algorithms::FaultKinds seen;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const json document = GenerateScenario(Named("raft"), json::object(), probe->options, seed, settings);
+    const algorithms::FaultKinds in_play = FaultKindsInPlay(Load(document));
+    EXPECT_TRUE(allowed.Covers(in_play)) << "seed " << seed << ":\n" << document.dump(2);
+    seen = seen.With(in_play);
+  }
+  EXPECT_EQ(seen, allowed);
+  EXPECT_EQ(ParseFaultKindList("loss,crash"), allowed);
+  EXPECT_EQ(FaultKindList(allowed), "loss,crash");
+  for (const char* bad : {"", "loss,", "loss,,crash", "lost"}) EXPECT_EQ(ParseFaultKindList(bad), std::nullopt) << bad;
 }
 
 TEST(ScenarioGenerator_Drift, LeaseHolderNeverSlowerThanItsMarginAllows) {
@@ -180,6 +202,11 @@ TEST(FuzzCli_Input, BadFlagsAreExit2NamingWhatWasExpected) {
   EXPECT_EQ(RunCombined("fuzz --algorithm raft --seeds 5..1").exit_status, 2);
   EXPECT_EQ(RunCombined("fuzz --algorithm raft --shard 3/2").exit_status, 2);
   EXPECT_EQ(RunCombined("fuzz --algorithm raft --time-budget soon").exit_status, 2);
+  const auto bad_kind = RunCombined("fuzz --algorithm raft --faults loss,lost --seeds 1..2");
+  EXPECT_EQ(bad_kind.exit_status, 2);
+  EXPECT_NE(bad_kind.output.find("--faults: expected fault kinds separated by commas, of loss,duplication,"),
+            std::string::npos)
+      << bad_kind.output;
 }
 
 std::string FuzzArgs(const std::string& extra) {
