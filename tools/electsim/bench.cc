@@ -10,7 +10,6 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "algorithms/algorithm.h"
@@ -608,18 +607,7 @@ int Bench(const BenchOptions& options) {
       progress.TrialDone();
     }
   };
-  {
-    std::vector<std::thread> threads;
-    try {
-      TerminatingSignalsBlocked blocked;  // inherited by the workers for good
-      for (unsigned j = 0; j < std::max(1u, options.jobs); ++j) threads.emplace_back(worker);
-    } catch (...) {
-      stop.store(true);
-      for (auto& t : threads) t.join();
-      throw;
-    }
-    for (auto& t : threads) t.join();
-  }
+  RunWorkers(options.jobs, worker, [&stop] { stop.store(true); });
   progress.Clear();
 
   CommandOutcome outcome;

@@ -10,7 +10,6 @@
 #include <mutex>
 #include <new>
 #include <set>
-#include <thread>
 
 #include "fmt/format.h"
 #include "sim/format.h"
@@ -321,16 +320,7 @@ class Fuzzer {
         SeedDone(outcomes[i]);
       }
     };
-    std::vector<std::thread> threads;
-    try {
-      TerminatingSignalsBlocked blocked;  // workers leave every signal to the main thread
-      for (unsigned j = 0; j < options_.jobs; ++j) threads.emplace_back(worker);
-    } catch (...) {
-      stop_ = true;
-      for (auto& t : threads) t.join();
-      throw;
-    }
-    for (auto& t : threads) t.join();
+    RunWorkers(options_.jobs, worker, [this] { stop_ = true; });
   }
 
   void RunSeed(uint64_t seed, const RunOptions& run_options, SeedOutcome& out) {

@@ -11,7 +11,6 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -132,16 +131,7 @@ class ScenarioSweep {
         progress_.SeedDone();
       }
     };
-    std::vector<std::thread> threads;
-    try {
-      TerminatingSignalsBlocked blocked;  // inherited by the workers for good
-      for (unsigned j = 0; j < options_.jobs; ++j) threads.emplace_back(worker);
-    } catch (...) {
-      RequestStop();
-      for (auto& t : threads) t.join();
-      throw;
-    }
-    for (auto& t : threads) t.join();
+    RunWorkers(options_.jobs, worker, [this] { RequestStop(); });
   }
 
   void RunSeed(uint64_t seed, const RunOptions& run_options, SeedOutcome& out) {

@@ -3,7 +3,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
+#include <vector>
 
 #include "tools/electsim/output_file.h"
 
@@ -54,5 +57,18 @@ TerminatingSignalsBlocked::TerminatingSignalsBlocked() {
 }
 
 TerminatingSignalsBlocked::~TerminatingSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+void RunWorkers(unsigned jobs, const std::function<void()>& worker, const std::function<void()>& stop) {
+  std::vector<std::thread> threads;
+  try {
+    TerminatingSignalsBlocked blocked;  // inherited by the workers for good
+    for (unsigned j = 0; j < std::max(1u, jobs); ++j) threads.emplace_back(worker);
+  } catch (...) {
+    stop();
+    for (auto& t : threads) t.join();
+    throw;
+  }
+  for (auto& t : threads) t.join();
+}
 
 }  // namespace electsim

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <csignal>
+#include <functional>
 
 namespace electsim {
 
@@ -43,5 +44,12 @@ class TerminatingSignalsBlocked {
  private:
   sigset_t previous_;
 };
+
+// Runs `worker` on `jobs` threads (at least one) and joins them: the one
+// parallel loop of sweep, fuzz and bench, above many independent
+// single-threaded simulations. The workers leave every signal to the main
+// thread. If a thread cannot start, `stop` is called so that the running
+// workers return, they are joined and the error is rethrown.
+void RunWorkers(unsigned jobs, const std::function<void()>& worker, const std::function<void()>& stop);
 
 }  // namespace electsim
