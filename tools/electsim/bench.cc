@@ -275,16 +275,21 @@ std::string FormatTable(const BenchOptions& o, const std::string& sweep, const s
   return out;
 }
 
-// "1 trial done" on one rewritten line of a terminal, never into a file.
+// "16/1000 trials" on one rewritten line of a terminal, every 16 trials;
+// elsewhere (a CI log) a line of its own at 16, 32, 64, ... trials and at
+// the end: few lines however long the run.
 class Progress {
  public:
   explicit Progress(uint64_t total) : total_(total), terminal_(isatty(STDERR_FILENO)) {}
   void TrialDone() {
-    if (!terminal_) return;
     const uint64_t finished = done_.fetch_add(1) + 1;
-    if (finished % 16 != 0 && finished != total_) return;
+    const bool power_of_two = (finished & (finished - 1)) == 0;
+    if (terminal_ ? finished % 16 != 0 && finished != total_ : (finished < 16 || !power_of_two) && finished != total_) {
+      return;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
-    std::cerr << fmt::format("\rbench: {}/{} trials", finished, total_) << std::flush;
+    std::cerr << fmt::format("{}bench: {}/{} trials{}", terminal_ ? "\r" : "", finished, total_, terminal_ ? "" : "\n")
+              << std::flush;
   }
   void Clear() {
     if (terminal_) std::cerr << "\r\033[K" << std::flush;
@@ -550,6 +555,14 @@ int Bench(const BenchOptions& options) {
   auto built = BuildConfigs(options, sweep);
   if (!built.ok()) return ReportError(built.status());
   const std::vector<Config>& configs = *built;
+  // Every trial's figures are kept for the table and the files, about 200
+  // bytes each: a bound keeps a typo in --trials from exhausting memory.
+  if (configs.size() * options.trials > kMaxBenchTrials) {
+    return ReportError(BadFlag(fmt::format(
+        "--trials: {} trials for each of {} configurations is more than {} in all, which bench keeps in memory; "
+        "expected fewer (split the run with --seed)",
+        options.trials, configs.size(), kMaxBenchTrials)));
+  }
   const std::string sweep_name = sweep ? sweep->parameter : "";
   std::unique_ptr<AtomicOutputFile> csv, json_file;
   if (!options.csv_path.empty()) {

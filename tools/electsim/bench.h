@@ -14,6 +14,9 @@
 
 namespace electsim {
 
+// The most trials one bench keeps (over every algorithm and sweep point).
+inline constexpr uint64_t kMaxBenchTrials = 1'000'000;
+
 struct BenchOptions {
   std::vector<std::string> algorithms = {"raft", "bully", "ring", "lease"};
   std::string fault = "crash-leader";

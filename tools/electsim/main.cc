@@ -328,7 +328,7 @@ int Main(int argc, char** argv) {
   bench->add_option("--fault", bench_options.fault, "crash-leader, isolate-leader, pause-leader or lossy")
       ->capture_default_str();
   bench->add_option("--trials", bench_options.trials, "trials per algorithm (and per sweep point)")
-      ->check(UnsignedText("a number of trials above 0", 1, 100000000))
+      ->check(UnsignedText("a number of trials above 0", 1, electsim::kMaxBenchTrials))
       ->capture_default_str();
   bench->add_option("--nodes", bench_options.nodes, "cluster size")
       ->check(UnsignedText("a number of nodes", 1, electsim::kMaxNodes))

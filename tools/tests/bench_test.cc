@@ -1,11 +1,13 @@
 // `electsim bench` end to end: bad flags, common random numbers, outputs
 // that do not depend on --jobs, and what the measured times mean.
+#include <csignal>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tools/electsim/bench.h"
 #include "tools/tests/electsim_command.h"
 #include "tools/tests/electsim_process.h"
@@ -57,6 +59,15 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
       {"--sweep warp_factor=1..9", "--sweep: unknown parameter \"warp_factor\""},
       {"--sweep nodes=3", "--sweep nodes=3: expected PARAM=FROM..TO"},
   };
+  // Trials beyond what bench keeps in memory, per configuration or in all.
+  const Outcome too_many = Electsim("bench --trials 1000001 --jobs 1");
+  EXPECT_EQ(too_many.exit_status, 2) << too_many.output;
+  EXPECT_NE(too_many.output.find("expected a number of trials above 0"), std::string::npos) << too_many.output;
+  const Outcome too_many_in_all = Electsim("bench --trials 600000 --algorithms raft,bully --jobs 1");
+  EXPECT_EQ(too_many_in_all.exit_status, 2) << too_many_in_all.output;
+  EXPECT_NE(too_many_in_all.output.find("600000 trials for each of 2 configurations is more than 1000000 in all"),
+            std::string::npos)
+      << too_many_in_all.output;
   for (const auto& c : cases) {
     const Outcome outcome = Electsim("bench --trials 2 --jobs 1 " + c.args);
     EXPECT_EQ(outcome.exit_status, 2) << c.args << "\n" << outcome.output;
@@ -113,6 +124,23 @@ TEST_F(BenchTest, DifferentJobs_IdenticalCsvAndJson) {
   EXPECT_EQ(ReadWholeFile(one), ReadWholeFile(two));
   EXPECT_EQ(ReadWholeFile(one_json), ReadWholeFile(two_json));
   EXPECT_EQ(ReadCsv(one).size(), 12u * 4 * 3);
+}
+
+TEST_F(BenchTest, CtrlC_KeepsTheTrialsThatFinishedInWholeFiles) {
+  const std::string csv = (dir_ / "t.csv").string(), json_path = (dir_ / "t.json").string();
+  electsim_test::ElectsimProcess bench(
+      {"bench", "--algorithms", "raft", "--trials", "1000000", "--jobs", "2", "--csv", csv, "--json", json_path});
+  // Off a terminal, progress is a log line at 16, 32, 64, ... trials.
+  ASSERT_TRUE(bench.WaitForError("bench: 32/1000000 trials\n")) << bench.err();
+  ASSERT_EQ(kill(bench.pid(), SIGINT), 0);
+  EXPECT_EQ(bench.Wait(), 130) << bench.err();
+  EXPECT_NE(bench.out().find("interrupted: the table and files cover the trials that finished"), std::string::npos)
+      << bench.out();
+  const auto rows = ReadCsv(csv);
+  EXPECT_GE(rows.size(), 32u);
+  for (const auto& row : rows) EXPECT_FALSE(row.at("known_ns").empty());
+  const nlohmann::json document = nlohmann::json::parse(ReadWholeFile(json_path));
+  EXPECT_EQ(document["results"].size(), rows.size());
 }
 
 // Raft with timeouts in [150ms, 300ms], heartbeats every 50ms and links of

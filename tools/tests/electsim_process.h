@@ -129,6 +129,14 @@ class ElectsimProcess {
     return true;
   }
 
+  // The same for standard error.
+  bool WaitForError(const std::string& text) {
+    while (err_.find(text) == std::string::npos) {
+      if (!ReadSome()) return false;
+    }
+    return true;
+  }
+
   // Reads both streams to their end and reaps the process. The exit status,
   // or -N when signal N killed it.
   int Wait() {
