@@ -283,10 +283,7 @@ class Progress {
   explicit Progress(uint64_t total) : total_(total), terminal_(isatty(STDERR_FILENO)) {}
   void TrialDone() {
     const uint64_t finished = done_.fetch_add(1) + 1;
-    const bool power_of_two = (finished & (finished - 1)) == 0;
-    if (terminal_ ? finished % 16 != 0 && finished != total_ : (finished < 16 || !power_of_two) && finished != total_) {
-      return;
-    }
+    if (!Due(finished)) return;
     std::lock_guard<std::mutex> lock(mutex_);
     std::cerr << fmt::format("{}bench: {}/{} trials{}", terminal_ ? "\r" : "", finished, total_, terminal_ ? "" : "\n")
               << std::flush;
@@ -296,6 +293,12 @@ class Progress {
   }
 
  private:
+  bool Due(uint64_t finished) const {
+    if (finished == total_) return true;
+    if (terminal_) return finished % 16 == 0;
+    return finished >= 16 && (finished & (finished - 1)) == 0;  // 16, 32, 64, ...
+  }
+
   const uint64_t total_;
   const bool terminal_;
   std::atomic<uint64_t> done_{0};
