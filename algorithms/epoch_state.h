@@ -50,16 +50,6 @@ class DurableEpoch {
     ctx.Observe(vocab::TermChange(sim::Term(epoch)));
   }
 
-  // The message field that carries an epoch.
-  static constexpr std::string_view kMessageField = "epoch";
-
-  // Sets the message's epoch to max(): a leader's own epoch equals it,
-  // because a leader steps down the moment it sees a higher one.
-  sim::Message Stamp(sim::Message message) const {
-    message.Set(kMessageField, static_cast<int64_t>(max_));
-    return message;
-  }
-
  private:
   const std::string max_epoch_key_;
   const std::string boots_key_;

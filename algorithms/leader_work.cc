@@ -28,8 +28,7 @@ bool LeaderWork::OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bo
     if (!active_) return true;
     tick_timer_ = ctx.SetTimer(config_.write_interval, kTickTag);
     if (!send_pending_ && may_act()) {
-      ctx.Observe(sim::Observation(vocab::kWriteBegin)
-                      .Set(vocab::kFieldToken, static_cast<int64_t>(token_.value())));
+      ctx.Observe(vocab::WriteBegun{.token = static_cast<int64_t>(token_.value())});
       send_pending_ = true;
       send_timer_ = ctx.SetTimer(config_.write_duration, kSendTag);
     }
@@ -42,8 +41,8 @@ bool LeaderWork::OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bo
     if (!active_) return true;
     const int64_t seq = static_cast<int64_t>(++writes_sent_);
     const int64_t token = static_cast<int64_t>(token_.value());
-    ctx.Send(resource_, sim::Message(kResourceWrite).Set(vocab::kFieldToken, token).Set(vocab::kFieldSeq, seq));
-    ctx.Observe(sim::Observation(vocab::kWrite).Set(vocab::kFieldToken, token).Set(vocab::kFieldSeq, seq));
+    ctx.Send(resource_, ResourceWrite{.token = token, .seq = seq});
+    ctx.Observe(vocab::WriteSent{.token = token, .seq = seq});
     if (wrote) wrote();
     return true;
   }
@@ -62,19 +61,16 @@ class SharedResource final : public sim::Process {
   }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
-    if (!message.Is(kResourceWrite)) return;
-    const int64_t token = message.Get(vocab::kFieldToken);
-    const int64_t seq = message.Get(vocab::kFieldSeq);
+    const std::optional<ResourceWrite> write = message.As<ResourceWrite>();
+    if (!write) return;
+    const int64_t token = write->token;
+    const int64_t seq = write->seq;
     const int64_t writer = from.value();
     const bool taken_by_another =
         exclusive_token_ && token == highest_ && highest_writer_ >= 0 && highest_writer_ != writer;
     const bool accept = !fencing_ || (token >= highest_ && !taken_by_another);
-    sim::Observation seen(accept ? vocab::kResourceAccept : vocab::kResourceReject);
-    seen.Set(vocab::kFieldToken, token)
-        .Set(vocab::kFieldWriter, writer)
-        .Set(vocab::kFieldSeq, seq)
-        .Set(vocab::kFieldHighest, highest_);
-    ctx.Observe(seen);
+    ctx.Observe(sim::Observation(accept ? vocab::kResourceAccept : vocab::kResourceReject,
+                                 {token, writer, seq, highest_}));
     if (accept && token > highest_) {
       highest_ = token;
       ctx.Persist("highest_token", highest_);
@@ -83,11 +79,7 @@ class SharedResource final : public sim::Process {
       highest_writer_ = writer;
       ctx.Persist("highest_token_writer", highest_writer_);
     }
-    ctx.Send(from, sim::Message(kResourceAck)
-                       .Set(vocab::kFieldToken, token)
-                       .Set(vocab::kFieldSeq, seq)
-                       .Set("accepted", accept ? 1 : 0)
-                       .Set(vocab::kFieldHighest, highest_));
+    ctx.Send(from, ResourceAck{.token = token, .seq = seq, .accepted = accept ? 1 : 0, .highest = highest_});
   }
 
   void OnTimer(sim::Context&, sim::TimerId, uint64_t) override {}

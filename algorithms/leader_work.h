@@ -13,8 +13,20 @@
 namespace algorithms {
 
 // Resource protocol messages.
-inline constexpr std::string_view kResourceWrite = "resource.write";  // fields: token, seq
-inline constexpr std::string_view kResourceAck = "resource.ack";      // fields: token, seq, accepted, highest
+struct ResourceWrite {
+  static constexpr sim::RecordType kType{"resource.write", {"token", "seq"}};
+  int64_t token = 0;
+  int64_t seq = 0;
+};
+struct ResourceAck {
+  static constexpr sim::RecordType kType{"resource.ack", {"token", "seq", "accepted", "highest"}};
+  int64_t token = 0;
+  int64_t seq = 0;
+  int64_t accepted = 0;  // 1 when the write was accepted
+  int64_t highest = 0;   // the highest token accepted so far
+};
+inline constexpr const sim::RecordType& kResourceWrite = ResourceWrite::kType;
+inline constexpr const sim::RecordType& kResourceAck = ResourceAck::kType;
 
 class LeaderWork {
  public:

@@ -24,8 +24,7 @@ class ScriptedWriter final : public sim::Process {
   }
   void OnMessage(sim::Context&, sim::NodeId, const sim::Message&) override {}
   void OnTimer(sim::Context& ctx, sim::TimerId, uint64_t tag) override {
-    ctx.Send(kResource,
-             sim::Message(kResourceWrite).Set(vocab::kFieldToken, script_[tag].second).Set(vocab::kFieldSeq, 1));
+    ctx.Send(kResource, ResourceWrite{.token = script_[tag].second, .seq = 1});
   }
 
  private:

@@ -27,24 +27,26 @@ enum class Role : int64_t {
 std::string_view RoleName(Role role);
 
 // ---- observation types and their fields ----
+// Each type is a sim::RecordType constant, with a struct of the same fields
+// for typed access (see sim/payload.h); field names are listed below.
 
 // Role change. Fields: role, term; token when role is leader.
-inline constexpr std::string_view kRoleChange = "role";
+inline constexpr sim::RecordType kRoleChange{"role", {"role", "term", "token"}};
 // Whom the node now believes leads. Fields: leader (-1 = nobody), term.
-inline constexpr std::string_view kBelief = "believe";
+inline constexpr sim::RecordType kBelief{"believe", {"leader", "term"}};
 // The node's current term/epoch changed. Field: term.
-inline constexpr std::string_view kTermChange = "term";
+inline constexpr sim::RecordType kTermChange{"term", {"term"}};
 // The node granted its vote. Fields: term, candidate.
-inline constexpr std::string_view kVote = "vote";
+inline constexpr sim::RecordType kVote{"vote", {"term", "candidate"}};
 // A leader decided to write (the check is done, the write is being prepared).
 // Field: token. A process pause landing here is the fencing-token story.
-inline constexpr std::string_view kWriteBegin = "write_begin";
+inline constexpr sim::RecordType kWriteBegin{"write_begin", {"token"}};
 // A leader sent a write to the shared resource. Fields: token, seq.
-inline constexpr std::string_view kWrite = "write";
+inline constexpr sim::RecordType kWrite{"write", {"token", "seq"}};
 // The shared resource accepted a write. Fields: token, writer, seq, highest (before this write).
-inline constexpr std::string_view kResourceAccept = "resource.accept";
+inline constexpr sim::RecordType kResourceAccept{"resource.accept", {"token", "writer", "seq", "highest"}};
 // The shared resource rejected a stale write. Fields: token, writer, seq, highest.
-inline constexpr std::string_view kResourceReject = "resource.reject";
+inline constexpr sim::RecordType kResourceReject{"resource.reject", {"token", "writer", "seq", "highest"}};
 
 // ---- replicated logs (Raft) ----
 // Enough for a checker to rebuild every node's log and the set of committed
@@ -58,13 +60,13 @@ inline constexpr std::string_view kResourceReject = "resource.reject";
 //
 // The node put an entry at `index`; the log now ends there (anything after
 // it was dropped). Fields: index, term, entry.
-inline constexpr std::string_view kLogAppend = "log.append";
+inline constexpr sim::RecordType kLogAppend{"log.append", {"index", "term", "entry"}};
 // The node dropped its entries from `index` on; the log now ends at index-1. Field: index.
-inline constexpr std::string_view kLogTruncate = "log.truncate";
+inline constexpr sim::RecordType kLogTruncate{"log.truncate", {"index"}};
 // The node learned that the entry at `index` is committed. Fields: index,
 // term and entry (of the entry), current_term (the node's own term when it
 // learned it: the leader's term when the leader itself reports it).
-inline constexpr std::string_view kLogCommit = "log.commit";
+inline constexpr sim::RecordType kLogCommit{"log.commit", {"index", "term", "entry", "current_term"}};
 
 inline constexpr std::string_view kFieldRole = "role";
 inline constexpr std::string_view kFieldTerm = "term";
@@ -80,6 +82,67 @@ inline constexpr std::string_view kFieldCurrentTerm = "current_term";
 
 inline constexpr int64_t kNobody = -1;
 
+// Typed views of the observations, for checkers and tools.
+struct RoleChanged {
+  static constexpr const sim::RecordType& kType = kRoleChange;
+  int64_t role = 0;
+  int64_t term = 0;
+  int64_t token = 0;  // present (size() == 3) only for the leader role
+};
+struct BeliefChanged {
+  static constexpr const sim::RecordType& kType = kBelief;
+  int64_t leader = kNobody;
+  int64_t term = 0;
+};
+struct TermChanged {
+  static constexpr const sim::RecordType& kType = kTermChange;
+  int64_t term = 0;
+};
+struct VoteGranted {
+  static constexpr const sim::RecordType& kType = kVote;
+  int64_t term = 0;
+  int64_t candidate = 0;
+};
+struct WriteBegun {
+  static constexpr const sim::RecordType& kType = kWriteBegin;
+  int64_t token = 0;
+};
+struct WriteSent {
+  static constexpr const sim::RecordType& kType = kWrite;
+  int64_t token = 0;
+  int64_t seq = 0;
+};
+// resource.accept and resource.reject carry the same fields.
+struct ResourceDecision {
+  int64_t token = 0;
+  int64_t writer = 0;
+  int64_t seq = 0;
+  int64_t highest = 0;
+};
+struct ResourceAccepted : ResourceDecision {
+  static constexpr const sim::RecordType& kType = kResourceAccept;
+};
+struct ResourceRejected : ResourceDecision {
+  static constexpr const sim::RecordType& kType = kResourceReject;
+};
+struct LogAppended {
+  static constexpr const sim::RecordType& kType = kLogAppend;
+  int64_t index = 0;
+  int64_t term = 0;
+  int64_t entry = 0;
+};
+struct LogTruncated {
+  static constexpr const sim::RecordType& kType = kLogTruncate;
+  int64_t index = 0;
+};
+struct LogCommitted {
+  static constexpr const sim::RecordType& kType = kLogCommit;
+  int64_t index = 0;
+  int64_t term = 0;
+  int64_t entry = 0;
+  int64_t current_term = 0;
+};
+
 // ---- message roles: what the wire shows ----
 //
 // Observations are what a node says about itself; its messages are what it
@@ -90,17 +153,29 @@ inline constexpr int64_t kNobody = -1;
 
 // A message that only the leader of the term in `term_field` sends.
 struct LeaderOnlyMessage {
-  std::string_view type;
-  std::string_view term_field;
+  LeaderOnlyMessage(const sim::RecordType& message_type, std::string_view term_field_name)
+      : type(&message_type), term_field(message_type.IndexOf(term_field_name)) {
+    SIM_CHECK(term_field >= 0, "a leader-only message's term field is one of its fields");
+  }
+  const sim::RecordType* type;
+  int term_field;
 };
 
 // A message by which its sender grants its vote, in the term in
 // `term_field`, to its receiver: every such message, or with `granted_field`
 // set only those where that field is not 0.
 struct VoteGrantMessage {
-  std::string_view type;
-  std::string_view term_field;
-  std::string_view granted_field;
+  VoteGrantMessage(const sim::RecordType& message_type, std::string_view term_field_name,
+                   std::string_view granted_field_name = {})
+      : type(&message_type),
+        term_field(message_type.IndexOf(term_field_name)),
+        granted_field(granted_field_name.empty() ? -1 : message_type.IndexOf(granted_field_name)) {
+    SIM_CHECK(term_field >= 0 && (granted_field_name.empty() || granted_field >= 0),
+              "a vote grant's term and granted fields are fields of its message");
+  }
+  const sim::RecordType* type;
+  int term_field;
+  int granted_field;  // -1: every message of the type grants
 };
 
 struct MessageRoles {
@@ -109,11 +184,11 @@ struct MessageRoles {
   // Steady-state traffic: the heartbeats or lease renewals a healthy cluster
   // keeps sending (and their replies), which metrics count apart from the
   // messages of an election.
-  std::vector<std::string_view> steady_state;
+  std::vector<const sim::RecordType*> steady_state;
 
   bool IsSteadyState(const sim::Message& message) const {
-    for (std::string_view type : steady_state) {
-      if (message.Is(type)) return true;
+    for (const sim::RecordType* type : steady_state) {
+      if (message.Is(*type)) return true;
     }
     return false;
   }
@@ -121,58 +196,48 @@ struct MessageRoles {
   // The term a message shows its sender leading, if it is leader-only.
   std::optional<int64_t> LeaderTerm(const sim::Message& message) const {
     for (const LeaderOnlyMessage& role : leader_only) {
-      if (message.Is(role.type)) return message.Get(role.term_field);
+      if (message.Is(*role.type)) return message.value(role.term_field);
     }
     return std::nullopt;
   }
   // The term a message grants a vote in (to its receiver), if it does.
   std::optional<int64_t> GrantTerm(const sim::Message& message) const {
     for (const VoteGrantMessage& role : vote_grants) {
-      if (!message.Is(role.type)) continue;
-      if (!role.granted_field.empty() && message.Get(role.granted_field) == 0) return std::nullopt;
-      return message.Get(role.term_field);
+      if (!message.Is(*role.type)) continue;
+      if (role.granted_field >= 0 && message.value(role.granted_field) == 0) return std::nullopt;
+      return message.value(role.term_field);
     }
     return std::nullopt;
   }
 };
 
 inline sim::Observation RoleChange(Role role, sim::Term term) {
-  return sim::Observation(kRoleChange)
-      .Set(kFieldRole, static_cast<int64_t>(role))
-      .Set(kFieldTerm, static_cast<int64_t>(term.value()));
+  return sim::Observation(kRoleChange, {static_cast<int64_t>(role), static_cast<int64_t>(term.value())});
 }
 inline sim::Observation BecameLeader(sim::Term term, sim::FencingToken token) {
-  return RoleChange(Role::kLeader, term).Set(kFieldToken, static_cast<int64_t>(token.value()));
+  return sim::Observation(kRoleChange, {static_cast<int64_t>(Role::kLeader), static_cast<int64_t>(term.value()),
+                                        static_cast<int64_t>(token.value())});
 }
 inline sim::Observation Belief(sim::NodeId leader, sim::Term term) {
-  return sim::Observation(kBelief)
-      .Set(kFieldLeader, leader == sim::kNoNode ? kNobody : static_cast<int64_t>(leader.value()))
-      .Set(kFieldTerm, static_cast<int64_t>(term.value()));
+  return sim::Observation(
+      kBelief, {leader == sim::kNoNode ? kNobody : static_cast<int64_t>(leader.value()), static_cast<int64_t>(term.value())});
 }
 inline sim::Observation TermChange(sim::Term term) {
-  return sim::Observation(kTermChange).Set(kFieldTerm, static_cast<int64_t>(term.value()));
+  return sim::Observation(kTermChange, {static_cast<int64_t>(term.value())});
 }
 inline sim::Observation Vote(sim::Term term, sim::NodeId candidate) {
-  return sim::Observation(kVote)
-      .Set(kFieldTerm, static_cast<int64_t>(term.value()))
-      .Set(kFieldCandidate, static_cast<int64_t>(candidate.value()));
-}
-
-// An entry as the log observations carry it: (type, index, term, entry).
-inline sim::Observation LogEntry(std::string_view type, uint64_t index, sim::Term term, uint64_t entry) {
-  return sim::Observation(type)
-      .Set(kFieldIndex, static_cast<int64_t>(index))
-      .Set(kFieldTerm, static_cast<int64_t>(term.value()))
-      .Set(kFieldEntry, static_cast<int64_t>(entry));
+  return sim::Observation(kVote, {static_cast<int64_t>(term.value()), static_cast<int64_t>(candidate.value())});
 }
 inline sim::Observation LogAppend(uint64_t index, sim::Term term, uint64_t entry) {
-  return LogEntry(kLogAppend, index, term, entry);
+  return sim::Observation(
+      kLogAppend, {static_cast<int64_t>(index), static_cast<int64_t>(term.value()), static_cast<int64_t>(entry)});
 }
 inline sim::Observation LogTruncate(uint64_t from_index) {
-  return sim::Observation(kLogTruncate).Set(kFieldIndex, static_cast<int64_t>(from_index));
+  return sim::Observation(kLogTruncate, {static_cast<int64_t>(from_index)});
 }
 inline sim::Observation LogCommit(uint64_t index, sim::Term term, uint64_t entry, sim::Term current_term) {
-  return LogEntry(kLogCommit, index, term, entry).Set(kFieldCurrentTerm, static_cast<int64_t>(current_term.value()));
+  return sim::Observation(kLogCommit, {static_cast<int64_t>(index), static_cast<int64_t>(term.value()),
+                                       static_cast<int64_t>(entry), static_cast<int64_t>(current_term.value())});
 }
 
 }  // namespace vocab

@@ -97,6 +97,8 @@ BENCHMARK(BM_EventLoop)->Arg(16)->Arg(1000);
 
 // Nodes that answer every message with a message to a random peer: each
 // event is a delivery through the network (latency draw, loss check).
+constexpr sim::RecordType kGossip{"bench.gossip", {"hops"}};
+
 class Gossip final : public sim::Process {
  public:
   Gossip(uint32_t nodes, int64_t initial) : nodes_(nodes), initial_(initial) {}
@@ -109,7 +111,7 @@ class Gossip final : public sim::Process {
  private:
   void Forward(sim::Context& ctx) {
     const auto to = sim::NodeId(static_cast<uint32_t>(ctx.rng().Below(nodes_)));
-    ctx.Send(to, sim::Message("bench.gossip").Set("hops", 1));
+    ctx.Send(to, sim::Message(kGossip, {1}));
   }
   uint32_t nodes_;
   int64_t initial_;

@@ -25,14 +25,14 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
     case sim::TraceKind::kObserve: {
       if (r.payload == nullptr) return false;
       const sim::Observation& o = *r.payload;
-      if (o.Is(vocab::kRoleChange)) {
-        n.role = static_cast<vocab::Role>(o.Get(vocab::kFieldRole));
-        n.role_term = o.Get(vocab::kFieldTerm, -1);
+      if (const auto role = o.As<vocab::RoleChanged>()) {
+        n.role = static_cast<vocab::Role>(role->role);
+        n.role_term = role->term;
         n.leads_unreported = false;
         return true;
       }
-      if (o.Is(vocab::kBelief)) {
-        n.believed_leader = o.Get(vocab::kFieldLeader, vocab::kNobody);
+      if (const auto belief = o.As<vocab::BeliefChanged>()) {
+        n.believed_leader = belief->leader;
         return true;
       }
       return false;

@@ -20,10 +20,10 @@ class CommittedAgreementChecker final : public Checker {
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= node_count_) return;
     const sim::Observation& o = *r.payload;
-    if (!o.Is(vocab::kLogCommit)) return;
-    const int64_t index = o.Get(vocab::kFieldIndex);
-    const First commit{.term = o.Get(vocab::kFieldTerm), .entry = o.Get(vocab::kFieldEntry), .node = r.node,
-                       .time = r.time};
+    const std::optional<vocab::LogCommitted> committed = o.As<vocab::LogCommitted>();
+    if (!committed) return;
+    const int64_t index = committed->index;
+    const First commit{.term = committed->term, .entry = committed->entry, .node = r.node, .time = r.time};
     auto [it, inserted] = first_by_index_.try_emplace(index, commit);
     if (inserted || it->second.entry == commit.entry) return;
     const First& first = it->second;

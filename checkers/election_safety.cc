@@ -25,12 +25,11 @@ class ElectionSafetyChecker final : public Checker {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;
     if (r.kind == sim::TraceKind::kObserve) {
       const sim::Observation& o = *r.payload;
-      if (!o.Is(vocab::kRoleChange) || o.Get(vocab::kFieldRole) != static_cast<int64_t>(vocab::Role::kLeader)) {
-        return;
-      }
-      Claim(r, o.Get(vocab::kFieldTerm, -1), "", o.Get(vocab::kFieldToken, -1));
+      const std::optional<vocab::RoleChanged> role = o.As<vocab::RoleChanged>();
+      if (!role || role->role != static_cast<int64_t>(vocab::Role::kLeader)) return;
+      Claim(r, role->term, "", o.size() > 2 ? role->token : -1);
     } else if (r.kind == sim::TraceKind::kSend) {
-      if (const auto term = roles_.LeaderTerm(*r.payload)) Claim(r, *term, r.payload->type(), -1);
+      if (const auto term = roles_.LeaderTerm(*r.payload)) Claim(r, *term, r.payload->type_name(), -1);
     }
   }
 

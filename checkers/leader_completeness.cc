@@ -35,21 +35,22 @@ class LeaderCompletenessChecker final : public Checker {
     if (r.kind == sim::TraceKind::kCrash || r.kind == sim::TraceKind::kStart) leading_term_[node].reset();
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return;
     const sim::Observation& o = *r.payload;
-    if (o.Is(vocab::kRoleChange)) {
+    if (const auto role = o.As<vocab::RoleChanged>()) {
       leading_term_[node].reset();
-      if (o.Get(vocab::kFieldRole) != static_cast<int64_t>(vocab::Role::kLeader)) return;
-      const int64_t term = o.Get(vocab::kFieldTerm);
+      if (role->role != static_cast<int64_t>(vocab::Role::kLeader)) return;
+      const int64_t term = role->term;
       leading_term_[node] = term;
       for (const auto& [key, commit] : commits_) {
         if (commit.current_term < term) CheckLeaderHas(r, node, term, key.first, commit);
       }
       return;
     }
-    if (!o.Is(vocab::kLogCommit)) return;
-    const int64_t index = o.Get(vocab::kFieldIndex);
-    const Commit commit{.term = o.Get(vocab::kFieldTerm),
-                        .entry = o.Get(vocab::kFieldEntry),
-                        .current_term = o.Get(vocab::kFieldCurrentTerm),
+    const std::optional<vocab::LogCommitted> committed = o.As<vocab::LogCommitted>();
+    if (!committed) return;
+    const int64_t index = committed->index;
+    const Commit commit{.term = committed->term,
+                        .entry = committed->entry,
+                        .current_term = committed->current_term,
                         .reporter = r.node,
                         .time = r.time};
     auto [it, inserted] = commits_.try_emplace({index, commit.entry}, commit);

@@ -23,7 +23,7 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   AdvanceTo(r.time);
   if (r.kind == sim::TraceKind::kSend) {
     ++metrics_.messages_sent;
-    ++metrics_.messages_by_type[r.payload == nullptr ? std::string() : std::string(r.payload->type())];
+    ++metrics_.messages_by_type[r.payload == nullptr ? std::string() : std::string(r.payload->type_name())];
     switch (Classify(r)) {
       case MessageClass::kElection: {
         const uint64_t bytes = SentBytes(r);
@@ -78,9 +78,8 @@ void MetricsCollector::CountObservation(const sim::Observation& o) {
   if (o.Is(vocab::kWrite)) ++metrics_.writes_sent;
   if (o.Is(vocab::kResourceAccept)) ++metrics_.writes_accepted;
   if (o.Is(vocab::kResourceReject)) ++metrics_.writes_rejected;
-  if (o.Is(vocab::kTermChange) || o.Is(vocab::kRoleChange)) {
-    metrics_.max_term = std::max(metrics_.max_term, o.Get(vocab::kFieldTerm));
-  }
+  if (const auto term = o.As<vocab::TermChanged>()) metrics_.max_term = std::max(metrics_.max_term, term->term);
+  if (const auto role = o.As<vocab::RoleChanged>()) metrics_.max_term = std::max(metrics_.max_term, role->term);
 }
 
 void MetricsCollector::TrackLeadership(const sim::TraceRecord& r) {

@@ -23,17 +23,16 @@ bool NodeLogs::Apply(const sim::TraceRecord& r) {
   }
   if (r.payload == nullptr) return false;
   const sim::Observation& o = *r.payload;
-  const int64_t index = o.Get(vocab::kFieldIndex);
-  if (index < 1) return false;  // not an entry position: nothing to rebuild
-  const size_t before = static_cast<size_t>(index - 1);
-  if (o.Is(vocab::kLogAppend)) {
+  if (const auto append = o.As<vocab::LogAppended>()) {
+    if (append->index < 1) return false;  // not an entry position: nothing to rebuild
     // An append ends the log at `index`: whatever followed is gone.
-    log.resize(before);
-    log.push_back({o.Get(vocab::kFieldTerm), o.Get(vocab::kFieldEntry)});
+    log.resize(static_cast<size_t>(append->index - 1));
+    log.push_back({append->term, append->entry});
     return true;
   }
-  if (o.Is(vocab::kLogTruncate)) {
-    log.resize(std::min(log.size(), before));
+  if (const auto truncate = o.As<vocab::LogTruncated>()) {
+    if (truncate->index < 1) return false;
+    log.resize(std::min(log.size(), static_cast<size_t>(truncate->index - 1)));
     return true;
   }
   return false;

@@ -19,11 +19,10 @@ struct AcceptedWrite {
 };
 
 inline std::optional<AcceptedWrite> AcceptedWriteOf(const sim::TraceRecord& r) {
-  if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || !r.payload->Is(vocab::kResourceAccept)) {
-    return std::nullopt;
-  }
-  return AcceptedWrite{r.node.value(), r.payload->Get(vocab::kFieldToken),
-                       sim::NodeId(static_cast<uint32_t>(r.payload->Get(vocab::kFieldWriter)))};
+  if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr) return std::nullopt;
+  const std::optional<vocab::ResourceAccepted> accepted = r.payload->As<vocab::ResourceAccepted>();
+  if (!accepted) return std::nullopt;
+  return AcceptedWrite{r.node.value(), accepted->token, sim::NodeId(static_cast<uint32_t>(accepted->writer))};
 }
 
 }  // namespace checkers

@@ -25,7 +25,7 @@ class SingleVoteChecker final : public Checker {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;
     if (r.kind == sim::TraceKind::kObserve) {
       const sim::Observation& o = *r.payload;
-      if (o.Is(vocab::kVote)) Vote(r, o.Get(vocab::kFieldTerm), o.Get(vocab::kFieldCandidate));
+      if (const auto vote = o.As<vocab::VoteGranted>()) Vote(r, vote->term, vote->candidate);
     } else if (r.kind == sim::TraceKind::kSend) {
       if (const auto term = roles_.GrantTerm(*r.payload)) Vote(r, *term, r.peer.value());
     }
@@ -44,7 +44,7 @@ class SingleVoteChecker final : public Checker {
             .message = fmt::format("node {} voted for both node {} and node {} in term {}{}", r.node.value(),
                                    first.value(), second.value(), term,
                                    r.kind == sim::TraceKind::kSend
-                                       ? fmt::format(" (the second vote seen on the wire: {})", r.payload->type())
+                                       ? fmt::format(" (the second vote seen on the wire: {})", r.payload->type_name())
                                        : "")});
   }
 

@@ -29,11 +29,11 @@ class TermMonotonicChecker final : public Checker {
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= highest_.size()) return;
     if (r.kind == sim::TraceKind::kObserve) {
-      if (r.payload->Is(vocab::kTermChange)) See(r, r.payload->Get(vocab::kFieldTerm), "reported term");
+      if (const auto term = r.payload->As<vocab::TermChanged>()) See(r, term->term, "reported term");
     } else if (r.kind == sim::TraceKind::kSend) {
       std::optional<int64_t> term = roles_.LeaderTerm(*r.payload);
       if (!term) term = roles_.GrantTerm(*r.payload);
-      if (term) See(r, *term, fmt::format("sent {} of term", r.payload->type()));
+      if (term) See(r, *term, fmt::format("sent {} of term", r.payload->type_name()));
     }
   }
 

@@ -273,7 +273,7 @@ const std::map<std::string, int64_t, std::less<>>& Simulator::UnsyncedWritesOf(N
 void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
   if (auto s = CheckNode(to); !s.ok()) {
     Fail(absl::InvalidArgumentError(
-        fmt::format("node {} sent {} to an {}", from.value(), message.type(), std::string(s.message()))));
+        fmt::format("node {} sent {} to an {}", from.value(), message.type_name(), std::string(s.message()))));
     return;
   }
   const uint64_t message_id = next_message_id_++;

@@ -72,7 +72,7 @@ void TraceHasher::OnRecord(const TraceRecord& r) {
   Mix(static_cast<uint64_t>(r.value));
   MixText(r.detail, static_cast<uint64_t>(r.kind));
   if (r.payload != nullptr) {
-    MixText(r.payload->type(), 0);
+    MixText(r.payload->type_name(), 0);
     for (const Field& f : r.payload->fields()) {
       MixText(f.key, 0);
       Mix(static_cast<uint64_t>(f.value));
@@ -124,7 +124,7 @@ std::string TraceRecordToJson(const TraceRecord& r) {
   }
   if (r.payload != nullptr) {
     out += R"(,"type":)";
-    AppendJsonString(out, r.payload->type());
+    AppendJsonString(out, r.payload->type_name());
     out += R"(,"fields":{)";
     bool first = true;
     for (const Field& f : r.payload->fields()) {

@@ -18,8 +18,6 @@
 namespace algorithms {
 namespace {
 
-constexpr std::string_view kFieldEpoch = DurableEpoch::kMessageField;
-constexpr std::string_view kFieldRound = "round";
 
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone = 3 };
@@ -71,13 +69,15 @@ class BullyNode final : public sim::Process {
     if (!ours) return;  // e.g. the resource's acks to our writes
     // Epoch handling comes before anything else (etcd's Step): a leader that
     // learns of a newer epoch no longer leads, whatever the message says.
-    ObserveEpoch(ctx, static_cast<uint64_t>(message.Get(kFieldEpoch)));
-    if (message.Is(kBullyElection)) {
-      HandleElection(ctx, from, message.Get(kFieldRound));
-    } else if (message.Is(kBullyAnswer)) {
-      HandleAnswer(ctx, message.Get(kFieldRound));
+    // Every Bully message carries its epoch first.
+    const uint64_t epoch = static_cast<uint64_t>(message.value(0));
+    ObserveEpoch(ctx, epoch);
+    if (const auto election = message.As<bully::Election>()) {
+      HandleElection(ctx, from, election->round);
+    } else if (const auto answer = message.As<bully::Answer>()) {
+      HandleAnswer(ctx, answer->round);
     } else {
-      HandleClaim(ctx, from, static_cast<uint64_t>(message.Get(kFieldEpoch)));
+      HandleClaim(ctx, from, epoch);
     }
   }
 
@@ -95,7 +95,7 @@ class BullyNode final : public sim::Process {
         BecomeCandidate(ctx);
       }
     } else if (heartbeat_timer_.Fired(timer)) {
-      Broadcast(ctx, kBullyHeartbeat);
+      Broadcast(ctx, bully::Heartbeat{.epoch = Epoch()});
       heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
     }
   }
@@ -140,7 +140,7 @@ class BullyNode final : public sim::Process {
     phase_ = Phase::kAwaitingAnswers;
     ++election_round_;
     for (uint32_t id = self_.value() + 1; id < config_.node_count; ++id) {
-      ctx.Send(sim::NodeId(id), epoch_.Stamp(sim::Message(kBullyElection)).Set(kFieldRound, election_round_));
+      ctx.Send(sim::NodeId(id), bully::Election{.epoch = Epoch(), .round = election_round_});
     }
     // Waited even when there is nobody higher to ask, and by a node that
     // joined a running cluster at least until listen_until_: a live
@@ -158,7 +158,7 @@ class BullyNode final : public sim::Process {
     role_ = Role::kLeader;
     ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
     belief_.Set(ctx, self_, epoch);
-    Broadcast(ctx, kBullyCoordinator);
+    Broadcast(ctx, bully::Coordinator{.epoch = Epoch()});
     heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
     work_.Begin(ctx, sim::FencingToken(epoch));
   }
@@ -185,12 +185,12 @@ class BullyNode final : public sim::Process {
 
   void HandleElection(sim::Context& ctx, sim::NodeId from, int64_t round) {
     if (from >= self_) return;  // only lower ids challenge us
-    ctx.Send(from, epoch_.Stamp(sim::Message(kBullyAnswer)).Set(kFieldRound, round));
+    ctx.Send(from, bully::Answer{.epoch = Epoch(), .round = round});
     switch (role_) {
       case Role::kLeader:
         // Already coordinator: telling the challenger is enough; a fresh
         // election would only burn an epoch.
-        ctx.Send(from, epoch_.Stamp(sim::Message(kBullyCoordinator)));
+        ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
         break;
       case Role::kCandidate:
         break;  // our own election already covers the challenger
@@ -211,7 +211,7 @@ class BullyNode final : public sim::Process {
     if (epoch < epoch_.max()) {
       // A coordinator of an old epoch (e.g. back from a partition). Only the
       // current leader answers it, so that it steps down without a storm.
-      if (role_ == Role::kLeader) ctx.Send(from, epoch_.Stamp(sim::Message(kBullyCoordinator)));
+      if (role_ == Role::kLeader) ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
       return;
     }
     // From here on epoch == epoch_.max() (ObserveEpoch ran first).
@@ -221,7 +221,7 @@ class BullyNode final : public sim::Process {
         if (from > self_) {
           BecomeFollower(ctx, from, epoch);
         } else {
-          ctx.Send(from, epoch_.Stamp(sim::Message(kBullyCoordinator)));
+          ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
         }
         return;
       case Role::kCandidate:
@@ -245,8 +245,11 @@ class BullyNode final : public sim::Process {
 
   // ---- helpers ----
 
-  void Broadcast(sim::Context& ctx, std::string_view type) {
-    const sim::Message message = epoch_.Stamp(sim::Message(type));
+  // Our highest epoch, as a message carries it: a leader's own epoch equals
+  // it, because a leader steps down the moment it sees a higher one.
+  int64_t Epoch() const { return static_cast<int64_t>(epoch_.max()); }
+
+  void Broadcast(sim::Context& ctx, const sim::Message& message) {
     for (uint32_t id = 0; id < config_.node_count; ++id) {
       if (id != self_.value()) ctx.Send(sim::NodeId(id), message);
     }
@@ -331,8 +334,8 @@ class Bully final : public Algorithm {
   // Answers and elections are no votes: Bully has none.
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
-        .leader_only = {{kBullyCoordinator, kFieldEpoch}, {kBullyHeartbeat, kFieldEpoch}},
-        .steady_state = {kBullyHeartbeat},
+        .leader_only = {{kBullyCoordinator, "epoch"}, {kBullyHeartbeat, "epoch"}},
+        .steady_state = {&kBullyHeartbeat},
     };
     return roles;
   }

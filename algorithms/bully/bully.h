@@ -18,10 +18,34 @@ namespace algorithms {
 
 // Message types. Every message carries field "epoch" (the sender's highest
 // seen epoch; for coordinator and heartbeat it is the coordinator's epoch).
-inline constexpr std::string_view kBullyElection = "bully.election";        // + round
-inline constexpr std::string_view kBullyAnswer = "bully.answer";            // + round (echoed)
-inline constexpr std::string_view kBullyCoordinator = "bully.coordinator";  // announcement
-inline constexpr std::string_view kBullyHeartbeat = "bully.heartbeat";      // periodic re-announcement
+namespace bully {
+// A challenge to every higher id.
+struct Election {
+  static constexpr sim::RecordType kType{"bully.election", {"epoch", "round"}};
+  int64_t epoch = 0;
+  int64_t round = 0;
+};
+// "I am alive and take over", to a lower challenger; round echoed.
+struct Answer {
+  static constexpr sim::RecordType kType{"bully.answer", {"epoch", "round"}};
+  int64_t epoch = 0;
+  int64_t round = 0;
+};
+// The announcement of a new coordinator.
+struct Coordinator {
+  static constexpr sim::RecordType kType{"bully.coordinator", {"epoch"}};
+  int64_t epoch = 0;
+};
+// The coordinator's periodic re-announcement.
+struct Heartbeat {
+  static constexpr sim::RecordType kType{"bully.heartbeat", {"epoch"}};
+  int64_t epoch = 0;
+};
+}  // namespace bully
+inline constexpr const sim::RecordType& kBullyElection = bully::Election::kType;
+inline constexpr const sim::RecordType& kBullyAnswer = bully::Answer::kType;
+inline constexpr const sim::RecordType& kBullyCoordinator = bully::Coordinator::kType;
+inline constexpr const sim::RecordType& kBullyHeartbeat = bully::Heartbeat::kType;
 
 // The algorithm, named "bully".
 const Algorithm& BullyAlgorithm();

@@ -123,24 +123,25 @@ class LeaseNode final : public sim::Process {
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
     if (from != config_.store) return;  // resource acks carry nothing we act on
-    if (m.Is(lease::kStoreEvent)) {
-      if (m.Get(lease::kFieldKey) != kLeaderKey) return;
-      Learn(ctx, KeyStateOf(m), m.Get(lease::kFieldRev));
+    if (const auto event = m.As<lease::Event>()) {
+      if (event->key != kLeaderKey) return;
+      Learn(ctx, KeyStateOf(*event), event->rev);
       MaybeAcquire(ctx);
       return;
     }
-    if (!m.Is(lease::kStoreReply)) return;
+    const std::optional<lease::Reply> reply = m.As<lease::Reply>();
+    if (!reply) return;
     // What the store says comes first, whatever the request was (as etcd's
     // Step handles terms before dispatching on the role).
-    const KeyState reported = KeyStateOf(m);
-    const bool current = Learn(ctx, reported, m.Get(lease::kFieldRev));
-    auto it = pending_.find(m.Get(lease::kFieldReq));
+    const KeyState reported = KeyStateOf(*reply);
+    const bool current = Learn(ctx, reported, reply->rev);
+    auto it = pending_.find(reply->req);
     if (it != pending_.end()) {
       const int64_t req = it->first;
       const Pending request = it->second;
       ctx.CancelTimer(request.timeout_timer);
       pending_.erase(it);
-      const bool ok = m.Get(lease::kFieldOk) != 0;
+      const bool ok = reply->ok != 0;
       switch (request.kind) {
         case RequestKind::kAcquire:
           if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_at);
@@ -272,7 +273,7 @@ class LeaseNode final : public sim::Process {
 
   void SendRelease(sim::Context& ctx, int64_t version) {
     const int64_t req = NewRequest(ctx, RequestKind::kRelease);
-    ctx.Send(config_.store, lease::DeleteRequest(req, kLeaderKey, version));
+    ctx.Send(config_.store, lease::DeleteRequest{.req = req, .key = kLeaderKey, .version = version});
   }
 
   // A renewal in flight at step-down may have moved the version past the one
@@ -311,13 +312,18 @@ class LeaseNode final : public sim::Process {
   void AcquireByPut(sim::Context& ctx) {
     BecomeCandidate(ctx);
     acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
-    ctx.Send(config_.store, lease::PutIfAbsentRequest(acquire_req_, kLeaderKey, Self(), config_.lease_ttl));
+    ctx.Send(config_.store, lease::PutIfAbsentRequest{
+                                         .req = acquire_req_, .key = kLeaderKey, .holder = Self(), .ttl = config_.lease_ttl.ns()});
   }
 
   void AcquireByCas(sim::Context& ctx, int64_t version) {
     BecomeCandidate(ctx);
     acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
-    ctx.Send(config_.store, lease::CasRequest(acquire_req_, kLeaderKey, version, Self(), config_.lease_ttl));
+    ctx.Send(config_.store, lease::CasRequest{.req = acquire_req_,
+                                                 .key = kLeaderKey,
+                                                 .version = version,
+                                                 .holder = Self(),
+                                                 .ttl = config_.lease_ttl.ns()});
   }
 
   // `current`: the reply is not older than what the node already knows.
@@ -365,8 +371,16 @@ class LeaseNode final : public sim::Process {
     renew_req_ = NewRequest(ctx, RequestKind::kRenew);
     ctx.Send(config_.store,
              config_.renew == Renew::kKeepAlive
-                 ? lease::KeepAliveRequest(renew_req_, kLeaderKey, lease_create_rev_, Self(), config_.lease_ttl)
-                 : lease::CasRequest(renew_req_, kLeaderKey, lease_mod_rev_, Self(), config_.lease_ttl));
+                 ? sim::Message(lease::KeepAliveRequest{.req = renew_req_,
+                                                        .key = kLeaderKey,
+                                                        .create_rev = lease_create_rev_,
+                                                        .holder = Self(),
+                                                        .ttl = config_.lease_ttl.ns()})
+                 : sim::Message(lease::CasRequest{.req = renew_req_,
+                                                  .key = kLeaderKey,
+                                                  .version = lease_mod_rev_,
+                                                  .holder = Self(),
+                                                  .ttl = config_.lease_ttl.ns()}));
   }
 
   // Unlike an acquire's, a renewal's reply that finds the node still leader
@@ -446,7 +460,7 @@ class LeaseNode final : public sim::Process {
   void SendWatch(sim::Context& ctx) {
     if (watch_req_ != 0) return;
     watch_req_ = NewRequest(ctx, RequestKind::kWatch);
-    ctx.Send(config_.store, lease::WatchRequest(watch_req_, kLeaderKey));
+    ctx.Send(config_.store, lease::WatchRequest{.req = watch_req_, .key = kLeaderKey});
   }
 
   // The fallback for lost watches (the store forgets them on restart) and
@@ -562,8 +576,8 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // a follower reclaiming the key the store still gives it sends one too.
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
-        .leader_only = {{lease::kStoreKeepAlive, lease::kFieldCreateRev}},
-        .steady_state = {lease::kStoreKeepAlive},
+        .leader_only = {{lease::kStoreKeepAlive, "create_rev"}},
+        .steady_state = {&lease::kStoreKeepAlive},
     };
     return roles;
   }

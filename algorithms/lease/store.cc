@@ -9,45 +9,6 @@
 
 namespace algorithms::lease {
 
-KeyState KeyStateOf(const sim::Message& m) {
-  return KeyState{.holder = m.Get(kFieldHolder, -1),
-                  .create_rev = m.Get(kFieldCreateRev),
-                  .mod_rev = m.Get(kFieldModRev)};
-}
-
-sim::Message GetRequest(int64_t req, int64_t key) {
-  return sim::Message(kStoreGet).Set(kFieldReq, req).Set(kFieldKey, key);
-}
-sim::Message PutIfAbsentRequest(int64_t req, int64_t key, int64_t holder, sim::TimeNs ttl) {
-  return sim::Message(kStorePutIfAbsent)
-      .Set(kFieldReq, req)
-      .Set(kFieldKey, key)
-      .Set(kFieldHolder, holder)
-      .Set(kFieldTtl, ttl.ns());
-}
-sim::Message CasRequest(int64_t req, int64_t key, int64_t version, int64_t holder, sim::TimeNs ttl) {
-  return sim::Message(kStoreCas)
-      .Set(kFieldReq, req)
-      .Set(kFieldKey, key)
-      .Set(kFieldVersion, version)
-      .Set(kFieldHolder, holder)
-      .Set(kFieldTtl, ttl.ns());
-}
-sim::Message KeepAliveRequest(int64_t req, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl) {
-  return sim::Message(kStoreKeepAlive)
-      .Set(kFieldReq, req)
-      .Set(kFieldKey, key)
-      .Set(kFieldCreateRev, create_rev)
-      .Set(kFieldHolder, holder)
-      .Set(kFieldTtl, ttl.ns());
-}
-sim::Message DeleteRequest(int64_t req, int64_t key, int64_t version) {
-  return sim::Message(kStoreDelete).Set(kFieldReq, req).Set(kFieldKey, key).Set(kFieldVersion, version);
-}
-sim::Message WatchRequest(int64_t req, int64_t key) {
-  return sim::Message(kStoreWatch).Set(kFieldReq, req).Set(kFieldKey, key);
-}
-
 namespace {
 
 // "key/leader/holder" for the leader key, "key/7/holder" for others.
@@ -80,8 +41,9 @@ class Store final : public sim::Process {
     const bool is_request = m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) ||
                             m.Is(kStoreKeepAlive) || m.Is(kStoreDelete) || m.Is(kStoreWatch);
     if (!is_request) return;
-    const int64_t req = m.Get(kFieldReq);
-    const int64_t key = m.Get(kFieldKey, -1);
+    // Every request starts with the request id and the key.
+    const int64_t req = m.value(0);
+    const int64_t key = m.value(1);
     if (key < 0 || key > kMaxKeyId) {
       Reply(ctx, from, req, false, KeyState{});
       return;
@@ -89,14 +51,14 @@ class Store final : public sim::Process {
     // Lazy expiry: a request must never see a lease the store's clock has ended.
     ExpireDue(ctx);
     bool ok = true;
-    if (m.Is(kStorePutIfAbsent)) {
-      ok = PutIfAbsent(ctx, key, m.Get(kFieldHolder), sim::TimeNs(m.Get(kFieldTtl)));
-    } else if (m.Is(kStoreCas)) {
-      ok = Cas(ctx, key, m.Get(kFieldVersion), m.Get(kFieldHolder), sim::TimeNs(m.Get(kFieldTtl)));
-    } else if (m.Is(kStoreKeepAlive)) {
-      ok = KeepAlive(ctx, key, m.Get(kFieldCreateRev), m.Get(kFieldHolder), sim::TimeNs(m.Get(kFieldTtl)));
-    } else if (m.Is(kStoreDelete)) {
-      ok = DeleteIfVersion(ctx, key, m.Get(kFieldVersion));
+    if (const auto put = m.As<PutIfAbsentRequest>()) {
+      ok = PutIfAbsent(ctx, key, put->holder, sim::TimeNs(put->ttl));
+    } else if (const auto cas = m.As<CasRequest>()) {
+      ok = Cas(ctx, key, cas->version, cas->holder, sim::TimeNs(cas->ttl));
+    } else if (const auto keep_alive = m.As<KeepAliveRequest>()) {
+      ok = KeepAlive(ctx, key, keep_alive->create_rev, keep_alive->holder, sim::TimeNs(keep_alive->ttl));
+    } else if (const auto del = m.As<DeleteRequest>()) {
+      ok = DeleteIfVersion(ctx, key, del->version);
     } else if (m.Is(kStoreWatch)) {
       AddWatcher(key, from);
     }
@@ -235,24 +197,22 @@ class Store final : public sim::Process {
     auto it = watchers_.find(key);
     if (it == watchers_.end()) return;
     const KeyState s = StateOf(key);
-    const sim::Message event = sim::Message(kStoreEvent)
-                                   .Set(kFieldKey, key)
-                                   .Set(kFieldKind, static_cast<int64_t>(kind))
-                                   .Set(kFieldHolder, s.holder)
-                                   .Set(kFieldCreateRev, s.create_rev)
-                                   .Set(kFieldModRev, s.mod_rev)
-                                   .Set(kFieldRev, revision_);
+    const sim::Message event = Event{.key = key,
+                                     .kind = static_cast<int64_t>(kind),
+                                     .holder = s.holder,
+                                     .create_rev = s.create_rev,
+                                     .mod_rev = s.mod_rev,
+                                     .rev = revision_};
     for (sim::NodeId watcher : it->second) ctx.Send(watcher, event);
   }
 
   void Reply(sim::Context& ctx, sim::NodeId to, int64_t req, bool ok, const KeyState& s) {
-    ctx.Send(to, sim::Message(kStoreReply)
-                     .Set(kFieldReq, req)
-                     .Set(kFieldOk, ok ? 1 : 0)
-                     .Set(kFieldHolder, s.holder)
-                     .Set(kFieldCreateRev, s.create_rev)
-                     .Set(kFieldModRev, s.mod_rev)
-                     .Set(kFieldRev, revision_));
+    ctx.Send(to, lease::Reply{.req = req,
+                              .ok = ok ? 1 : 0,
+                              .holder = s.holder,
+                              .create_rev = s.create_rev,
+                              .mod_rev = s.mod_rev,
+                              .rev = revision_});
   }
 
   // Durable state (mirrored in stable storage).

@@ -36,28 +36,73 @@
 
 namespace algorithms::lease {
 
-// Message types.
-inline constexpr std::string_view kStoreGet = "store.get";
-inline constexpr std::string_view kStorePutIfAbsent = "store.put_if_absent";
-inline constexpr std::string_view kStoreCas = "store.cas";
-inline constexpr std::string_view kStoreKeepAlive = "store.keep_alive";
-inline constexpr std::string_view kStoreDelete = "store.delete";
-inline constexpr std::string_view kStoreWatch = "store.watch";
-inline constexpr std::string_view kStoreReply = "store.reply";
-inline constexpr std::string_view kStoreEvent = "store.event";
-
-// Message fields.
-inline constexpr std::string_view kFieldReq = "req";            // client's request id, echoed in the reply
-inline constexpr std::string_view kFieldKey = "key";            // key id, 0..kMaxKeyId
-inline constexpr std::string_view kFieldHolder = "holder";      // the key's value (a node id for leases)
-inline constexpr std::string_view kFieldTtl = "ttl";            // ns on the store's clock; <= 0: never expires
-inline constexpr std::string_view kFieldVersion = "version";    // expected mod_rev (cas, delete)
+// Messages, each a typed record (see sim/payload.h).
+struct GetRequest {
+  static constexpr sim::RecordType kType{"store.get", {"req", "key"}};
+  int64_t req = 0;  // client's request id, echoed in the reply
+  int64_t key = 0;  // key id, 0..kMaxKeyId
+};
+struct PutIfAbsentRequest {
+  static constexpr sim::RecordType kType{"store.put_if_absent", {"req", "key", "holder", "ttl"}};
+  int64_t req = 0;
+  int64_t key = 0;
+  int64_t holder = 0;  // the key's value (a node id for leases)
+  int64_t ttl = 0;     // ns on the store's clock; <= 0: never expires
+};
+struct CasRequest {
+  static constexpr sim::RecordType kType{"store.cas", {"req", "key", "version", "holder", "ttl"}};
+  int64_t req = 0;
+  int64_t key = 0;
+  int64_t version = 0;  // expected mod_rev
+  int64_t holder = 0;
+  int64_t ttl = 0;
+};
 // create_rev doubles as the lease a keep_alive names (etcd's lease id).
-inline constexpr std::string_view kFieldOk = "ok";              // 1 = the operation took effect
-inline constexpr std::string_view kFieldCreateRev = "create_rev";
-inline constexpr std::string_view kFieldModRev = "mod_rev";
-inline constexpr std::string_view kFieldRev = "rev";
-inline constexpr std::string_view kFieldKind = "kind";          // EventKind of a store.event
+struct KeepAliveRequest {
+  static constexpr sim::RecordType kType{"store.keep_alive", {"req", "key", "create_rev", "holder", "ttl"}};
+  int64_t req = 0;
+  int64_t key = 0;
+  int64_t create_rev = 0;
+  int64_t holder = 0;
+  int64_t ttl = 0;
+};
+struct DeleteRequest {
+  static constexpr sim::RecordType kType{"store.delete", {"req", "key", "version"}};
+  int64_t req = 0;
+  int64_t key = 0;
+  int64_t version = 0;  // expected mod_rev
+};
+struct WatchRequest {
+  static constexpr sim::RecordType kType{"store.watch", {"req", "key"}};
+  int64_t req = 0;
+  int64_t key = 0;
+};
+struct Reply {
+  static constexpr sim::RecordType kType{"store.reply", {"req", "ok", "holder", "create_rev", "mod_rev", "rev"}};
+  int64_t req = 0;
+  int64_t ok = 0;  // 1 = the operation took effect
+  int64_t holder = 0;
+  int64_t create_rev = 0;
+  int64_t mod_rev = 0;
+  int64_t rev = 0;
+};
+struct Event {
+  static constexpr sim::RecordType kType{"store.event", {"key", "kind", "holder", "create_rev", "mod_rev", "rev"}};
+  int64_t key = 0;
+  int64_t kind = 0;  // EventKind
+  int64_t holder = 0;
+  int64_t create_rev = 0;
+  int64_t mod_rev = 0;
+  int64_t rev = 0;
+};
+inline constexpr const sim::RecordType& kStoreGet = GetRequest::kType;
+inline constexpr const sim::RecordType& kStorePutIfAbsent = PutIfAbsentRequest::kType;
+inline constexpr const sim::RecordType& kStoreCas = CasRequest::kType;
+inline constexpr const sim::RecordType& kStoreKeepAlive = KeepAliveRequest::kType;
+inline constexpr const sim::RecordType& kStoreDelete = DeleteRequest::kType;
+inline constexpr const sim::RecordType& kStoreWatch = WatchRequest::kType;
+inline constexpr const sim::RecordType& kStoreReply = Reply::kType;
+inline constexpr const sim::RecordType& kStoreEvent = Event::kType;
 
 // Keys are small integers (messages carry integers only); names appear only
 // in stable storage, where they make a store's state readable.
@@ -80,15 +125,12 @@ struct KeyState {
   int64_t mod_rev = 0;     // the key's version
   bool exists() const { return create_rev != 0; }
 };
-KeyState KeyStateOf(const sim::Message& reply_or_event);
-
-// Request builders, so clients and tests spell the protocol one way.
-sim::Message GetRequest(int64_t req, int64_t key);
-sim::Message PutIfAbsentRequest(int64_t req, int64_t key, int64_t holder, sim::TimeNs ttl);
-sim::Message CasRequest(int64_t req, int64_t key, int64_t version, int64_t holder, sim::TimeNs ttl);
-sim::Message KeepAliveRequest(int64_t req, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl);
-sim::Message DeleteRequest(int64_t req, int64_t key, int64_t version);
-sim::Message WatchRequest(int64_t req, int64_t key);
+inline KeyState KeyStateOf(const Reply& reply) {
+  return KeyState{.holder = reply.holder, .create_rev = reply.create_rev, .mod_rev = reply.mod_rev};
+}
+inline KeyState KeyStateOf(const Event& event) {
+  return KeyState{.holder = event.holder, .create_rev = event.create_rev, .mod_rev = event.mod_rev};
+}
 
 // The store process.
 std::unique_ptr<sim::Process> MakeStore();

@@ -67,7 +67,7 @@ struct StoreRun {
   // The reply to request `req` sent by `client`.
   const sim::Message& ReplyTo(uint32_t client, int64_t req) const {
     for (const Received& r : received) {
-      if (r.to == sim::NodeId(client) && r.message.Is(kStoreReply) && r.message.Get(kFieldReq) == req) {
+      if (r.to == sim::NodeId(client) && r.message.Is(kStoreReply) && r.message.Get("req") == req) {
         return r.message;
       }
     }
@@ -89,104 +89,119 @@ struct StoreRun {
 
 sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
 
+sim::Message Read(int64_t req, int64_t key) { return GetRequest{.req = req, .key = key}; }
+sim::Message PutIfAbsent(int64_t req, int64_t key, int64_t holder, sim::TimeNs ttl) {
+  return PutIfAbsentRequest{.req = req, .key = key, .holder = holder, .ttl = ttl.ns()};
+}
+sim::Message Cas(int64_t req, int64_t key, int64_t version, int64_t holder, sim::TimeNs ttl) {
+  return CasRequest{.req = req, .key = key, .version = version, .holder = holder, .ttl = ttl.ns()};
+}
+sim::Message KeepAlive(int64_t req, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl) {
+  return KeepAliveRequest{.req = req, .key = key, .create_rev = create_rev, .holder = holder, .ttl = ttl.ns()};
+}
+sim::Message Delete(int64_t req, int64_t key, int64_t version) {
+  return DeleteRequest{.req = req, .key = key, .version = version};
+}
+sim::Message Watch(int64_t req, int64_t key) { return WatchRequest{.req = req, .key = key}; }
+
 TEST(Store_PutIfAbsent, WinsExactlyOnce) {
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))}},
-               {{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 1, sim::TimeNs::Seconds(5))}});
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))}},
+               {{Ms(10), PutIfAbsent(1, kLeaderKey, 1, sim::TimeNs::Seconds(5))}});
   ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
   const sim::Message& a = run.ReplyTo(0, 1);
   const sim::Message& b = run.ReplyTo(1, 1);
-  EXPECT_EQ(a.Get(kFieldOk) + b.Get(kFieldOk), 1);
+  EXPECT_EQ(a.Get("ok") + b.Get("ok"), 1);
   // Both replies report the winner and its revision, the loser's included.
-  const int64_t winner = a.Get(kFieldOk) == 1 ? 0 : 1;
-  EXPECT_EQ(a.Get(kFieldHolder), winner);
-  EXPECT_EQ(b.Get(kFieldHolder), winner);
-  EXPECT_EQ(a.Get(kFieldCreateRev), 1);
-  EXPECT_EQ(b.Get(kFieldCreateRev), 1);
+  const int64_t winner = a.Get("ok") == 1 ? 0 : 1;
+  EXPECT_EQ(a.Get("holder"), winner);
+  EXPECT_EQ(b.Get("holder"), winner);
+  EXPECT_EQ(a.Get("create_rev"), 1);
+  EXPECT_EQ(b.Get("create_rev"), 1);
 }
 
 TEST(Store_Cas, WrongVersionFailsRightVersionRenews) {
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))},
-                {Ms(20), CasRequest(2, kLeaderKey, /*version=*/7, 0, sim::TimeNs::Seconds(5))},
-                {Ms(30), CasRequest(3, kLeaderKey, /*version=*/1, 0, sim::TimeNs::Seconds(5))},
-                {Ms(40), CasRequest(4, kLeaderKey, /*version=*/1, 0, sim::TimeNs::Seconds(5))}},
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))},
+                {Ms(20), Cas(2, kLeaderKey, /*version=*/7, 0, sim::TimeNs::Seconds(5))},
+                {Ms(30), Cas(3, kLeaderKey, /*version=*/1, 0, sim::TimeNs::Seconds(5))},
+                {Ms(40), Cas(4, kLeaderKey, /*version=*/1, 0, sim::TimeNs::Seconds(5))}},
                {});
   ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
-  EXPECT_EQ(run.ReplyTo(0, 1).Get(kFieldOk), 1);
+  EXPECT_EQ(run.ReplyTo(0, 1).Get("ok"), 1);
   const sim::Message& wrong = run.ReplyTo(0, 2);
-  EXPECT_EQ(wrong.Get(kFieldOk), 0);
-  EXPECT_EQ(wrong.Get(kFieldModRev), 1);  // a failure still says what the version is
+  EXPECT_EQ(wrong.Get("ok"), 0);
+  EXPECT_EQ(wrong.Get("mod_rev"), 1);  // a failure still says what the version is
   const sim::Message& right = run.ReplyTo(0, 3);
-  EXPECT_EQ(right.Get(kFieldOk), 1);
-  EXPECT_EQ(right.Get(kFieldCreateRev), 1);  // renewal keeps the fencing token
-  EXPECT_EQ(right.Get(kFieldModRev), 2);
-  EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldOk), 0);  // version 1 is gone now
+  EXPECT_EQ(right.Get("ok"), 1);
+  EXPECT_EQ(right.Get("create_rev"), 1);  // renewal keeps the fencing token
+  EXPECT_EQ(right.Get("mod_rev"), 2);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get("ok"), 0);  // version 1 is gone now
 }
 
 TEST(Store_KeepAlive, RestartsTheTtlWithoutMovingAnyRevision) {
   // A 100ms lease created at 11ms is kept alive at 81ms and 161ms: it must
   // still exist at 231ms (it would have expired at 111ms), with the revisions
   // it was created with. A watcher hears of the put only.
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(100))},
-                {Ms(80), KeepAliveRequest(2, kLeaderKey, /*create_rev=*/1, 0, Ms(100))},
-                {Ms(160), KeepAliveRequest(3, kLeaderKey, /*create_rev=*/1, 0, Ms(100))},
-                {Ms(230), GetRequest(4, kLeaderKey)}},
-               {{Ms(5), WatchRequest(1, kLeaderKey)}});
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, Ms(100))},
+                {Ms(80), KeepAlive(2, kLeaderKey, /*create_rev=*/1, 0, Ms(100))},
+                {Ms(160), KeepAlive(3, kLeaderKey, /*create_rev=*/1, 0, Ms(100))},
+                {Ms(230), Read(4, kLeaderKey)}},
+               {{Ms(5), Watch(1, kLeaderKey)}});
   ASSERT_TRUE(run.sim.RunUntil(Ms(250)).ok());
   for (int64_t req : {2, 3}) {
     const sim::Message& reply = run.ReplyTo(0, req);
-    EXPECT_EQ(reply.Get(kFieldOk), 1) << req;
-    EXPECT_EQ(reply.Get(kFieldCreateRev), 1) << req;
-    EXPECT_EQ(reply.Get(kFieldModRev), 1) << req;
-    EXPECT_EQ(reply.Get(kFieldRev), 1) << req;
+    EXPECT_EQ(reply.Get("ok"), 1) << req;
+    EXPECT_EQ(reply.Get("create_rev"), 1) << req;
+    EXPECT_EQ(reply.Get("mod_rev"), 1) << req;
+    EXPECT_EQ(reply.Get("rev"), 1) << req;
   }
-  EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldHolder), 0);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get("holder"), 0);
   EXPECT_EQ(run.Events().size(), 1u);
 }
 
 TEST(Store_KeepAlive, RefusedForAnotherLeaseOrHolderOrAGoneKey) {
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(50))},
-                {Ms(20), KeepAliveRequest(2, kLeaderKey, /*create_rev=*/7, 0, Ms(50))},
-                {Ms(30), KeepAliveRequest(3, kLeaderKey, /*create_rev=*/1, 1, Ms(50))},
-                {Ms(100), KeepAliveRequest(4, kLeaderKey, /*create_rev=*/1, 0, Ms(50))}},
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, Ms(50))},
+                {Ms(20), KeepAlive(2, kLeaderKey, /*create_rev=*/7, 0, Ms(50))},
+                {Ms(30), KeepAlive(3, kLeaderKey, /*create_rev=*/1, 1, Ms(50))},
+                {Ms(100), KeepAlive(4, kLeaderKey, /*create_rev=*/1, 0, Ms(50))}},
                {});
   ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
-  EXPECT_EQ(run.ReplyTo(0, 2).Get(kFieldOk), 0);  // another lease
-  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldOk), 0);  // another holder
+  EXPECT_EQ(run.ReplyTo(0, 2).Get("ok"), 0);  // another lease
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 0);  // another holder
   const sim::Message& gone = run.ReplyTo(0, 4);   // expired at 61ms: keep-alive cannot revive it
-  EXPECT_EQ(gone.Get(kFieldOk), 0);
-  EXPECT_EQ(gone.Get(kFieldCreateRev), 0);
+  EXPECT_EQ(gone.Get("ok"), 0);
+  EXPECT_EQ(gone.Get("create_rev"), 0);
 }
 
 TEST(Store_Revision, StrictlyIncreasesOnWritesOnly) {
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, sim::TimeNs(0))},
-                {Ms(20), CasRequest(2, kLeaderKey, 1, 0, sim::TimeNs(0))},
-                {Ms(30), PutIfAbsentRequest(3, kLeaderKey, 0, sim::TimeNs(0))},  // fails
-                {Ms(40), PutIfAbsentRequest(4, 5, 0, sim::TimeNs(0))},           // another key
-                {Ms(50), DeleteRequest(5, kLeaderKey, 2)},
-                {Ms(60), PutIfAbsentRequest(6, kLeaderKey, 0, sim::TimeNs(0))}},
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, sim::TimeNs(0))},
+                {Ms(20), Cas(2, kLeaderKey, 1, 0, sim::TimeNs(0))},
+                {Ms(30), PutIfAbsent(3, kLeaderKey, 0, sim::TimeNs(0))},  // fails
+                {Ms(40), PutIfAbsent(4, 5, 0, sim::TimeNs(0))},           // another key
+                {Ms(50), Delete(5, kLeaderKey, 2)},
+                {Ms(60), PutIfAbsent(6, kLeaderKey, 0, sim::TimeNs(0))}},
                {});
   ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
   int64_t last_rev = 0;
   for (int64_t req : {1, 2, 4, 5, 6}) {
     const sim::Message& reply = run.ReplyTo(0, req);
-    ASSERT_EQ(reply.Get(kFieldOk), 1) << "request " << req;
-    EXPECT_GT(reply.Get(kFieldRev), last_rev) << "request " << req;
-    last_rev = reply.Get(kFieldRev);
+    ASSERT_EQ(reply.Get("ok"), 1) << "request " << req;
+    EXPECT_GT(reply.Get("rev"), last_rev) << "request " << req;
+    last_rev = reply.Get("rev");
   }
-  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldOk), 0);
-  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldRev), 2);  // a failed write leaves the revision alone
-  EXPECT_EQ(run.ReplyTo(0, 6).Get(kFieldCreateRev), 5);  // re-created after the delete: a new token
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 0);
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("rev"), 2);  // a failed write leaves the revision alone
+  EXPECT_EQ(run.ReplyTo(0, 6).Get("create_rev"), 5);  // re-created after the delete: a new token
 }
 
 // Put with a 500ms TTL arriving at 11ms; reads at 380ms and 450ms.
 bool ExistsAt450ms(int64_t store_drift_ppm, bool* exists_at_380ms) {
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(500))},
-                {Ms(379), GetRequest(2, kLeaderKey)},
-                {Ms(449), GetRequest(3, kLeaderKey)}},
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, Ms(500))},
+                {Ms(379), Read(2, kLeaderKey)},
+                {Ms(449), Read(3, kLeaderKey)}},
                {}, store_drift_ppm);
   EXPECT_TRUE(run.sim.RunUntil(Ms(600)).ok());
-  *exists_at_380ms = run.ReplyTo(0, 2).Get(kFieldCreateRev) != 0;
-  return run.ReplyTo(0, 3).Get(kFieldCreateRev) != 0;
+  *exists_at_380ms = run.ReplyTo(0, 2).Get("create_rev") != 0;
+  return run.ReplyTo(0, 3).Get("create_rev") != 0;
 }
 
 TEST(Store_Ttl, ExpiresOnTheStoresOwnClock) {
@@ -200,53 +215,53 @@ TEST(Store_Ttl, ExpiresOnTheStoresOwnClock) {
 }
 
 TEST(Store_Watch, NotifiesOnExpiryWithoutAnyRequest) {
-  StoreRun run({{Ms(5), WatchRequest(1, kLeaderKey)}},
-               {{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 1, Ms(200))}});
+  StoreRun run({{Ms(5), Watch(1, kLeaderKey)}},
+               {{Ms(10), PutIfAbsent(1, kLeaderKey, 1, Ms(200))}});
   ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
   const std::vector<Received> events = run.Events();
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].message.Get(kFieldKind), static_cast<int64_t>(EventKind::kPut));
-  EXPECT_EQ(events[0].message.Get(kFieldHolder), 1);
-  EXPECT_EQ(events[1].message.Get(kFieldKind), static_cast<int64_t>(EventKind::kExpire));
-  EXPECT_EQ(events[1].message.Get(kFieldCreateRev), 0);
+  EXPECT_EQ(events[0].message.Get("kind"), static_cast<int64_t>(EventKind::kPut));
+  EXPECT_EQ(events[0].message.Get("holder"), 1);
+  EXPECT_EQ(events[1].message.Get("kind"), static_cast<int64_t>(EventKind::kExpire));
+  EXPECT_EQ(events[1].message.Get("create_rev"), 0);
   // Put lands at 11ms, expires at 211ms, the event takes 1ms: the timer, not a
   // later request, must have found the expiry.
   EXPECT_EQ(events[1].global, Ms(212));
 }
 
 TEST(Store_Restart, DataSurvivesAndWatchesDoNot) {
-  StoreRun run({{Ms(5), WatchRequest(1, kLeaderKey)},
-                {Ms(10), PutIfAbsentRequest(2, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
-                {Ms(150), GetRequest(3, kLeaderKey)},
-                {Ms(160), PutIfAbsentRequest(4, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
-                {Ms(170), CasRequest(5, kLeaderKey, 1, 0, sim::TimeNs::Seconds(10))}},
+  StoreRun run({{Ms(5), Watch(1, kLeaderKey)},
+                {Ms(10), PutIfAbsent(2, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
+                {Ms(150), Read(3, kLeaderKey)},
+                {Ms(160), PutIfAbsent(4, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
+                {Ms(170), Cas(5, kLeaderKey, 1, 0, sim::TimeNs::Seconds(10))}},
                {});
   ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
   ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
   ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
   const sim::Message& get = run.ReplyTo(0, 3);
-  EXPECT_EQ(get.Get(kFieldHolder), 0);
-  EXPECT_EQ(get.Get(kFieldCreateRev), 1);
-  EXPECT_EQ(run.ReplyTo(0, 4).Get(kFieldOk), 0);
+  EXPECT_EQ(get.Get("holder"), 0);
+  EXPECT_EQ(get.Get("create_rev"), 1);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get("ok"), 0);
   const sim::Message& cas = run.ReplyTo(0, 5);
-  EXPECT_EQ(cas.Get(kFieldOk), 1);
-  EXPECT_EQ(cas.Get(kFieldModRev), 2);  // the revision counter survived too
+  EXPECT_EQ(cas.Get("ok"), 1);
+  EXPECT_EQ(cas.Get("mod_rev"), 2);  // the revision counter survived too
   // Only the put before the crash was seen by the watch.
   EXPECT_EQ(run.Events().size(), 1u);
 }
 
 TEST(Store_Restart, LeaseThatRanOutWhileDownIsGone) {
-  StoreRun run({{Ms(10), PutIfAbsentRequest(1, kLeaderKey, 0, Ms(100))},
-                {Ms(250), GetRequest(2, kLeaderKey)},
-                {Ms(260), PutIfAbsentRequest(3, kLeaderKey, 0, Ms(100))}},
+  StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, Ms(100))},
+                {Ms(250), Read(2, kLeaderKey)},
+                {Ms(260), PutIfAbsent(3, kLeaderKey, 0, Ms(100))}},
                {});
   ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
   ASSERT_TRUE(run.sim.ScheduleAt(Ms(200), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
   ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
-  EXPECT_EQ(run.ReplyTo(0, 2).Get(kFieldCreateRev), 0);
-  EXPECT_EQ(run.ReplyTo(0, 2).Get(kFieldRev), 2);  // the expiry was a write
-  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldOk), 1);
-  EXPECT_EQ(run.ReplyTo(0, 3).Get(kFieldCreateRev), 3);
+  EXPECT_EQ(run.ReplyTo(0, 2).Get("create_rev"), 0);
+  EXPECT_EQ(run.ReplyTo(0, 2).Get("rev"), 2);  // the expiry was a write
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 1);
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("create_rev"), 3);
 }
 
 }  // namespace

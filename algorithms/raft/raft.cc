@@ -13,12 +13,12 @@ namespace algorithms {
 namespace raft {
 namespace {
 
-sim::Message Make(std::string_view type, sim::Term term) {
-  return sim::Message(type).Set(vocab::kFieldTerm, static_cast<int64_t>(term.value()));
-}
+int64_t Wire(sim::Term term) { return static_cast<int64_t>(term.value()); }
+int64_t Wire(LogIndex index) { return static_cast<int64_t>(index.value()); }
 
-sim::Message Reply(std::string_view type, sim::Term term, bool granted) {
-  return Make(type, term).Set(kFieldGranted, granted ? 1 : 0);
+// A rejected AppendEntries: `index` is the prev_index that did not match.
+sim::Message AppendRejection(sim::Term term, int64_t index, LogIndex last_index) {
+  return AppendReply{.term = Wire(term), .success = 0, .index = index, .hint = Wire(last_index)};
 }
 
 vocab::Role Reported(Role role) {
@@ -121,7 +121,8 @@ void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {
 }
 
 void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  const sim::Term term(static_cast<uint64_t>(message.Get(vocab::kFieldTerm)));
+  // Every Raft message carries its term first.
+  const sim::Term term(static_cast<uint64_t>(message.value(0)));
 
   // etcd's rule (raft.go, Step, case m.Term > r.Term): a (pre-)vote request
   // of a higher term is ignored, without a reply and without touching our
@@ -143,7 +144,8 @@ void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& mes
   if (term > current_term_) {
     // A granted pre-vote reply carries the term we proposed, not a newer term
     // someone has seen: it is counted below, not obeyed.
-    const bool future_grant = message.Is(kPreVoteReply) && message.Get(kFieldGranted) != 0;
+    const auto pre_vote_reply = message.As<PreVoteReply>();
+    const bool future_grant = pre_vote_reply && pre_vote_reply->granted != 0;
     if (!future_grant) {
       if (role_ == Role::kLeader && config_.bug == Bug::kIgnoreHigherTerm) return;
       BecomeFollower(ctx, term, message.Is(kAppend) ? from : sim::kNoNode);
@@ -151,14 +153,10 @@ void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& mes
   } else if (term < current_term_) {
     // Tell a stale leader or candidate about the newer term so it steps down;
     // stale replies are simply dropped.
-    if (message.Is(kAppend)) {
-      Send(ctx, from,
-           Make(kAppendReply, current_term_)
-               .Set(kFieldSuccess, 0)
-               .Set(kFieldIndex, message.Get(kFieldPrevIndex))
-               .Set(kFieldHint, static_cast<int64_t>(log_.last_index().value())));
+    if (const auto append = message.As<Append>()) {
+      Send(ctx, from, AppendRejection(current_term_, append->prev_index, log_.last_index()));
     }
-    if (message.Is(kRequestVote)) Send(ctx, from, Reply(kVote, current_term_, false));
+    if (message.Is(kRequestVote)) Send(ctx, from, Vote{.term = Wire(current_term_), .granted = 0});
     return;
   }
 
@@ -185,9 +183,8 @@ void RaftNode::StepPreCandidate(sim::Context& ctx, sim::NodeId from, const sim::
     HandleAppend(ctx, from, message);
   } else if (message.Is(kRequestVote)) {
     HandleRequestVote(ctx, from, message);
-  } else if (message.Is(kPreVoteReply) && message.Get(kFieldGranted) != 0 &&
-             message.Get(vocab::kFieldTerm) == static_cast<int64_t>(current_term_.value() + 1)) {
-    if (CountGrant(from)) BecomeCandidate(ctx);
+  } else if (const auto reply = message.As<PreVoteReply>()) {
+    if (reply->granted != 0 && reply->term == Wire(current_term_) + 1 && CountGrant(from)) BecomeCandidate(ctx);
   }
 }
 
@@ -198,8 +195,8 @@ void RaftNode::StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Mes
     HandleAppend(ctx, from, message);
   } else if (message.Is(kRequestVote)) {
     HandleRequestVote(ctx, from, message);
-  } else if (message.Is(kVote) && message.Get(kFieldGranted) != 0) {
-    if (CountGrant(from)) BecomeLeader(ctx);
+  } else if (const auto vote = message.As<Vote>()) {
+    if (vote->granted != 0 && CountGrant(from)) BecomeLeader(ctx);
   }
 }
 
@@ -217,45 +214,43 @@ void RaftNode::StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Messag
 
 void RaftNode::HandleRequestVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   const bool may_vote = voted_for_ == sim::kNoNode || voted_for_ == from || config_.bug == Bug::kVoteTwice;
-  const bool grant = may_vote && CandidateLogIsUpToDate(message);
+  const auto request = message.As<RequestVote>();
+  const bool grant = may_vote && CandidateLogIsUpToDate(request->last_index, request->last_term);
   if (grant) {
     if (voted_for_ != from) RecordVote(ctx, from);
     ctx.Observe(vocab::Vote(current_term_, from));
     // A node that just voted gives that candidate time to win.
     if (role_ != Role::kLeader) ResetElectionTimer(ctx);
   }
-  Send(ctx, from, Reply(kVote, current_term_, grant));
+  Send(ctx, from, Vote{.term = Wire(current_term_), .granted = grant ? 1 : 0});
 }
 
 void RaftNode::HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  const sim::Term proposed(static_cast<uint64_t>(message.Get(vocab::kFieldTerm)));
+  const PreVote request = *message.As<PreVote>();
+  const sim::Term proposed(static_cast<uint64_t>(request.term));
   // As etcd grants a pre-vote: for a term beyond ours and a log at least as
   // up-to-date (Raft thesis, section 9.6). Whether a leader is still heard
   // matters only with check_quorum, in Step.
-  const bool grant = proposed > current_term_ && CandidateLogIsUpToDate(message);
+  const bool grant = proposed > current_term_ && CandidateLogIsUpToDate(request.last_index, request.last_term);
   // A rejection carries our term so a pre-candidate that is behind catches up.
-  Send(ctx, from, Reply(kPreVoteReply, grant ? proposed : current_term_, grant));
+  Send(ctx, from, PreVoteReply{.term = Wire(grant ? proposed : current_term_), .granted = grant ? 1 : 0});
 }
 
 void RaftNode::HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   last_leader_contact_ = ctx.MonotonicNow();
   SetBelief(ctx, from);
   ResetElectionTimer(ctx);
-  const LogIndex prev(static_cast<uint64_t>(message.Get(kFieldPrevIndex)));
+  const Append append = *message.As<Append>();
+  const LogIndex prev(static_cast<uint64_t>(append.prev_index));
   const std::optional<sim::Term> term_at_prev = log_.TermAt(prev);
-  if (!term_at_prev || term_at_prev->value() != static_cast<uint64_t>(message.Get(kFieldPrevTerm))) {
+  if (!term_at_prev || term_at_prev->value() != static_cast<uint64_t>(append.prev_term)) {
     // Our log does not contain the leader's prev entry: the leader backs up.
-    Send(ctx, from,
-         Make(kAppendReply, current_term_)
-             .Set(kFieldSuccess, 0)
-             .Set(kFieldIndex, static_cast<int64_t>(prev.value()))
-             .Set(kFieldHint, static_cast<int64_t>(log_.last_index().value())));
+    Send(ctx, from, AppendRejection(current_term_, Wire(prev), log_.last_index()));
     return;
   }
   LogIndex match = prev;
-  if (message.Has(kFieldEntryTerm)) {
-    const Entry entry{sim::Term(static_cast<uint64_t>(message.Get(kFieldEntryTerm))),
-                      EntryId(static_cast<uint64_t>(message.Get(kFieldEntry)))};
+  if (message.size() > Append::kHeartbeatFields) {
+    const Entry entry{sim::Term(static_cast<uint64_t>(append.entry_term)), EntryId(static_cast<uint64_t>(append.entry))};
     match = Next(prev);
     // An entry we hold with the same term is the same entry (Log Matching);
     // only a conflicting one, and everything after it, goes. A late,
@@ -271,15 +266,17 @@ void RaftNode::HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Mess
   }
   // Figure 2: commitIndex = min(leaderCommit, index of last new entry); only
   // entries this message proved to match the leader's are safe to commit.
-  CommitTo(ctx, std::min(LogIndex(static_cast<uint64_t>(message.Get(kFieldCommit))), match));
+  CommitTo(ctx, std::min(LogIndex(static_cast<uint64_t>(append.commit)), match));
   Send(ctx, from,
-       Make(kAppendReply, current_term_).Set(kFieldSuccess, 1).Set(kFieldIndex, static_cast<int64_t>(match.value())));
+       sim::Message(AppendReply{.term = Wire(current_term_), .success = 1, .index = Wire(match)},
+                    AppendReply::kSuccessFields));
 }
 
 void RaftNode::HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   const uint32_t peer = from.value();
-  const LogIndex index(static_cast<uint64_t>(message.Get(kFieldIndex)));
-  if (message.Get(kFieldSuccess) != 0) {
+  const AppendReply reply = *message.As<AppendReply>();
+  const LogIndex index(static_cast<uint64_t>(reply.index));
+  if (reply.success != 0) {
     // Only a reply that moves the follower's match index forward sends the
     // next entry (as etcd's MaybeUpdate gates its sends): a duplicated or
     // stale acknowledgement must not, or every duplicate along a catch-up
@@ -296,7 +293,7 @@ void RaftNode::HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim:
   if (Next(index) != next_index_[peer]) return;
   // Back up at least one entry, and straight to just past the follower's log
   // when that is shorter.
-  const uint64_t hint = static_cast<uint64_t>(message.Get(kFieldHint));
+  const uint64_t hint = static_cast<uint64_t>(reply.hint);
   next_index_[peer] = LogIndex(std::max<uint64_t>(1, std::min(index.value(), hint + 1)));
   // A correct follower never rejects an index it matched; one that lost
   // synced entries (a bug) has to be caught up from below again.
@@ -320,15 +317,17 @@ void RaftNode::SendAppend(sim::Context& ctx, sim::NodeId peer) {
   // follower but is the same protocol.
   const LogIndex next = std::min(next_index_[peer.value()], Next(log_.last_index()));
   const LogIndex prev = Previous(next);
-  sim::Message append = Make(kAppend, current_term_)
-                            .Set(kFieldPrevIndex, static_cast<int64_t>(prev.value()))
-                            .Set(kFieldPrevTerm, static_cast<int64_t>(log_.TermAt(prev)->value()))
-                            .Set(kFieldCommit, static_cast<int64_t>(commit_index_.value()));
-  if (next <= log_.last_index()) {
-    const Entry& entry = log_.at(next);
-    append.Set(kFieldEntryTerm, static_cast<int64_t>(entry.term.value()))
-        .Set(kFieldEntry, static_cast<int64_t>(entry.id.value()));
+  Append append{.term = Wire(current_term_),
+                .prev_index = Wire(prev),
+                .prev_term = Wire(*log_.TermAt(prev)),
+                .commit = Wire(commit_index_)};
+  if (next > log_.last_index()) {
+    Send(ctx, peer, sim::Message(append, Append::kHeartbeatFields));
+    return;
   }
+  const Entry& entry = log_.at(next);
+  append.entry_term = Wire(entry.term);
+  append.entry = static_cast<int64_t>(entry.id.value());
   Send(ctx, peer, append);
 }
 
@@ -382,9 +381,9 @@ void RaftNode::BecomePreCandidate(sim::Context& ctx) {
   SetBelief(ctx, sim::kNoNode, /*force=*/true);
   ResetGrants();
   ResetElectionTimer(ctx);
-  Broadcast(ctx, Make(kPreVote, sim::Term(current_term_.value() + 1))
-                     .Set(kFieldLastIndex, static_cast<int64_t>(log_.last_index().value()))
-                     .Set(kFieldLastTerm, static_cast<int64_t>(log_.last_term().value())));
+  Broadcast(ctx, PreVote{.term = Wire(current_term_) + 1,
+                         .last_index = Wire(log_.last_index()),
+                         .last_term = Wire(log_.last_term())});
   if (CountGrant(self_)) BecomeCandidate(ctx);  // a one-node cluster
 }
 
@@ -396,9 +395,9 @@ void RaftNode::BecomeCandidate(sim::Context& ctx) {
   SetBelief(ctx, sim::kNoNode, /*force=*/true);
   ResetGrants();
   ResetElectionTimer(ctx);
-  Broadcast(ctx, Make(kRequestVote, current_term_)
-                     .Set(kFieldLastIndex, static_cast<int64_t>(log_.last_index().value()))
-                     .Set(kFieldLastTerm, static_cast<int64_t>(log_.last_term().value())));
+  Broadcast(ctx, RequestVote{.term = Wire(current_term_),
+                             .last_index = Wire(log_.last_index()),
+                             .last_term = Wire(log_.last_term())});
   if (CountGrant(self_)) BecomeLeader(ctx);  // a one-node cluster
 }
 
@@ -508,10 +507,10 @@ bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
          ctx.MonotonicNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
 }
 
-bool RaftNode::CandidateLogIsUpToDate(const sim::Message& request) const {
+bool RaftNode::CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) const {
   if (config_.bug == Bug::kSkipLogCheck) return true;
-  return log_.IsAtLeastAsUpToDateAsMine(LogIndex(static_cast<uint64_t>(request.Get(kFieldLastIndex))),
-                                        sim::Term(static_cast<uint64_t>(request.Get(kFieldLastTerm))));
+  return log_.IsAtLeastAsUpToDateAsMine(LogIndex(static_cast<uint64_t>(last_index)),
+                                        sim::Term(static_cast<uint64_t>(last_term)));
 }
 
 }  // namespace raft
@@ -592,10 +591,10 @@ class Raft final : public Algorithm {
   // nothing and is no vote.
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
-        .leader_only = {{raft::kAppend, vocab::kFieldTerm}},
-        .vote_grants = {{raft::kVote, vocab::kFieldTerm, raft::kFieldGranted}},
+        .leader_only = {{raft::kAppend, "term"}},
+        .vote_grants = {{raft::kVote, "term", "granted"}},
         // AppendEntries, empty or not, is the heartbeat; it also carries the log.
-        .steady_state = {raft::kAppend, raft::kAppendReply},
+        .steady_state = {&raft::kAppend, &raft::kAppendReply},
     };
     return roles;
   }

@@ -26,34 +26,65 @@ const Algorithm& RaftAlgorithm();
 
 namespace raft {
 
-// Wire message types and their fields. Every message carries `term`.
+// Wire messages. Every one carries `term` first.
 // RequestVote and PreVote: term (PreVote: the term the sender would campaign
 // in), last_index, last_term (of the sender's log).
-inline constexpr std::string_view kRequestVote = "raft.request_vote";
-inline constexpr std::string_view kPreVote = "raft.pre_vote";
+struct RequestVote {
+  static constexpr sim::RecordType kType{"raft.request_vote", {"term", "last_index", "last_term"}};
+  int64_t term = 0;
+  int64_t last_index = 0;
+  int64_t last_term = 0;
+};
+struct PreVote {
+  static constexpr sim::RecordType kType{"raft.pre_vote", {"term", "last_index", "last_term"}};
+  int64_t term = 0;
+  int64_t last_index = 0;
+  int64_t last_term = 0;
+};
 // Vote and PreVote replies: term, granted.
-inline constexpr std::string_view kVote = "raft.vote";
-inline constexpr std::string_view kPreVoteReply = "raft.pre_vote_reply";
+struct Vote {
+  static constexpr sim::RecordType kType{"raft.vote", {"term", "granted"}};
+  int64_t term = 0;
+  int64_t granted = 0;
+};
+struct PreVoteReply {
+  static constexpr sim::RecordType kType{"raft.pre_vote_reply", {"term", "granted"}};
+  int64_t term = 0;
+  int64_t granted = 0;
+};
 // AppendEntries, sent by leaders only: term, prev_index, prev_term, commit
 // (the leader's commit index) and, when it carries an entry (at
-// prev_index+1), entry_term and entry. Without an entry it is a heartbeat.
-inline constexpr std::string_view kAppend = "raft.append";
+// prev_index+1), entry_term and entry. Without an entry it is a heartbeat:
+// the message holds only its first kHeartbeatFields fields.
+struct Append {
+  static constexpr sim::RecordType kType{"raft.append",
+                                         {"term", "prev_index", "prev_term", "commit", "entry_term", "entry"}};
+  static constexpr int kHeartbeatFields = 4;
+  int64_t term = 0;
+  int64_t prev_index = 0;
+  int64_t prev_term = 0;
+  int64_t commit = 0;
+  int64_t entry_term = 0;
+  int64_t entry = 0;
+};
 // AppendEntries reply: term, success, index (on success the highest index
 // known to match the leader's log; on failure the prev_index that did not
-// match), hint (on failure: the follower's last index, to skip back faster).
-inline constexpr std::string_view kAppendReply = "raft.append_reply";
-
-inline constexpr std::string_view kFieldGranted = "granted";
-inline constexpr std::string_view kFieldLastIndex = "last_index";
-inline constexpr std::string_view kFieldLastTerm = "last_term";
-inline constexpr std::string_view kFieldPrevIndex = "prev_index";
-inline constexpr std::string_view kFieldPrevTerm = "prev_term";
-inline constexpr std::string_view kFieldCommit = "commit";
-inline constexpr std::string_view kFieldEntryTerm = "entry_term";
-inline constexpr std::string_view kFieldEntry = "entry";
-inline constexpr std::string_view kFieldSuccess = "success";
-inline constexpr std::string_view kFieldIndex = "index";
-inline constexpr std::string_view kFieldHint = "hint";
+// match) and, on failure only, hint (the follower's last index, to skip back
+// faster).
+struct AppendReply {
+  static constexpr sim::RecordType kType{"raft.append_reply", {"term", "success", "index", "hint"}};
+  static constexpr int kSuccessFields = 3;
+  int64_t term = 0;
+  int64_t success = 0;
+  int64_t index = 0;
+  int64_t hint = 0;
+};
+inline constexpr const sim::RecordType& kRequestVote = RequestVote::kType;
+inline constexpr const sim::RecordType& kPreVote = PreVote::kType;
+inline constexpr const sim::RecordType& kVote = Vote::kType;
+inline constexpr const sim::RecordType& kPreVoteReply = PreVoteReply::kType;
+inline constexpr const sim::RecordType& kAppend = Append::kType;
+inline constexpr const sim::RecordType& kAppendReply = AppendReply::kType;
 
 // Stable-storage keys: what Raft must remember across a crash (the log's
 // own keys are in log.h).
@@ -195,7 +226,7 @@ class RaftNode final : public sim::Process, private LogStorage {
   bool HeardFromLeaderRecently(sim::Context& ctx) const;
   // The (pre-)vote request's log is at least as up-to-date as ours (or the
   // skip_log_check bug says so).
-  bool CandidateLogIsUpToDate(const sim::Message& request) const;
+  bool CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) const;
   uint32_t quorum() const { return config_.node_count / 2 + 1; }
 
   const sim::NodeId self_;

@@ -30,11 +30,8 @@ RaftConfig Config(Bug bug = Bug::kNone, bool check_quorum = false) {
   return config;
 }
 
-sim::Message RequestVote(std::string_view type, uint64_t term, uint64_t last_index, uint64_t last_term) {
-  return sim::Message(type)
-      .Set(vocab::kFieldTerm, static_cast<int64_t>(term))
-      .Set(kFieldLastIndex, static_cast<int64_t>(last_index))
-      .Set(kFieldLastTerm, static_cast<int64_t>(last_term));
+sim::Message RequestVote(const sim::RecordType& type, uint64_t term, uint64_t last_index, uint64_t last_term) {
+  return sim::Message(type, {static_cast<int64_t>(term), static_cast<int64_t>(last_index), static_cast<int64_t>(last_term)});
 }
 
 struct NewEntry {
@@ -44,28 +41,23 @@ struct NewEntry {
 
 sim::Message Append(uint64_t term, uint64_t prev_index, uint64_t prev_term, uint64_t commit,
                     std::optional<NewEntry> entry = std::nullopt) {
-  sim::Message m = sim::Message(kAppend)
-                       .Set(vocab::kFieldTerm, static_cast<int64_t>(term))
-                       .Set(kFieldPrevIndex, static_cast<int64_t>(prev_index))
-                       .Set(kFieldPrevTerm, static_cast<int64_t>(prev_term))
-                       .Set(kFieldCommit, static_cast<int64_t>(commit));
-  if (entry) {
-    m.Set(kFieldEntryTerm, static_cast<int64_t>(entry->term)).Set(kFieldEntry, static_cast<int64_t>(entry->id));
-  }
-  return m;
+  const raft::Append append{.term = static_cast<int64_t>(term),
+                            .prev_index = static_cast<int64_t>(prev_index),
+                            .prev_term = static_cast<int64_t>(prev_term),
+                            .commit = static_cast<int64_t>(commit),
+                            .entry_term = entry ? static_cast<int64_t>(entry->term) : 0,
+                            .entry = entry ? static_cast<int64_t>(entry->id) : 0};
+  return entry ? sim::Message(append) : sim::Message(append, raft::Append::kHeartbeatFields);
 }
 
 sim::Message AppendReply(uint64_t term, bool success, uint64_t index, uint64_t hint = 0) {
-  return sim::Message(kAppendReply)
-      .Set(vocab::kFieldTerm, static_cast<int64_t>(term))
-      .Set(kFieldSuccess, success ? 1 : 0)
-      .Set(kFieldIndex, static_cast<int64_t>(index))
-      .Set(kFieldHint, static_cast<int64_t>(hint));
+  return raft::AppendReply{.term = static_cast<int64_t>(term),
+                           .success = success ? 1 : 0,
+                           .index = static_cast<int64_t>(index),
+                           .hint = static_cast<int64_t>(hint)};
 }
 
-sim::Message Vote(uint64_t term) {
-  return sim::Message(kVote).Set(vocab::kFieldTerm, static_cast<int64_t>(term)).Set(kFieldGranted, 1);
-}
+sim::Message Vote(uint64_t term) { return raft::Vote{.term = static_cast<int64_t>(term), .granted = 1}; }
 
 // A node booted from stable storage holding `term` and a log whose entries
 // have the given terms (entry ids 101, 102, ...).
@@ -84,18 +76,18 @@ struct Harness {
   void Deliver(uint32_t from, const sim::Message& message) { node.OnMessage(ctx, NodeId(from), message); }
   void FireElectionTimer() { node.OnTimer(ctx, *ctx.LiveTimer(RaftNode::kElectionTag), RaftNode::kElectionTag); }
   // The only reply of `type` sent since the last call, or nullopt.
-  std::optional<sim::Message> TakeReply(std::string_view type) {
+  std::optional<sim::Message> TakeReply(const sim::RecordType& type) {
     const auto sent = ctx.SentOf(type);
     ctx.sent.clear();
     if (sent.size() != 1) return std::nullopt;
     return sent[0].message;
   }
-  bool Granted(std::string_view request, std::string_view reply, uint32_t from, uint64_t term, uint64_t last_index,
+  bool Granted(const sim::RecordType& request, const sim::RecordType& reply, uint32_t from, uint64_t term, uint64_t last_index,
                uint64_t last_term) {
     Deliver(from, RequestVote(request, term, last_index, last_term));
     const auto answer = TakeReply(reply);
-    EXPECT_TRUE(answer.has_value()) << request << " got no reply";
-    return answer && answer->Get(kFieldGranted) != 0;
+    EXPECT_TRUE(answer.has_value()) << request.name() << " got no reply";
+    return answer && answer->Get("granted") != 0;
   }
   // What the node would read back now (written, synced or not).
   int64_t Load(const std::string& key) const { return ctx.Load(key).value_or(-2); }
@@ -106,7 +98,7 @@ struct Harness {
   }
   std::vector<int64_t> CommittedIndices() const {
     std::vector<int64_t> out;
-    for (const auto& o : ctx.Observed(vocab::kLogCommit)) out.push_back(o.Get(vocab::kFieldIndex));
+    for (const auto& o : ctx.Observed(vocab::kLogCommit)) out.push_back(o.Get("index"));
     return out;
   }
 
@@ -173,7 +165,7 @@ LeaseOutcome AskWhileFollowing(bool check_quorum, TimeNs asked_at) {
   h.Deliver(2, RequestVote(kPreVote, 3, 2, 2));
   const auto pre_vote = h.TakeReply(kPreVoteReply);
   out.pre_vote_answered = pre_vote.has_value();
-  out.pre_vote_granted = pre_vote && pre_vote->Get(kFieldGranted) != 0;
+  out.pre_vote_granted = pre_vote && pre_vote->Get("granted") != 0;
   h.Deliver(2, RequestVote(kRequestVote, 3, 2, 2));
   out.vote_answered = h.TakeReply(kVote).has_value();
   out.term_after = h.Load("term");
@@ -206,14 +198,14 @@ TEST(RaftNode_Append, RejectsAMissingOrMismatchedPrevEntryWithItsLastIndex) {
   h.Deliver(0, Append(3, 5, 2, 0));  // we have no index 5
   auto reply = h.TakeReply(kAppendReply);
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->Get(kFieldSuccess), 0);
-  EXPECT_EQ(reply->Get(kFieldIndex), 5);
-  EXPECT_EQ(reply->Get(kFieldHint), 3);
+  EXPECT_EQ(reply->Get("success"), 0);
+  EXPECT_EQ(reply->Get("index"), 5);
+  EXPECT_EQ(reply->Get("hint"), 3);
   h.Deliver(0, Append(3, 3, 3, 0));  // index 3 holds term 2, not 3
   reply = h.TakeReply(kAppendReply);
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->Get(kFieldSuccess), 0);
-  EXPECT_EQ(reply->Get(kFieldIndex), 3);
+  EXPECT_EQ(reply->Get("success"), 0);
+  EXPECT_EQ(reply->Get("index"), 3);
   EXPECT_EQ(h.Load("log.length"), 3);  // nothing dropped on a mismatch
 }
 
@@ -224,11 +216,11 @@ TEST(RaftNode_Append, ReplacesAConflictingSuffixButNotOnAReorderedDuplicate) {
   EXPECT_EQ(h.Load("log.length"), 3);
   EXPECT_EQ(h.Load("log.3.id"), 77);
   ASSERT_EQ(h.ctx.Observed(vocab::kLogTruncate).size(), 1u);
-  EXPECT_EQ(h.ctx.Observed(vocab::kLogTruncate)[0].Get(vocab::kFieldIndex), 3);
+  EXPECT_EQ(h.ctx.Observed(vocab::kLogTruncate)[0].Get("index"), 3);
   auto reply = h.TakeReply(kAppendReply);
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->Get(kFieldSuccess), 1);
-  EXPECT_EQ(reply->Get(kFieldIndex), 3);
+  EXPECT_EQ(reply->Get("success"), 1);
+  EXPECT_EQ(reply->Get("index"), 3);
   h.Deliver(0, Append(3, 3, 3, 0, NewEntry{3, 78}));
   EXPECT_EQ(h.Load("log.length"), 4);
   // The first message arrives again, late: its entry is already there.
@@ -263,21 +255,21 @@ struct LeaderRun {
 LeaderRun LeadAndReplicate(Bug bug) {
   Harness h(0, Config(bug), 2, {1, 2});
   h.FireElectionTimer();  // pre-candidate
-  h.Deliver(1, sim::Message(kPreVoteReply).Set(vocab::kFieldTerm, 3).Set(kFieldGranted, 1));
+  h.Deliver(1, sim::Message(kPreVoteReply).Set("term", 3).Set("granted", 1));
   h.Deliver(1, Vote(3));
   LeaderRun run;
   // The no-op of term 3 goes out at once, after entry 2.
   const auto appends = h.ctx.SentOf(kAppend);
   EXPECT_EQ(appends.size(), 2u);
-  EXPECT_EQ(appends.back().message.Get(kFieldPrevIndex), 2);
-  EXPECT_EQ(appends.back().message.Get(kFieldEntryTerm), 3);
+  EXPECT_EQ(appends.back().message.Get("prev_index"), 2);
+  EXPECT_EQ(appends.back().message.Get("entry_term"), 3);
   h.ctx.sent.clear();
   h.Deliver(1, AppendReply(3, false, 2, 1));  // node 1 has only index 1
   auto resend = h.TakeReply(kAppend);
   EXPECT_TRUE(resend);
   if (resend) {
-    EXPECT_EQ(resend->Get(kFieldPrevIndex), 1);
-    EXPECT_EQ(resend->Get(kFieldEntryTerm), 2);
+    EXPECT_EQ(resend->Get("prev_index"), 1);
+    EXPECT_EQ(resend->Get("entry_term"), 2);
   }
   h.Deliver(1, AppendReply(3, false, 2, 1));  // the duplicate of that rejection changes nothing
   EXPECT_TRUE(h.ctx.sent.empty());
@@ -286,7 +278,7 @@ LeaderRun LeadAndReplicate(Bug bug) {
   auto next = h.TakeReply(kAppend);
   EXPECT_TRUE(next);
   if (next) {
-    EXPECT_EQ(next->Get(kFieldPrevIndex), 2);
+    EXPECT_EQ(next->Get("prev_index"), 2);
   }
   h.Deliver(1, AppendReply(3, true, 2));  // that acknowledgement again, duplicated on the way
   run.sent_on_duplicate_ack = h.ctx.sent.size();
@@ -352,10 +344,10 @@ TEST(RaftNode_Sync, EveryMessageOfAnElectionAndReplicationLeftSynced) {
 TEST(RaftNode_Sync, ATermLearnedWithoutAnsweringIsDurable) {
   Harness h(0, Config(Bug::kNone), 2, {1});
   h.FireElectionTimer();  // pre-candidate for term 3
-  h.Deliver(1, sim::Message(kPreVoteReply).Set(vocab::kFieldTerm, 3).Set(kFieldGranted, 1));  // candidate, term 3
+  h.Deliver(1, sim::Message(kPreVoteReply).Set("term", 3).Set("granted", 1));  // candidate, term 3
   ASSERT_EQ(h.Durable("term"), 3);
   h.ctx.sent.clear();
-  h.Deliver(2, sim::Message(kVote).Set(vocab::kFieldTerm, 7).Set(kFieldGranted, 0));
+  h.Deliver(2, sim::Message(kVote).Set("term", 7).Set("granted", 0));
   EXPECT_TRUE(h.ctx.sent.empty());  // nothing to answer
   EXPECT_EQ(h.Load("term"), 7);
   EXPECT_EQ(h.Durable("term"), 7);
@@ -373,7 +365,7 @@ bool VotesTwiceInATermAcrossARestart(Bug bug) {
   restarted.OnMessage(h.ctx, NodeId(2), RequestVote(kRequestVote, 3, 1, 1));
   const auto reply = h.TakeReply(kVote);
   EXPECT_TRUE(reply);
-  return reply && reply->Get(kFieldGranted) != 0;
+  return reply && reply->Get("granted") != 0;
 }
 
 TEST(RaftNode_Restart, RemembersItsVoteUnlessTheBugForgetsIt) {
@@ -387,15 +379,15 @@ TEST(RaftNode_Restart, RecoversAndReportsItsLog) {
   restarted.OnStart(h.ctx);
   const auto appends = h.ctx.Observed(vocab::kLogAppend);
   ASSERT_EQ(appends.size(), 3u);
-  EXPECT_EQ(appends[2].Get(vocab::kFieldIndex), 3);
-  EXPECT_EQ(appends[2].Get(vocab::kFieldTerm), 3);
-  EXPECT_EQ(appends[2].Get(vocab::kFieldEntry), 103);
+  EXPECT_EQ(appends[2].Get("index"), 3);
+  EXPECT_EQ(appends[2].Get("term"), 3);
+  EXPECT_EQ(appends[2].Get("entry"), 103);
   // Its log is what it compares candidates against.
   h.ctx.sent.clear();
   restarted.OnMessage(h.ctx, NodeId(0), RequestVote(kRequestVote, 5, 3, 2));
   const auto reply = h.TakeReply(kVote);
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->Get(kFieldGranted), 0);
+  EXPECT_EQ(reply->Get("granted"), 0);
 }
 
 }  // namespace

@@ -368,17 +368,17 @@ class DurableBeforeSendSink final : public sim::TraceSink {
     }
     if (r.payload == nullptr) return;
     const sim::Message& m = *r.payload;
-    const int64_t term = m.Get(vocab::kFieldTerm);
-    if (m.Is(raft::kVote) && m.Get(raft::kFieldGranted) != 0) {
+    const int64_t term = m.Get("term");
+    if (m.Is(raft::kVote) && m.Get("granted") != 0) {
       Expect(Durable(node, "voted_for") == static_cast<int64_t>(r.peer.value()) && Durable(node, "term") == term);
     } else if (m.Is(raft::kRequestVote)) {
       Expect(Durable(node, "voted_for") == static_cast<int64_t>(node) && Durable(node, "term") == term);
-    } else if (m.Is(raft::kAppendReply) && m.Get(raft::kFieldSuccess) != 0) {
-      Expect(Durable(node, "log.length") >= m.Get(raft::kFieldIndex));
-    } else if (m.Is(raft::kAppend) && m.Has(raft::kFieldEntryTerm)) {
-      const int64_t index = m.Get(raft::kFieldPrevIndex) + 1;
+    } else if (m.Is(raft::kAppendReply) && m.Get("success") != 0) {
+      Expect(Durable(node, "log.length") >= m.Get("index"));
+    } else if (m.Is(raft::kAppend) && m.Has("entry_term")) {
+      const int64_t index = m.Get("prev_index") + 1;
       Expect(Durable(node, "log.length") >= index &&
-             Durable(node, "log." + std::to_string(index) + ".id") == m.Get(raft::kFieldEntry));
+             Durable(node, "log." + std::to_string(index) + ".id") == m.Get("entry"));
     }
   }
   int checked = 0;

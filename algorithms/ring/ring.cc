@@ -21,10 +21,14 @@
 namespace algorithms {
 namespace {
 
-constexpr std::string_view kFieldEpoch = DurableEpoch::kMessageField;
-constexpr std::string_view kFieldId = "id";
-constexpr std::string_view kFieldLeader = "leader";
-constexpr std::string_view kFieldSeq = "seq";
+// The ring hops, ELECTION and ELECTED, sent with their seq absent (SendAround sets it).
+constexpr int kElectionSeq = ring::Election::kType.IndexOf("seq");
+constexpr int kElectedSeq = ring::Elected::kType.IndexOf("seq");
+
+// Every ring message carries an epoch; ELECTION has it second.
+uint64_t EpochOf(const sim::Message& message) {
+  return static_cast<uint64_t>(message.value(message.Is(kRingElection) ? ring::Election::kType.IndexOf("epoch") : 0));
+}
 
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
@@ -91,14 +95,14 @@ class RingNode final : public sim::Process {
     dead_until_[from.value()] = sim::TimeNs(0);  // it is alive after all
     // Epoch handling comes before anything else (etcd's Step): a leader that
     // learns of a newer epoch no longer leads, whatever the message says.
-    const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
+    const uint64_t epoch = EpochOf(message);
     ObserveEpoch(ctx, epoch);
-    if (message.Is(kRingAck)) {
-      HandleAck(ctx, from, message.Get(kFieldSeq));
+    if (const auto ack = message.As<ring::Ack>()) {
+      HandleAck(ctx, from, ack->seq);
       return;
     }
-    if (message.Is(kRingHeartbeat)) {
-      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(message.Get(kFieldLeader))), epoch);
+    if (const auto heartbeat = message.As<ring::Heartbeat>()) {
+      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
       return;
     }
     // Ring hops are acknowledged whatever becomes of them: the ack only says
@@ -108,11 +112,13 @@ class RingNode final : public sim::Process {
     // per-round state: forwarded_ids_, participant_, decided_epoch_ and
     // forwarded_elected_ already make any repeated ELECTION or ELECTED a no-op,
     // as they must for the network's own duplicates.
-    ctx.Send(from, epoch_.Stamp(sim::Message(kRingAck)).Set(kFieldSeq, message.Get(kFieldSeq)));
-    if (message.Is(kRingElection)) {
-      HandleElection(ctx, message.Get(kFieldId), epoch);
+    const auto election = message.As<ring::Election>();
+    const auto elected = message.As<ring::Elected>();
+    ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = election ? election->seq : elected->seq});
+    if (election) {
+      HandleElection(ctx, election->id, epoch);
     } else {
-      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(message.Get(kFieldLeader))), epoch);
+      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
     }
   }
 
@@ -123,8 +129,7 @@ class RingNode final : public sim::Process {
     } else if (silence_timer_.Fired(timer)) {
       StartElection(ctx);
     } else if (heartbeat_timer_.Fired(timer)) {
-      const sim::Message heartbeat =
-          epoch_.Stamp(sim::Message(kRingHeartbeat)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value());
+      const sim::Message heartbeat = ring::Heartbeat{.epoch = Epoch(), .id = own_id_, .leader = self_.value()};
       for (uint32_t node = 0; node < config_.node_count; ++node) {
         if (node != self_.value()) ctx.Send(sim::NodeId(node), heartbeat);
       }
@@ -197,7 +202,7 @@ class RingNode final : public sim::Process {
     heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
     work_.Begin(ctx, sim::FencingToken(epoch));
     forwarded_elected_ = {epoch, self_};
-    SendAround(ctx, epoch_.Stamp(sim::Message(kRingElected)).Set(kFieldId, own_id_).Set(kFieldLeader, self_.value()));
+    SendAround(ctx, ElectedMessage(self_));
   }
 
   // Follows `leader` (kNoNode: nobody known) at `epoch`.
@@ -248,9 +253,7 @@ class RingNode final : public sim::Process {
     decided_epoch_ = std::max(decided_epoch_, epoch);
     participant_ = false;
     BecomeFollower(ctx, leader, epoch);
-    SendAround(ctx, epoch_.Stamp(sim::Message(kRingElected))
-                        .Set(kFieldId, config_.ids[leader.value()])
-                        .Set(kFieldLeader, leader.value()));
+    SendAround(ctx, ElectedMessage(leader));
   }
 
   void HandleHeartbeat(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
@@ -296,7 +299,7 @@ class RingNode final : public sim::Process {
   // Whether a ring message still matters: its epoch is current and, for an
   // ELECTION, that round's leader is not yet known.
   bool RoundOpen(const sim::Message& message) const {
-    const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
+    const uint64_t epoch = EpochOf(message);
     if (epoch < epoch_.max()) return false;
     return !(message.Is(kRingElection) && epoch <= decided_epoch_);
   }
@@ -326,20 +329,29 @@ class RingNode final : public sim::Process {
     if (!next) {
       // Nobody else answers: this node is a ring of one. An open round it
       // carries can only end with itself as leader.
-      const uint64_t epoch = static_cast<uint64_t>(message.Get(kFieldEpoch));
+      const uint64_t epoch = EpochOf(message);
       if (message.Is(kRingElection) && epoch == epoch_.max() && epoch > decided_epoch_) BecomeLeader(ctx, epoch);
       return;
     }
     const int64_t seq = ++last_seq_;
-    message.Set(kFieldSeq, seq);
+    message.Set(message.Is(kRingElection) ? kElectionSeq : kElectedSeq, seq);
     ctx.Send(*next, message);
     const sim::TimerId timer = ctx.SetTimer(config_.ack_timeout_ns, AckTag(seq));
     pending_.emplace(seq, PendingHop{message, *next, timer, config_.ack_retries});
   }
 
+  // Hops leave without their seq: SendAround numbers each one.
   sim::Message ElectionMessage(int64_t id, uint64_t epoch) const {
-    return sim::Message(kRingElection).Set(kFieldId, id).Set(kFieldEpoch, static_cast<int64_t>(epoch));
+    return sim::Message(ring::Election{.id = id, .epoch = static_cast<int64_t>(epoch)}, kElectionSeq);
   }
+  sim::Message ElectedMessage(sim::NodeId leader) const {
+    return sim::Message(ring::Elected{.epoch = Epoch(), .id = config_.ids[leader.value()], .leader = leader.value()},
+                        kElectedSeq);
+  }
+
+  // Our highest epoch, as a message carries it (a leader's own epoch equals
+  // it: it steps down the moment it sees a higher one).
+  int64_t Epoch() const { return static_cast<int64_t>(epoch_.max()); }
 
   // Every new epoch opens a new round: the participant flag and the
   // forwarded ids belong to one round.
@@ -444,8 +456,8 @@ class Ring final : public Algorithm {
   // the leader but every node forwards it, so it is no evidence of who leads.
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
-        .leader_only = {{kRingHeartbeat, kFieldEpoch}},
-        .steady_state = {kRingHeartbeat},
+        .leader_only = {{kRingHeartbeat, "epoch"}},
+        .steady_state = {&kRingHeartbeat},
     };
     return roles;
   }

@@ -41,11 +41,42 @@
 
 namespace algorithms {
 
-// Message types. All carry field "epoch".
-inline constexpr std::string_view kRingElection = "ring.election";    // + id (candidate's election id), seq
-inline constexpr std::string_view kRingElected = "ring.elected";      // + id, leader (node), seq
-inline constexpr std::string_view kRingAck = "ring.ack";              // + seq (echoed); epoch = receiver's highest
-inline constexpr std::string_view kRingHeartbeat = "ring.heartbeat";  // + id, leader (node)
+// Message types. All carry field "epoch"; a ring hop carries the sequence
+// number its ack echoes.
+namespace ring {
+// ELECTION: the largest election id met so far in round `epoch`.
+struct Election {
+  static constexpr sim::RecordType kType{"ring.election", {"id", "epoch", "seq"}};
+  int64_t id = 0;
+  int64_t epoch = 0;
+  int64_t seq = 0;
+};
+// ELECTED: `leader` (a node, with election id `id`) won round `epoch`.
+struct Elected {
+  static constexpr sim::RecordType kType{"ring.elected", {"epoch", "id", "leader", "seq"}};
+  int64_t epoch = 0;
+  int64_t id = 0;
+  int64_t leader = 0;
+  int64_t seq = 0;
+};
+// The receiver of a hop is alive; epoch = its highest.
+struct Ack {
+  static constexpr sim::RecordType kType{"ring.ack", {"epoch", "seq"}};
+  int64_t epoch = 0;
+  int64_t seq = 0;
+};
+// The leader's periodic word to every node.
+struct Heartbeat {
+  static constexpr sim::RecordType kType{"ring.heartbeat", {"epoch", "id", "leader"}};
+  int64_t epoch = 0;
+  int64_t id = 0;
+  int64_t leader = 0;
+};
+}  // namespace ring
+inline constexpr const sim::RecordType& kRingElection = ring::Election::kType;
+inline constexpr const sim::RecordType& kRingElected = ring::Elected::kType;
+inline constexpr const sim::RecordType& kRingAck = ring::Ack::kType;
+inline constexpr const sim::RecordType& kRingHeartbeat = ring::Heartbeat::kType;
 
 // The algorithm, named "ring".
 const Algorithm& RingAlgorithm();

@@ -24,7 +24,7 @@ class ObservationTracker final : public sim::TraceSink {
         term(node_count, 0), log(node_count) {}
 
   void OnRecord(const sim::TraceRecord& r) override {
-    if (r.kind == sim::TraceKind::kSend && r.payload != nullptr) ++sent_by_type[std::string(r.payload->type())];
+    if (r.kind == sim::TraceKind::kSend && r.payload != nullptr) ++sent_by_type[std::string(r.payload->type_name())];
     if (r.kind == sim::TraceKind::kCrash && r.node.value() < role.size()) {
       role[r.node.value()] = vocab::Role::kFollower;
       believed_leader[r.node.value()] = vocab::kNobody;
@@ -62,8 +62,8 @@ class ObservationTracker final : public sim::TraceSink {
   }
 
   // Messages of `type` sent so far.
-  uint64_t Sent(std::string_view type) const {
-    auto it = sent_by_type.find(std::string(type));
+  uint64_t Sent(const sim::RecordType& type) const {
+    auto it = sent_by_type.find(std::string(type.name()));
     return it == sent_by_type.end() ? 0 : it->second;
   }
 

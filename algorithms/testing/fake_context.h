@@ -67,7 +67,7 @@ class FakeContext final : public sim::Context {
     return std::nullopt;
   }
   // Messages of `type` sent so far, oldest first.
-  std::vector<Sent> SentOf(std::string_view type) const {
+  std::vector<Sent> SentOf(const sim::RecordType& type) const {
     std::vector<Sent> out;
     for (const Sent& s : sent) {
       if (s.message.Is(type)) out.push_back(s);
@@ -75,7 +75,7 @@ class FakeContext final : public sim::Context {
     return out;
   }
   // Observations of `type` so far, oldest first.
-  std::vector<sim::Observation> Observed(std::string_view type) const {
+  std::vector<sim::Observation> Observed(const sim::RecordType& type) const {
     std::vector<sim::Observation> out;
     for (const sim::Observation& o : observations) {
       if (o.Is(type)) out.push_back(o);

@@ -29,12 +29,11 @@ CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = no
 
 // A made-up algorithm's message roles: test.heartbeat is leader-only,
 // test.vote with granted=1 grants a vote.
-constexpr std::string_view kHeartbeat = "test.heartbeat";
-constexpr std::string_view kVote = "test.vote";
+constexpr sim::RecordType kHeartbeat{"test.heartbeat", {"term"}};
+constexpr sim::RecordType kVote{"test.vote", {"term", "granted"}};
 CheckerConfig NodesWithRoles(uint32_t node_count) {
   CheckerConfig config = Nodes(node_count);
-  config.message_roles = {.leader_only = {{kHeartbeat, vocab::kFieldTerm}},
-                          .vote_grants = {{kVote, vocab::kFieldTerm, "granted"}}};
+  config.message_roles = {.leader_only = {{kHeartbeat, "term"}}, .vote_grants = {{kVote, "term", "granted"}}};
   return config;
 }
 sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }
@@ -190,10 +189,7 @@ TEST(UniqueToken_Quiet, OneWriterPerTokenAndRejectedWrites) {
   t.Accept(Ms(30), 5, 2, 4, 1);  // a new token for a new writer
   t.Accept(Ms(40), 5, 1, 1, 2);  // stale (stale_token's business), but still node 1's token
   t.Observe(Ms(50), 5,
-            sim::Observation(vocab::kResourceReject)
-                .Set(vocab::kFieldToken, 2)
-                .Set(vocab::kFieldWriter, 3)
-                .Set(vocab::kFieldHighest, 2));  // refused: the resource kept the token to one writer
+            vocab::ResourceRejected{{.token = 2, .writer = 3, .seq = 1, .highest = 2}});  // refused: the resource kept the token to one writer
   auto checker = RunChecker("unique_token", Nodes(5), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
@@ -225,10 +221,7 @@ TEST(StaleToken_Quiet, EqualTokenRejectsAndHighestFieldIgnored) {
   t.Accept(Ms(30), 3, 34, 1, 34);  // equal to the highest: the same leader again
   // A stale write the resource rejected is the fence working, not a violation.
   t.Observe(Ms(40), 3,
-            sim::Observation(vocab::kResourceReject)
-                .Set(vocab::kFieldToken, 33)
-                .Set(vocab::kFieldWriter, 0)
-                .Set(vocab::kFieldHighest, 34));
+            vocab::ResourceRejected{{.token = 33, .writer = 0, .seq = 1, .highest = 34}});
   // The "highest" field is informational: only accepted tokens count.
   t.Accept(Ms(50), 3, 35, 2, 99);
   auto checker = RunChecker("stale_token", Nodes(3), t, Ms(100));

@@ -9,6 +9,18 @@
 namespace checkers {
 namespace {
 
+// Made-up message types of the tests below.
+constexpr sim::RecordType kVoteReply{"raft.vote_reply", {}};
+constexpr sim::RecordType kVoteRequest{"raft.vote_request", {}};
+constexpr sim::RecordType kResourceAckType{"resource.ack", {}};
+constexpr sim::RecordType kResourceWriteType{"resource.write", {}};
+constexpr sim::RecordType kTestHeartbeat{"test.heartbeat", {"index"}};
+constexpr sim::RecordType kTestRequestVote{"test.request_vote", {"term", "candidate"}};
+constexpr sim::RecordType kTestVote{"test.vote", {"term", "candidate"}};
+constexpr sim::RecordType kTestX{"test.x", {"min"}};
+constexpr sim::RecordType kTestToken{"test.token", {"token"}};
+
+
 using sim::NodeId;
 using sim::TraceKind;
 using trace_testing::Ms;
@@ -147,15 +159,15 @@ TEST(Metrics_Elections, KnownIsCreditedOnlyToTheEpisodesOwnLeader) {
 TEST(Metrics_Counts, MessagesByTypeAndWrites) {
   TraceBuilder t;
   t.Boot(3);
-  t.Send(Ms(1), 0, 1, sim::Message("raft.vote_request"));
-  t.Send(Ms(1), 0, 2, sim::Message("raft.vote_request"));
-  t.Send(Ms(2), 1, 0, sim::Message("raft.vote_reply"));
-  t.Send(Ms(3), 0, 3, sim::Message("resource.write"));
-  t.Send(Ms(4), 3, 0, sim::Message("resource.ack"));  // services' sends count too
-  t.Observe(Ms(3), 0, sim::Observation(vocab::kWrite).Set(vocab::kFieldToken, 1).Set(vocab::kFieldSeq, 1));
-  t.Observe(Ms(3), 0, sim::Observation(vocab::kWrite).Set(vocab::kFieldToken, 1).Set(vocab::kFieldSeq, 2));
+  t.Send(Ms(1), 0, 1, sim::Message(kVoteRequest));
+  t.Send(Ms(1), 0, 2, sim::Message(kVoteRequest));
+  t.Send(Ms(2), 1, 0, sim::Message(kVoteReply));
+  t.Send(Ms(3), 0, 3, sim::Message(kResourceWriteType));
+  t.Send(Ms(4), 3, 0, sim::Message(kResourceAckType));  // services' sends count too
+  t.Observe(Ms(3), 0, vocab::WriteSent{.token = 1, .seq = 1});
+  t.Observe(Ms(3), 0, vocab::WriteSent{.token = 1, .seq = 2});
   t.Accept(Ms(4), 3, 1, 0, 0);
-  t.Observe(Ms(5), 3, sim::Observation(vocab::kResourceReject).Set(vocab::kFieldToken, 0));
+  t.Observe(Ms(5), 3, sim::Observation(vocab::kResourceReject, {0}));
   const RunMetrics m = Collect(3, t, Ms(10));
 
   EXPECT_EQ(m.messages_sent, 5u);
@@ -184,28 +196,28 @@ namespace {
 // resource (application), and the election's own vote traffic.
 TEST(Metrics_LatencyStudy, DetectionElectionKnownAndMessagesByRole) {
   using trace_testing::Ms;
-  const vocab::MessageRoles roles = {.steady_state = {"test.heartbeat"}};
+  const vocab::MessageRoles roles = {.steady_state = {&kTestHeartbeat}};
   trace_testing::TraceBuilder t;
   t.Boot(3);
   t.Observe(Ms(100), 0, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(1)));
-  t.Send(Ms(100), 0, 1, sim::Message("test.request_vote"));
+  t.Send(Ms(100), 0, 1, sim::Message(kTestRequestVote));
   t.Lead(Ms(110), 0, 1);
   t.Believe(Ms(120), 1, 0, 1);
   t.Believe(Ms(120), 2, 0, 1);
-  t.Send(Ms(500), 0, 1, sim::Message("test.heartbeat"));
-  t.Send(Ms(500), 0, 2, sim::Message("test.heartbeat"));
-  t.Send(Ms(600), 0, 3, sim::Message("resource.write"));  // node 3: the resource
-  t.Send(Ms(601), 3, 0, sim::Message("resource.ack"));
+  t.Send(Ms(500), 0, 1, sim::Message(kTestHeartbeat));
+  t.Send(Ms(500), 0, 2, sim::Message(kTestHeartbeat));
+  t.Send(Ms(600), 0, 3, sim::Message(kResourceWriteType));  // node 3: the resource
+  t.Send(Ms(601), 3, 0, sim::Message(kResourceAckType));
   t.Event(Ms(2000), sim::TraceKind::kCrash, 0);
   t.Observe(Ms(2200), 2, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(2)));
-  t.Send(Ms(2200), 2, 1, sim::Message("test.request_vote"));
+  t.Send(Ms(2200), 2, 1, sim::Message(kTestRequestVote));
   t.Observe(Ms(2250), 1, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(3)));
-  t.Send(Ms(2250), 1, 2, sim::Message("test.request_vote"));
-  t.Send(Ms(2260), 2, 1, sim::Message("test.vote"));
+  t.Send(Ms(2250), 1, 2, sim::Message(kTestRequestVote));
+  t.Send(Ms(2260), 2, 1, sim::Message(kTestVote));
   t.Lead(Ms(2300), 1, 3);
-  t.Send(Ms(2300), 1, 2, sim::Message("test.heartbeat"));
+  t.Send(Ms(2300), 1, 2, sim::Message(kTestHeartbeat));
   t.Believe(Ms(2310), 2, 1, 3);
-  t.Send(Ms(2400), 1, 2, sim::Message("test.request_vote"));  // after known: not this election's
+  t.Send(Ms(2400), 1, 2, sim::Message(kTestRequestVote));  // after known: not this election's
   MetricsCollector collector(3, &roles);
   t.FeedTo(collector);
   collector.Finish(Ms(3000));
@@ -234,23 +246,23 @@ TEST(Metrics_LatencyStudy, DetectionElectionKnownAndMessagesByRole) {
 // 2 bytes; 2^40 -> 2^41: 6 bytes).
 TEST(Metrics_Bytes, ElectionAndSteadyStateBytesFromHeaderAndFieldVarints) {
   using trace_testing::Ms;
-  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.vote")), 16);
-  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.vote").Set("term", 5).Set("candidate", -1)), 16 + 2 + 2);
-  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.heartbeat").Set("index", 300)), 16 + 3);
-  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.heartbeat").Set("token", int64_t{1} << 40)), 16 + 7);
-  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message("test.x").Set("min", INT64_MIN)), 16 + 1 + 10);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message(kTestVote)), 16);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message(kTestVote).Set("term", 5).Set("candidate", -1)), 16 + 2 + 2);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message(kTestHeartbeat).Set("index", 300)), 16 + 3);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message(kTestToken).Set("token", int64_t{1} << 40)), 16 + 7);
+  EXPECT_EQ(sim::EstimatedEncodedBytes(sim::Message(kTestX).Set("min", INT64_MIN)), 16 + 1 + 10);
 
-  const vocab::MessageRoles roles = {.steady_state = {"test.heartbeat"}};
+  const vocab::MessageRoles roles = {.steady_state = {&kTestHeartbeat}};
   trace_testing::TraceBuilder t;
   t.Boot(2);
   t.Observe(Ms(100), 0, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(1)));
-  t.Send(Ms(100), 0, 1, sim::Message("test.request_vote").Set("term", 5).Set("candidate", -1));  // 20 bytes
-  t.Send(Ms(105), 1, 0, sim::Message("test.vote"));                                               // 16 bytes
+  t.Send(Ms(100), 0, 1, sim::Message(kTestRequestVote).Set("term", 5).Set("candidate", -1));  // 20 bytes
+  t.Send(Ms(105), 1, 0, sim::Message(kTestVote));                                               // 16 bytes
   t.Lead(Ms(110), 0, 1);
   t.Believe(Ms(120), 1, 0, 1);
-  t.Send(Ms(150), 0, 1, sim::Message("test.heartbeat").Set("index", 300));  // 19 bytes
-  t.Send(Ms(200), 0, 1, sim::Message("test.heartbeat"));                    // 16 bytes
-  t.Send(Ms(300), 1, 0, sim::Message("test.request_vote"));                 // after known: the run's, not the election's
+  t.Send(Ms(150), 0, 1, sim::Message(kTestHeartbeat).Set("index", 300));  // 19 bytes
+  t.Send(Ms(200), 0, 1, sim::Message(kTestHeartbeat));                    // 16 bytes
+  t.Send(Ms(300), 1, 0, sim::Message(kTestRequestVote));                 // after known: the run's, not the election's
   MetricsCollector collector(2, &roles);
   t.FeedTo(collector);
   collector.Finish(Ms(1000));
@@ -266,7 +278,7 @@ TEST(Metrics_LatencyStudy, WithoutRolesNothingIsSteadyStateAndAnUnfinishedElecti
   using trace_testing::Ms;
   trace_testing::TraceBuilder t;
   t.Boot(2);
-  t.Send(Ms(50), 0, 1, sim::Message("test.heartbeat"));
+  t.Send(Ms(50), 0, 1, sim::Message(kTestHeartbeat));
   MetricsCollector collector(2);
   t.FeedTo(collector);
   collector.Finish(Ms(1000));

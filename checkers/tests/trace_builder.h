@@ -54,11 +54,7 @@ class TraceBuilder {
   }
   uint64_t Accept(sim::TimeNs time, uint32_t resource, int64_t token, uint32_t writer, int64_t highest) {
     return Observe(time, resource,
-                   sim::Observation(vocab::kResourceAccept)
-                       .Set(vocab::kFieldToken, token)
-                       .Set(vocab::kFieldWriter, writer)
-                       .Set(vocab::kFieldSeq, 1)
-                       .Set(vocab::kFieldHighest, highest));
+                   vocab::ResourceAccepted{{.token = token, .writer = writer, .seq = 1, .highest = highest}});
   }
 
   void FeedTo(sim::TraceSink& sink) const {

@@ -20,18 +20,51 @@ TEST(SimCheckDeathTest, FailingConditionAbortsWithFileLineAndMessage) {
                "check_test.cc:[0-9]+: SIM_CHECK failed: 1 \\+ 1 == 3: arithmetic still works");
 }
 
-TEST(Payload_Set, OverwritesAnExistingFieldWithoutTakingASlot) {
-  Payload payload("m");
-  for (int i = 0; i < Payload::kMaxFields; ++i) payload.Set(std::string_view("abcdef").substr(i, 1), i);
-  payload.Set("a", 42);
-  EXPECT_EQ(payload.fields().size(), static_cast<size_t>(Payload::kMaxFields));
-  EXPECT_EQ(payload.Get("a"), 42);
+struct TwoFields {
+  static constexpr RecordType kType{"test.two", {"a", "b"}};
+  int64_t a = 0;
+  int64_t b = 0;
+};
+struct OtherTwoFields {
+  static constexpr RecordType kType{"test.other", {"a", "b"}};
+  int64_t a = 0;
+  int64_t b = 0;
+};
+
+TEST(Payload_Typed, RoundTripsThroughItsStructAndRefusesOtherTypes) {
+  const Payload payload = TwoFields{.a = 7, .b = -3};
+  ASSERT_TRUE(payload.As<TwoFields>().has_value());
+  EXPECT_EQ(payload.As<TwoFields>()->a, 7);
+  EXPECT_EQ(payload.As<TwoFields>()->b, -3);
+  EXPECT_FALSE(payload.As<OtherTwoFields>().has_value());
+  EXPECT_EQ(payload.Get("b"), -3);
+  EXPECT_EQ(payload.type_name(), "test.two");
 }
 
-TEST(Payload_SetDeathTest, PastCapacityStopsTheProcessInsteadOfDroppingTheField) {
-  Payload payload("m");
-  for (int i = 0; i < Payload::kMaxFields; ++i) payload.Set(std::string_view("abcdef").substr(i, 1), i);
-  EXPECT_DEATH(payload.Set("g", 7), "payload.h:[0-9]+: SIM_CHECK failed: .*at most kMaxFields fields");
+TEST(Payload_Typed, AnOptionalFieldLeftOutIsAbsentAndReadsZero) {
+  const Payload payload(TwoFields{.a = 1, .b = 2}, 1);
+  EXPECT_EQ(payload.size(), 1);
+  EXPECT_FALSE(payload.Has("b"));
+  EXPECT_EQ(payload.As<TwoFields>()->b, 0);
+  EXPECT_EQ(payload.Get("b", -1), -1);
+}
+
+TEST(Payload_Set, OverwritesAPresentFieldAndAppendsTheNextOne) {
+  Payload payload(TwoFields::kType, {5});
+  payload.Set(0, 6).Set(1, 9);
+  EXPECT_EQ(payload.size(), 2);
+  EXPECT_EQ(payload.As<TwoFields>()->a, 6);
+  EXPECT_EQ(payload.As<TwoFields>()->b, 9);
+}
+
+TEST(Payload_SetDeathTest, PastItsTypesFieldsStopsTheProcessInsteadOfDroppingTheField) {
+  Payload payload(TwoFields::kType, {1, 2});
+  EXPECT_DEATH(payload.Set(2, 7), "payload.h:[0-9]+: SIM_CHECK failed: .*within its record type");
+}
+
+TEST(RecordType_DeathTest, MoreThanMaxFieldsStopsTheProcess) {
+  EXPECT_DEATH(RecordType("test.wide", {"a", "b", "c", "d", "e", "f", "g"}),
+               "SIM_CHECK failed: .*at most kMaxFields fields");
 }
 
 TEST(Rng_BelowDeathTest, ZeroBoundStopsTheProcess) {

@@ -379,11 +379,15 @@ TEST(Simulator_Clock, TimerAtTheEndOfTimeNeverFiresWhateverTheWallClockDoes) {
   EXPECT_TRUE(run.seen.firings.empty());
 }
 
+struct Bad {
+  static constexpr RecordType kType{"bad", {}};
+};
+
 class BadProcess final : public Process {
  public:
   explicit BadProcess(int mode) : mode_(mode) {}
   void OnStart(Context& ctx) override {
-    if (mode_ == 0) ctx.Send(NodeId(7), Message("bad"));
+    if (mode_ == 0) ctx.Send(NodeId(7), Message(Bad::kType, {}));
     if (mode_ == 1) ctx.SetTimer(TimeNs(-5), 0);
   }
   void OnMessage(Context&, NodeId, const Message&) override {}
@@ -525,7 +529,9 @@ uint64_t RunPingPongHash(uint64_t seed, const NodeModel* model = nullptr) {
   link.drop = *Probability::FromDouble(0.1);
   link.duplicate = *Probability::FromDouble(0.05);
   Simulator sim(seed, 2, link);
-  if (model != nullptr) EXPECT_TRUE(sim.SetNodeModel(*model).ok());
+  if (model != nullptr) {
+    EXPECT_TRUE(sim.SetNodeModel(*model).ok());
+  }
   Seen seen;
   TraceHasher hasher;
   sim.AddTraceSink(&hasher);

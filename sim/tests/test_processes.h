@@ -12,8 +12,16 @@
 
 namespace sim::testing {
 
-inline constexpr std::string_view kPing = "test.ping";
-inline constexpr std::string_view kPong = "test.pong";
+struct Ping {
+  static constexpr RecordType kType{"test.ping", {"seq"}};
+  int64_t seq = 0;
+};
+struct Pong {
+  static constexpr RecordType kType{"test.pong", {"seq"}};
+  int64_t seq = 0;
+};
+inline constexpr const RecordType& kPing = Ping::kType;
+inline constexpr const RecordType& kPong = Pong::kType;
 
 // What a Recorder saw, kept outside the process so it survives crashes.
 struct Seen {
@@ -50,11 +58,11 @@ class PingPong final : public Process {
     ++volatile_received_;
     ctx.Persist("received", ctx.Load("received").value_or(0) + 1);
     seen_->deliveries.push_back({sim_->now(), ctx.self(), from, message.Get("seq")});
-    if (message.Is(kPing)) ctx.Send(from, Message(kPong).Set("seq", message.Get("seq")));
+    if (message.Is(kPing)) ctx.Send(from, Pong{.seq = message.Get("seq")});
   }
   void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
     seen_->firings.push_back({sim_->now(), ctx.MonotonicNow(), ctx.self(), tag});
-    ctx.Send(NodeId(1), Message(kPing).Set("seq", static_cast<int64_t>(tag)));
+    ctx.Send(NodeId(1), Ping{.seq = static_cast<int64_t>(tag)});
     if (static_cast<int>(tag) + 1 < count_) ctx.SetTimer(interval_, tag + 1);
   }
   int volatile_received() const { return volatile_received_; }

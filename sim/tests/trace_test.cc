@@ -8,9 +8,11 @@
 namespace sim {
 namespace {
 
+constexpr RecordType kM{"m", {"term"}};
+constexpr RecordType kVote{"raft.vote", {"term", "granted"}};
+
 TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
-  Message message("m");
-  message.Set("term", 3);
+  const Message message(kM, {3});
   TraceRecord base{.time = TimeNs(5), .kind = TraceKind::kSend, .node = NodeId(0), .peer = NodeId(1),
                    .message_id = 1, .payload = &message};
   auto hash_of = [](std::vector<TraceRecord> records) {
@@ -21,8 +23,7 @@ TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
   const uint64_t h = hash_of({base});
   TraceRecord other_time = base;
   other_time.time = TimeNs(6);
-  Message other_message("m");
-  other_message.Set("term", 4);
+  const Message other_message(kM, {4});
   TraceRecord other_field = base;
   other_field.payload = &other_message;
   TraceRecord other_kind = base;
@@ -41,8 +42,7 @@ TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
 // TraceHasher (128-bit multiply-fold per word, text as big-endian words
 // after a (tag << 32 ^ length) word).
 TEST(Trace_Hash, KnownAnswer) {
-  Message message("raft.vote");
-  message.Set("term", 2).Set("granted", 1);
+  const Message message(kVote, {2, 1});
   TraceHasher hasher;
   hasher.OnRecord({.time = TimeNs(10), .kind = TraceKind::kDeliver, .node = NodeId(1), .peer = NodeId(0),
                    .message_id = 9, .local_time = TimeNs(11), .payload = &message});
@@ -64,8 +64,7 @@ TEST(Trace_HashText, ParseInvertsFormatAndRejectsOtherText) {
 }
 
 TEST(Trace_Json, OneObjectPerRecordWithPayloadFields) {
-  Message message("raft.vote");
-  message.Set("term", 2).Set("granted", 1);
+  const Message message(kVote, {2, 1});
   TraceRecord r{.index = 4, .time = TimeNs(10), .kind = TraceKind::kDeliver, .node = NodeId(1),
                 .peer = NodeId(0), .message_id = 9, .local_time = TimeNs(11), .payload = &message};
   EXPECT_EQ(TraceRecordToJson(r),

@@ -37,7 +37,7 @@ struct Event {
   uint32_t seq = 0;  // this node's own vector-clock component at the event
 
   static constexpr uint32_t kNone = UINT32_MAX;
-  bool Observes(std::string_view type) const { return kind == TraceKind::kObserve && payload && payload->Is(type); }
+  bool Observes(const sim::RecordType& type) const { return kind == TraceKind::kObserve && payload && payload->Is(type); }
 };
 
 bool IsFault(TraceKind kind) {
@@ -121,14 +121,14 @@ std::string Seconds(sim::TimeNs t) { return fmt::format("{}.{:06}s", t.ns() / 10
 
 // "type{field=value …}", roles and store event kinds named.
 std::string DescribePayload(const sim::Payload& p) {
-  std::string out = std::string(p.type()) + "{";
+  std::string out = std::string(p.type_name()) + "{";
   bool first = true;
   for (const sim::Field& f : p.fields()) {
     if (!first) out.push_back(' ');
     first = false;
     if (p.Is(vocab::kRoleChange) && f.key == vocab::kFieldRole && f.value >= 0 && f.value <= 2) {
       out += fmt::format("{}={}", f.key, vocab::RoleName(static_cast<vocab::Role>(f.value)));
-    } else if (p.Is(algorithms::lease::kStoreEvent) && f.key == algorithms::lease::kFieldKind) {
+    } else if (p.Is(algorithms::lease::kStoreEvent) && f.key == "kind") {
       const auto kind = static_cast<algorithms::lease::EventKind>(f.value);
       out += fmt::format("{}={}", f.key,
                          kind == algorithms::lease::EventKind::kExpire   ? "expire"
@@ -282,8 +282,9 @@ class Account {
         // The store's view of who holds the lease, from its put events.
         if (cluster.store != sim::kNoNode && e.node == cluster.store.value() && e.kind == TraceKind::kSend &&
             e.payload && e.payload->Is(algorithms::lease::kStoreEvent)) {
-          const auto kind = static_cast<algorithms::lease::EventKind>(e.payload->Get(algorithms::lease::kFieldKind));
-          if (kind == algorithms::lease::EventKind::kPut) lease_holder = e.payload->Get(algorithms::lease::kFieldHolder);
+          const algorithms::lease::Event event = *e.payload->As<algorithms::lease::Event>();
+          const auto kind = static_cast<algorithms::lease::EventKind>(event.kind);
+          if (kind == algorithms::lease::EventKind::kPut) lease_holder = event.holder;
           if (kind == algorithms::lease::EventKind::kExpire && expiry_reported != e.time) {
             expiry_reported = e.time;
             Line(fmt::format("  lease expiry: the store expired {}'s lease at {} (trace #{})",
@@ -354,14 +355,14 @@ class Account {
       if (e.index > violation_->trace_index) break;
       if (e.node == Event::kNone) continue;
       if (e.kind == TraceKind::kDeliver || e.kind == TraceKind::kTimerFire) last_input[e.node] = e.index;
-      if (e.kind != TraceKind::kObserve || e.Observes(vocab::kBelief) || e.payload->type().rfind("log.", 0) == 0) {
+      if (e.kind != TraceKind::kObserve || e.Observes(vocab::kBelief) || e.payload->type_name().rfind("log.", 0) == 0) {
         continue;
       }
       std::string said;
       for (const sim::Field& f : e.payload->fields()) {
         if (f.key != vocab::kFieldSeq) said += fmt::format("{}={} ", f.key, f.value);
       }
-      std::string& last = last_said[{e.node, e.payload->type()}];
+      std::string& last = last_said[{e.node, e.payload->type_name()}];
       if (said == last && e.index != violation_->trace_index) continue;
       last = said;
       shown.insert(e.index);

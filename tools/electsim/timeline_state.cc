@@ -31,7 +31,7 @@ void TimelineTracker::OnRecord(const sim::TraceRecord& r) {
   const bool known = r.node != sim::kNoNode && node < nodes_.size();
   switch (r.kind) {
     case TraceKind::kSend:
-      in_flight_[r.message_id] = InFlight{node, r.payload != nullptr ? r.payload->type() : "", r.time, 1};
+      in_flight_[r.message_id] = InFlight{node, r.payload != nullptr ? r.payload->type_name() : "", r.time, 1};
       return;
     case TraceKind::kDuplicate:
       if (auto it = in_flight_.find(r.message_id); it != in_flight_.end()) ++it->second.copies;

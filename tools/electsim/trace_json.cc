@@ -60,7 +60,7 @@ std::string TraceRecordToNamedJson(const sim::TraceRecord& r) {
   }
   if (r.payload != nullptr) {
     out += R"(,"type":)";
-    AppendJsonString(out, r.payload->type());
+    AppendJsonString(out, r.payload->type_name());
     out += R"(,"fields":{)";
     bool first = true;
     for (const sim::Field& f : r.payload->fields()) {

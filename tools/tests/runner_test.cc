@@ -78,7 +78,7 @@ class PowerLossWatcher final : public sim::TraceSink {
     if (r.node != sim::NodeId(node_)) return;
     if (r.kind == sim::TraceKind::kCrash && r.detail == "power-loss") ++power_losses;
     if (r.kind == sim::TraceKind::kStart) booting = true;
-    if (r.kind == sim::TraceKind::kObserve && booting && r.payload->Is("role")) {
+    if (r.kind == sim::TraceKind::kObserve && booting && r.payload->Is(vocab::kRoleChange)) {
       terms_at_boot.push_back(r.payload->Get("term"));
       booting = false;
     }
@@ -243,7 +243,7 @@ TEST(Runner_Stop, AStopRequestCancelsTheRun) {
 
 // An algorithm that hides its leadership: the nodes in `leaders` heartbeat
 // every 50ms in term 1, as only a leader may, and never report a role.
-constexpr std::string_view kHiddenHeartbeat = "hidden.heartbeat";
+constexpr sim::RecordType kHiddenHeartbeat{"hidden.heartbeat", {"term"}};
 class HiddenLeaders final : public algorithms::Algorithm {
  public:
   explicit HiddenLeaders(std::vector<uint32_t> leaders) : leaders_(std::move(leaders)) {}
@@ -254,7 +254,7 @@ class HiddenLeaders final : public algorithms::Algorithm {
     return none;
   }
   const vocab::MessageRoles& message_roles() const override {
-    static const vocab::MessageRoles roles = {.leader_only = {{kHiddenHeartbeat, vocab::kFieldTerm}}};
+    static const vocab::MessageRoles roles = {.leader_only = {{kHiddenHeartbeat, "term"}}};
     return roles;
   }
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const algorithms::Cluster& cluster,
@@ -274,7 +274,7 @@ class HiddenLeaders final : public algorithms::Algorithm {
     void OnTimer(sim::Context& ctx, sim::TimerId, uint64_t) override {
       for (uint32_t node = 0; node < node_count_; ++node) {
         if (sim::NodeId(node) != ctx.self()) {
-          ctx.Send(sim::NodeId(node), sim::Message(kHiddenHeartbeat).Set(vocab::kFieldTerm, 1));
+          ctx.Send(sim::NodeId(node), sim::Message(kHiddenHeartbeat, {1}));
         }
       }
       ctx.SetTimer(sim::TimeNs::Millis(50), 0);
@@ -316,8 +316,8 @@ class RoleWatcher final : public sim::TraceSink {
   explicit RoleWatcher(const vocab::MessageRoles& roles) : roles_(roles) {}
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.kind != sim::TraceKind::kSend || r.payload == nullptr) return;
-    if (roles_.LeaderTerm(*r.payload)) leader_only.insert(std::string(r.payload->type()));
-    if (roles_.GrantTerm(*r.payload)) vote_grants.insert(std::string(r.payload->type()));
+    if (roles_.LeaderTerm(*r.payload)) leader_only.insert(std::string(r.payload->type_name()));
+    if (roles_.GrantTerm(*r.payload)) vote_grants.insert(std::string(r.payload->type_name()));
   }
   std::set<std::string> leader_only;
   std::set<std::string> vote_grants;
@@ -341,10 +341,10 @@ TEST(Runner_Evidence, EveryDeclaredMessageRoleIsOnTheWire) {
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_FALSE(roles.leader_only.empty()) << algorithm->name();
     for (const vocab::LeaderOnlyMessage& role : roles.leader_only) {
-      EXPECT_TRUE(watcher.leader_only.count(std::string(role.type))) << algorithm->name() << ": " << role.type;
+      EXPECT_TRUE(watcher.leader_only.count(std::string(role.type->name()))) << algorithm->name() << ": " << role.type->name();
     }
     for (const vocab::VoteGrantMessage& role : roles.vote_grants) {
-      EXPECT_TRUE(watcher.vote_grants.count(std::string(role.type))) << algorithm->name() << ": " << role.type;
+      EXPECT_TRUE(watcher.vote_grants.count(std::string(role.type->name()))) << algorithm->name() << ": " << role.type->name();
     }
   }
 }
