@@ -1,4 +1,4 @@
-#include "algorithms/guarantees.h"
+#include "electsim/algorithms/guarantees.h"
 
 namespace algorithms {
 

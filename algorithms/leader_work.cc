@@ -1,8 +1,8 @@
-#include "algorithms/leader_work.h"
+#include "electsim/algorithms/leader_work.h"
 
 #include <algorithm>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace algorithms {
 

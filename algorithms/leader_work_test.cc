@@ -1,12 +1,12 @@
 // The shared resource on its own: scripted writers send writes with chosen
 // tokens, and the test reads what the resource accepted.
-#include "algorithms/leader_work.h"
+#include "electsim/algorithms/leader_work.h"
 
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 

@@ -1,4 +1,4 @@
-#include "algorithms/options.h"
+#include "electsim/algorithms/options.h"
 
 #include <cassert>
 #include <cstdlib>

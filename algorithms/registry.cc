@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "algorithms/raft/raft.h"
 #include "algorithms/lease/lease.h"
 #include "algorithms/bully/bully.h"

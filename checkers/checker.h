@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace checkers {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace checkers {
 

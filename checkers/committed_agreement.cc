@@ -3,7 +3,7 @@
 // entry at each index). Reports of the same entry, from any node, agree.
 #include <map>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
 #include "fmt/format.h"
 #include "sim/format.h"

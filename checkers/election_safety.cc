@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
 #include "fmt/format.h"
 

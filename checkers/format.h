@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace checkers {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
 #include "checkers/node_logs.h"
 #include "fmt/format.h"

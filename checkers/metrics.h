@@ -10,7 +10,7 @@
 
 #include "checkers/cluster_view.h"
 #include "sim/trace.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace checkers {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace checkers {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
 #include "fmt/format.h"
 

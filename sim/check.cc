@@ -1,4 +1,4 @@
-#include "sim/check.h"
+#include "electsim/sim/check.h"
 
 #include <cstdio>
 #include <cstdlib>

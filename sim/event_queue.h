@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace sim {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace sim {
 

@@ -9,8 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "sim/rng.h"
-#include "sim/types.h"
+#include "electsim/sim/rng.h"
+#include "electsim/sim/types.h"
 
 namespace sim {
 

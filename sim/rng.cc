@@ -1,10 +1,10 @@
-#include "sim/rng.h"
+#include "electsim/sim/rng.h"
 
 #include <cmath>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "sim/check.h"
+#include "electsim/sim/check.h"
 
 namespace sim {
 

@@ -14,10 +14,10 @@
 #include "absl/status/status.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
-#include "sim/process.h"
-#include "sim/rng.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/rng.h"
 #include "sim/trace.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace sim {
 

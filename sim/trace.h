@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "sim/payload.h"
-#include "sim/types.h"
+#include "electsim/sim/message.h"
+#include "electsim/sim/types.h"
 
 namespace sim {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "algorithms/epoch_state.h"
-#include "algorithms/leader_work.h"
-#include "algorithms/one_shot_timer.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/algorithms/epoch.h"
+#include "electsim/algorithms/leader_work.h"
+#include "electsim/algorithms/timer.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 

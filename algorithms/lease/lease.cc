@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/epoch_state.h"
-#include "algorithms/leader_work.h"
+#include "electsim/algorithms/epoch.h"
+#include "electsim/algorithms/leader_work.h"
 #include "algorithms/lease/store.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 

@@ -31,7 +31,7 @@
 // lease-drift-past-bound). A pause is drift without bound.
 #pragma once
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 
 namespace algorithms {
 

@@ -30,13 +30,13 @@
 #include <memory>
 #include <string_view>
 
-#include "sim/payload.h"
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/sim/message.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms::lease {
 
-// Messages, each a typed record (see sim/payload.h).
+// Messages, each a typed record (see electsim/sim/message.h).
 struct GetRequest {
   static constexpr sim::RecordType kType{"store.get", {"req", "key"}};
   int64_t req = 0;  // client's request id, echoed in the reply

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 
 namespace algorithms::raft {

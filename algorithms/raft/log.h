@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms::raft {
 

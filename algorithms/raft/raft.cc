@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 

@@ -12,11 +12,11 @@
 #include <optional>
 #include <vector>
 
-#include "algorithms/algorithm.h"
-#include "algorithms/leader_work.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/leader_work.h"
 #include "algorithms/raft/log.h"
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms {
 

@@ -8,7 +8,7 @@
 
 #include "algorithms/raft/raft.h"
 #include "algorithms/testing/fake_context.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
 
 namespace algorithms::raft {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "algorithms/testing/cluster_harness.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
 #include "sim/trace.h"
 

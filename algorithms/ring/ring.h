@@ -37,7 +37,7 @@
 
 #include <string_view>
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 
 namespace algorithms {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.h"
-#include "algorithms/leader_work.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/leader_work.h"
+#include "electsim/vocab/vocabulary.h"
 #include "sim/simulator.h"
 
 namespace algorithms::testing {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/process.h"
+#include "electsim/sim/process.h"
 
 namespace algorithms::testing {
 

@@ -4,7 +4,7 @@
 
 #include "checkers/tests/trace_builder.h"
 #include "gtest/gtest.h"
-#include "sim/payload.h"
+#include "electsim/sim/message.h"
 
 namespace checkers {
 namespace {

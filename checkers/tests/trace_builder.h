@@ -5,7 +5,7 @@
 #include <deque>
 #include <vector>
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
 
 namespace checkers::trace_testing {

@@ -1,10 +1,10 @@
 // SIM_CHECK stops the process in every build type, and the invariants the
 // simulator guards with it fail loudly instead of being skipped.
-#include "sim/check.h"
+#include "electsim/sim/check.h"
 
 #include "gtest/gtest.h"
-#include "sim/payload.h"
-#include "sim/rng.h"
+#include "electsim/sim/message.h"
+#include "electsim/sim/rng.h"
 
 namespace sim {
 namespace {
@@ -59,7 +59,7 @@ TEST(Payload_Set, OverwritesAPresentFieldAndAppendsTheNextOne) {
 
 TEST(Payload_SetDeathTest, PastItsTypesFieldsStopsTheProcessInsteadOfDroppingTheField) {
   Payload payload(TwoFields::kType, {1, 2});
-  EXPECT_DEATH(payload.Set(2, 7), "payload.h:[0-9]+: SIM_CHECK failed: .*within its record type");
+  EXPECT_DEATH(payload.Set(2, 7), "message.h:[0-9]+: SIM_CHECK failed: .*within its record type");
 }
 
 TEST(RecordType_DeathTest, MoreThanMaxFieldsStopsTheProcess) {

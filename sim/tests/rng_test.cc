@@ -1,4 +1,4 @@
-#include "sim/rng.h"
+#include "electsim/sim/rng.h"
 
 #include <cmath>
 #include <cstdint>

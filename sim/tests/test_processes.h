@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "sim/process.h"
+#include "electsim/sim/process.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
 

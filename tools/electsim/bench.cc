@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
 #include "tools/electsim/duration.h"
 #include "tools/electsim/exit_status.h"

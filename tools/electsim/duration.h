@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace electsim {
 

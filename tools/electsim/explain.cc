@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "algorithms/lease/store.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 #include "checkers/checker.h"
 #include "fmt/format.h"
 #include "sim/format.h"

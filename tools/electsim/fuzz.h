@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 #include "tools/electsim/fuzz_judge.h"
 #include "tools/electsim/scenario_generator.h"
 

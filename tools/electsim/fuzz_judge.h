@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/guarantees.h"
+#include "electsim/algorithms/guarantees.h"
 #include "tools/electsim/scenario.h"
 
 namespace electsim {

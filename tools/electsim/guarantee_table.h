@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 
 namespace electsim {
 

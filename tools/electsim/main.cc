@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "checkers/checker.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"

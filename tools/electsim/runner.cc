@@ -4,12 +4,12 @@
 #include <map>
 #include <memory>
 
-#include "algorithms/leader_work.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/algorithms/leader_work.h"
+#include "electsim/vocab/vocabulary.h"
 #include "checkers/cluster_view.h"
-#include "sim/rng.h"
+#include "electsim/sim/rng.h"
 #include "fmt/format.h"
-#include "sim/check.h"
+#include "electsim/sim/check.h"
 #include "sim/format.h"
 #include "tools/electsim/duration.h"
 #include "tools/electsim/terminal_text.h"

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "algorithms/algorithm.h"
-#include "algorithms/options.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/options.h"
 #include "nlohmann/json.hpp"
 #include "sim/network.h"
 #include "sim/simulator.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 #include "tools/electsim/json_document.h"
 
 namespace electsim {

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/guarantees.h"
+#include "electsim/algorithms/guarantees.h"
 #include "fmt/format.h"
-#include "sim/rng.h"
+#include "electsim/sim/rng.h"
 #include "tools/guarantees/fault_templates.h"
 
 namespace electsim {

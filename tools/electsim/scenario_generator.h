@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "algorithms/algorithm.h"
-#include "algorithms/guarantees.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/guarantees.h"
 #include "nlohmann/json.hpp"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace electsim {
 

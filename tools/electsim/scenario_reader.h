@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
 #include "sim/network.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 #include "tools/electsim/scenario.h"
 
 namespace electsim::scenario_reader {

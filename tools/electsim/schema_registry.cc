@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "checkers/checker.h"
 #include "fmt/format.h"
 #include "sim/format.h"

@@ -1,6 +1,6 @@
 #include "tools/electsim/timeline_state.h"
 
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace electsim {
 

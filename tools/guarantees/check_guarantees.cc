@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"

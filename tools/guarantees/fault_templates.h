@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.h"
-#include "algorithms/guarantees.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/guarantees.h"
 #include "nlohmann/json.hpp"
 
 namespace electsim {

@@ -4,7 +4,7 @@
 // new one is elected; after a partition heals there is one leader.
 #include <string>
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tools/electsim/runner.h"

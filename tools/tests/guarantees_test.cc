@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "algorithms/algorithm.h"
+#include "electsim/algorithms/algorithm.h"
 #include "checkers/checker.h"
 #include "gtest/gtest.h"
 #include "sim/format.h"

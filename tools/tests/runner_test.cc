@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/algorithm.h"
-#include "algorithms/vocabulary.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tools/electsim/scenario.h"

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string_view>
 
-#include "sim/payload.h"
-#include "sim/rng.h"
-#include "sim/types.h"
+#include "electsim/sim/message.h"
+#include "electsim/sim/rng.h"
+#include "electsim/sim/types.h"
 
 namespace sim {
 

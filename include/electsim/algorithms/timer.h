@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms {
 

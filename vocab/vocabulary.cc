@@ -1,4 +1,4 @@
-#include "algorithms/vocabulary.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace vocab {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/payload.h"
-#include "sim/types.h"
+#include "electsim/sim/message.h"
+#include "electsim/sim/types.h"
 
 namespace vocab {
 
@@ -28,7 +28,7 @@ std::string_view RoleName(Role role);
 
 // ---- observation types and their fields ----
 // Each type is a sim::RecordType constant, with a struct of the same fields
-// for typed access (see sim/payload.h); field names are listed below.
+// for typed access (see electsim/sim/message.h); field names are listed below.
 
 // Role change. Fields: role, term; token when role is leader.
 inline constexpr sim::RecordType kRoleChange{"role", {"role", "term", "token"}};

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "algorithms/guarantees.h"
-#include "algorithms/options.h"
-#include "algorithms/vocabulary.h"
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/algorithms/guarantees.h"
+#include "electsim/algorithms/options.h"
+#include "electsim/vocab/vocabulary.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms {
 

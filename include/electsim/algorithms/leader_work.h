@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <functional>
 
-#include "algorithms/algorithm.h"
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "sim/types.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms {
 

@@ -27,7 +27,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "sim/check.h"
+#include "electsim/sim/check.h"
 
 namespace sim {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "algorithms/vocabulary.h"
-#include "sim/payload.h"
-#include "sim/process.h"
-#include "sim/types.h"
+#include "electsim/vocab/vocabulary.h"
+#include "electsim/sim/message.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
 
 namespace algorithms {
 
