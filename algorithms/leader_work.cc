@@ -11,34 +11,29 @@ void LeaderWork::Begin(sim::Context& ctx, sim::FencingToken token) {
   active_ = true;
   token_ = token;
   // The first write goes out at once: a new leader proves itself immediately.
-  tick_timer_ = ctx.SetTimer(sim::TimeNs(0), kTickTag);
+  tick_timer_.Arm(ctx, sim::TimeNs(0));
 }
 
 void LeaderWork::End(sim::Context& ctx) {
   if (!active_) return;
   active_ = false;
-  ctx.CancelTimer(tick_timer_);
-  if (send_pending_) ctx.CancelTimer(send_timer_);
-  send_pending_ = false;
+  tick_timer_.Cancel(ctx);
+  send_timer_.Cancel(ctx);
 }
 
-bool LeaderWork::OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act,
+bool LeaderWork::OnTimer(sim::Context& ctx, sim::TimerId timer, const std::function<bool()>& may_act,
                          const std::function<void()>& wrote) {
-  if (tag == kTickTag) {
-    if (!active_) return true;
-    tick_timer_ = ctx.SetTimer(config_.write_interval, kTickTag);
-    if (!send_pending_ && may_act()) {
+  if (tick_timer_.Fired(timer)) {
+    tick_timer_.Arm(ctx, config_.write_interval);
+    if (!send_timer_.armed() && may_act()) {
       ctx.Observe(vocab::WriteBegun{.token = static_cast<int64_t>(token_.value())});
-      send_pending_ = true;
-      send_timer_ = ctx.SetTimer(config_.write_duration, kSendTag);
+      send_timer_.Arm(ctx, config_.write_duration);
     }
     return true;
   }
-  if (tag == kSendTag) {
+  if (send_timer_.Fired(timer)) {
     // No re-check here: the decision was made at write_begin. That gap is real
     // (a GC pause, a slow disk) and is what fencing tokens exist for.
-    send_pending_ = false;
-    if (!active_) return true;
     const int64_t seq = static_cast<int64_t>(++writes_sent_);
     const int64_t token = static_cast<int64_t>(token_.value());
     ctx.Send(resource_, ResourceWrite{.token = token, .seq = seq});

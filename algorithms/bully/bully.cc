@@ -22,11 +22,6 @@ namespace {
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone = 3 };
 
-// Our timer tags; all below LeaderWork::kFirstReservedTag.
-constexpr uint64_t kSilenceTag = 1;    // follower: coordinator silent too long
-constexpr uint64_t kElectionTag = 2;   // candidate: answer or coordinator overdue
-constexpr uint64_t kHeartbeatTag = 3;  // leader: time to heartbeat
-static_assert(kHeartbeatTag < LeaderWork::kFirstReservedTag);
 
 
 struct BullyConfig {
@@ -59,7 +54,7 @@ class BullyNode final : public sim::Process {
     if (restarted || StartsAtBoot()) {
       BecomeCandidate(ctx);
     } else {
-      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
     }
   }
 
@@ -81,8 +76,8 @@ class BullyNode final : public sim::Process {
     }
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
-    if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
+    if (work_.OnTimer(ctx, timer, [this] { return role_ == Role::kLeader; })) return;
     if (silence_timer_.Fired(timer)) {
       belief_.Set(ctx, sim::kNoNode, epoch_.max());
       BecomeCandidate(ctx);
@@ -96,7 +91,7 @@ class BullyNode final : public sim::Process {
       }
     } else if (heartbeat_timer_.Fired(timer)) {
       Broadcast(ctx, bully::Heartbeat{.epoch = Epoch()});
-      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
     }
   }
 
@@ -147,7 +142,7 @@ class BullyNode final : public sim::Process {
     // coordinator is heard within heartbeat_timeout (or deemed dead), so the
     // node learns its epoch first and announces a higher one, not the same.
     const sim::TimeNs listen_left = listen_until_ - ctx.MonotonicNow();
-    election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left), kElectionTag);
+    election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left));
   }
 
   void BecomeLeader(sim::Context& ctx) {
@@ -159,7 +154,7 @@ class BullyNode final : public sim::Process {
     ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
     belief_.Set(ctx, self_, epoch);
     Broadcast(ctx, bully::Coordinator{.epoch = Epoch()});
-    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
     work_.Begin(ctx, sim::FencingToken(epoch));
   }
 
@@ -172,7 +167,7 @@ class BullyNode final : public sim::Process {
     election_timer_.Cancel(ctx);
     SetRole(ctx, Role::kFollower);
     belief_.Set(ctx, leader, epoch);
-    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
   }
 
   // ---- message handlers ----
@@ -203,7 +198,7 @@ class BullyNode final : public sim::Process {
   void HandleAnswer(sim::Context& ctx, int64_t round) {
     if (role_ != Role::kCandidate || phase_ != Phase::kAwaitingAnswers || round != election_round_) return;
     phase_ = Phase::kAwaitingCoordinator;
-    election_timer_.Arm(ctx, config_.coordinator_timeout_ns, kElectionTag);
+    election_timer_.Arm(ctx, config_.coordinator_timeout_ns);
   }
 
   // A coordinator announcement or heartbeat from `from` for `epoch`.
@@ -229,7 +224,7 @@ class BullyNode final : public sim::Process {
         return;  // a lower claimant loses to our running election
       case Role::kFollower:
         if (from == belief_.leader() && epoch == belief_.epoch()) {
-          silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+          silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
           return;
         }
         // Between two coordinators of one epoch, keep the higher id.
@@ -276,9 +271,9 @@ class BullyNode final : public sim::Process {
   // Tells answers to this election from late answers to an earlier one, also
   // to one of an earlier incarnation (numbered from epoch_.id_base()).
   int64_t election_round_ = 0;
-  OneShotTimer silence_timer_;
-  OneShotTimer election_timer_;
-  OneShotTimer heartbeat_timer_;
+  Timer silence_timer_;    // follower: the coordinator has been silent too long
+  Timer election_timer_;   // candidate: the answer or the announcement is overdue
+  Timer heartbeat_timer_;  // leader: time to heartbeat
   LeaderWork work_;
 };
 

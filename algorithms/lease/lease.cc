@@ -115,7 +115,7 @@ class LeaseNode final : public sim::Process {
     term_.Boot(ctx);
     seen_rev_ = term();
     next_req_ = term_.id_base() + 1;
-    poll_timer_ = ctx.SetTimer(config_.retry_interval, kPollTag);
+    poll_timer_.Arm(ctx, config_.retry_interval);
     SendWatch(ctx);
     // Everyone races at boot; a refusal doubles as a read of who holds it.
     AcquireByPut(ctx);
@@ -139,7 +139,7 @@ class LeaseNode final : public sim::Process {
     if (it != pending_.end()) {
       const int64_t req = it->first;
       const Pending request = it->second;
-      ctx.CancelTimer(request.timeout_timer);
+      it->second.timeout_timer.Cancel(ctx);
       pending_.erase(it);
       const bool ok = reply->ok != 0;
       switch (request.kind) {
@@ -161,39 +161,34 @@ class LeaseNode final : public sim::Process {
     MaybeAcquire(ctx);
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId, uint64_t tag) override {
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
     // LeaderWork first: a write decided before a pause still goes out after
     // it (the stale write that fencing exists for).
-    if (work_.OnTimer(ctx, tag, [&] { return LeaseViewValid(ctx); })) return;
+    if (work_.OnTimer(ctx, timer, [&] { return LeaseViewValid(ctx); })) return;
     // After a pause the view-end timer may be queued behind others: nothing
     // below may act on a view that has already run out.
     if (state_ == State::kLeader && !LeaseViewValid(ctx)) OnLeaseViewEnd(ctx);
-    if (tag >= kTimeoutTagBase) {
-      OnRequestTimeout(ctx, term_.id_base() + static_cast<int64_t>(tag - kTimeoutTagBase));
-      return;
+    for (auto& [req, pending] : pending_) {
+      if (pending.timeout_timer.Fired(timer)) {
+        OnRequestTimeout(ctx, req);
+        return;
+      }
     }
-    switch (tag) {
-      case kPollTag: OnPoll(ctx); break;
-      case kRenewTag: OnRenewDue(ctx); break;
-      case kValidityTag: OnLeaseViewEnd(ctx); break;
-      default: break;
+    if (poll_timer_.Fired(timer)) {
+      OnPoll(ctx);
+    } else if (renew_timer_.Fired(timer)) {
+      OnRenewDue(ctx);
+    } else if (validity_timer_.Fired(timer)) {
+      OnLeaseViewEnd(ctx);
     }
   }
 
  private:
-  static constexpr uint64_t kPollTag = 1;
-  static constexpr uint64_t kRenewTag = 2;
-  static constexpr uint64_t kValidityTag = 3;
-  // Request timeouts carry the request id's place in this boot's block
-  // (below 2^32, see DurableEpoch::id_base) above this base.
-  static constexpr uint64_t kTimeoutTagBase = uint64_t{1} << 32;
-  static_assert(kTimeoutTagBase < LeaderWork::kFirstReservedTag);
-
   enum class RequestKind { kAcquire, kRenew, kWatch, kRelease };
   struct Pending {
     RequestKind kind;
     sim::TimeNs sent_at;  // DeadlineNow() when the request left: the lease view starts here
-    sim::TimerId timeout_timer;
+    Timer timeout_timer;
   };
   enum class StepDownReason {
     kViewExpired,  // the local view ran out (the lease may still be ours at the store)
@@ -251,14 +246,14 @@ class LeaseNode final : public sim::Process {
     ctx.Observe(vocab::BecameLeader(sim::Term(static_cast<uint64_t>(lease_create_rev_)), token));
     reported_role_ = vocab::Role::kLeader;
     work_.Begin(ctx, token);
-    renew_timer_ = ctx.SetTimer(config_.renew_interval, kRenewTag);
+    renew_timer_.Arm(ctx, config_.renew_interval);
     ArmValidityTimer(ctx);
   }
 
   void StepDown(sim::Context& ctx, StepDownReason reason) {
     work_.End(ctx);
-    ctx.CancelTimer(renew_timer_);
-    ctx.CancelTimer(validity_timer_);
+    renew_timer_.Cancel(ctx);
+    validity_timer_.Cancel(ctx);
     renew_req_ = 0;
     SetState(ctx, State::kFollower);
     if (reason == StepDownReason::kViewExpired && config_.release_on_stepdown) {
@@ -354,16 +349,15 @@ class LeaseNode final : public sim::Process {
   }
 
   void ArmValidityTimer(sim::Context& ctx) {
-    ctx.CancelTimer(validity_timer_);
     // Timers run on the monotonic clock; a view on the wall clock is checked
     // again when this fires (OnLeaseViewEnd).
     const sim::TimeNs left = lease_sent_at_ + config_.lease_view() - DeadlineNow(ctx);
-    validity_timer_ = ctx.SetTimer(std::max(left, sim::TimeNs(0)), kValidityTag);
+    validity_timer_.Arm(ctx, std::max(left, sim::TimeNs(0)));
   }
 
   void OnRenewDue(sim::Context& ctx) {
     if (state_ != State::kLeader) return;
-    renew_timer_ = ctx.SetTimer(config_.renew_interval, kRenewTag);
+    renew_timer_.Arm(ctx, config_.renew_interval);
     if (renew_req_ == 0) SendRenew(ctx);
   }
 
@@ -424,9 +418,8 @@ class LeaseNode final : public sim::Process {
 
   int64_t NewRequest(sim::Context& ctx, RequestKind kind) {
     const int64_t req = next_req_++;
-    const sim::TimerId timer =
-        ctx.SetTimer(config_.request_timeout, kTimeoutTagBase + static_cast<uint64_t>(req - term_.id_base()));
-    pending_[req] = Pending{kind, DeadlineNow(ctx), timer};
+    Pending& pending = pending_[req] = Pending{kind, DeadlineNow(ctx), Timer()};
+    pending.timeout_timer.Arm(ctx, config_.request_timeout);
     return req;
   }
 
@@ -466,7 +459,7 @@ class LeaseNode final : public sim::Process {
   // The fallback for lost watches (the store forgets them on restart) and
   // lost events: a follower re-registers its watch, which also reads the key.
   void OnPoll(sim::Context& ctx) {
-    poll_timer_ = ctx.SetTimer(config_.retry_interval, kPollTag);
+    poll_timer_.Arm(ctx, config_.retry_interval);
     if (state_ != State::kFollower) return;
     MaybeAcquire(ctx);
     if (state_ == State::kFollower) SendWatch(ctx);
@@ -509,9 +502,9 @@ class LeaseNode final : public sim::Process {
   int64_t renew_req_ = 0;
   int64_t watch_req_ = 0;
 
-  sim::TimerId poll_timer_;
-  sim::TimerId renew_timer_;
-  sim::TimerId validity_timer_;
+  Timer poll_timer_;      // a follower polls the key
+  Timer renew_timer_;     // the holder renews
+  Timer validity_timer_;  // the holder's view of its lease runs out
 };
 
 class LeaseAlgorithmImpl final : public Algorithm {

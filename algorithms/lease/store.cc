@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "electsim/algorithms/timer.h"
 
 namespace algorithms::lease {
 
@@ -66,16 +67,13 @@ class Store final : public sim::Process {
     ArmExpiryTimer(ctx);
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
-    if (tag != kExpiryTag || timer != expiry_timer_) return;
-    expiry_armed_ = false;
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
+    if (!expiry_timer_.Fired(timer)) return;
     ExpireDue(ctx);
     ArmExpiryTimer(ctx);
   }
 
  private:
-  static constexpr uint64_t kExpiryTag = 1;
-
   struct Entry {
     int64_t holder = -1;
     int64_t create_rev = 0;
@@ -149,14 +147,12 @@ class Store final : public sim::Process {
         earliest_ns = e.expiry_local_ns;
       }
     }
-    if (expiry_armed_ && earliest_ns == expiry_deadline_ns_) return;
-    if (expiry_armed_) ctx.CancelTimer(expiry_timer_);
-    expiry_armed_ = false;
+    if (expiry_timer_.armed() && earliest_ns == expiry_deadline_ns_) return;
+    expiry_timer_.Cancel(ctx);
     if (earliest_ns == 0) return;
     const int64_t delay_ns = std::max<int64_t>(0, earliest_ns - ctx.MonotonicNow().ns());
-    expiry_timer_ = ctx.SetTimer(sim::TimeNs(delay_ns), kExpiryTag);
+    expiry_timer_.Arm(ctx, sim::TimeNs(delay_ns));
     expiry_deadline_ns_ = earliest_ns;
-    expiry_armed_ = true;
   }
 
   int64_t NextRevision(sim::Context& ctx) {
@@ -221,8 +217,7 @@ class Store final : public sim::Process {
   std::map<int64_t, Entry> keys_;       // live keys only
   // Volatile state.
   std::map<int64_t, std::vector<sim::NodeId>> watchers_;  // per key, sorted, lost on restart
-  sim::TimerId expiry_timer_;
-  bool expiry_armed_ = false;
+  Timer expiry_timer_;  // at the earliest TTL, so watchers hear of an expiry promptly
   int64_t expiry_deadline_ns_ = 0;
 };
 

@@ -39,7 +39,6 @@ RaftNode::RaftNode(sim::NodeId self, RaftConfig config)
       granted_(config_.node_count, false),
       recently_active_(config_.node_count, false),
       work_(config_.resource, config_.leader_work) {
-  static_assert(kCheckQuorumTag < LeaderWork::kFirstReservedTag, "Raft's timer tags must not collide with LeaderWork's");
 }
 
 void RaftNode::OnStart(sim::Context& ctx) {
@@ -76,47 +75,36 @@ void RaftNode::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message
   MakeDurable(ctx);
 }
 
-void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) {
+void RaftNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) {
   if (work_.OnTimer(
-          ctx, tag, [this] { return role_ == Role::kLeader; }, [this, &ctx] { AppendAsLeader(ctx); })) {
+          ctx, timer, [this] { return role_ == Role::kLeader; }, [this, &ctx] { AppendAsLeader(ctx); })) {
     return;
   }
-  switch (tag) {
-    case kElectionTag:
-      if (!election_timer_armed_ || timer != election_timer_) return;
-      election_timer_armed_ = false;
-      if (role_ == Role::kLeader) return;
-      if (config_.pre_vote) {
-        BecomePreCandidate(ctx);
-      } else {
-        BecomeCandidate(ctx);
-      }
-      return;
-    case kHeartbeatTag:
-      if (role_ != Role::kLeader || timer != heartbeat_timer_) return;
-      for (uint32_t i = 0; i < config_.node_count; ++i) {
-        if (i != self_.value()) SendAppend(ctx, sim::NodeId(i));
-      }
-      heartbeat_timer_ = ctx.SetTimer(config_.heartbeat_interval_ns, kHeartbeatTag);
-      return;
-    case kCheckQuorumTag: {
-      if (role_ != Role::kLeader || timer != check_quorum_timer_) return;
-      uint32_t active = 1;  // the leader itself
-      for (uint32_t i = 0; i < config_.node_count; ++i) {
-        if (i != self_.value() && recently_active_[i]) ++active;
-      }
-      if (active < quorum()) {
-        // Cut off from a majority: another leader may already exist, so stop
-        // acting as one (etcd's CheckQuorum).
-        BecomeFollower(ctx, current_term_, sim::kNoNode);
-        return;
-      }
-      recently_active_.assign(config_.node_count, false);
-      check_quorum_timer_ = ctx.SetTimer(config_.election_timeout_min_ns, kCheckQuorumTag);
+  if (election_timer_.Fired(timer)) {
+    if (role_ == Role::kLeader) return;
+    if (config_.pre_vote) {
+      BecomePreCandidate(ctx);
+    } else {
+      BecomeCandidate(ctx);
+    }
+  } else if (heartbeat_timer_.Fired(timer)) {
+    for (uint32_t i = 0; i < config_.node_count; ++i) {
+      if (i != self_.value()) SendAppend(ctx, sim::NodeId(i));
+    }
+    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
+  } else if (check_quorum_timer_.Fired(timer)) {
+    uint32_t active = 1;  // the leader itself
+    for (uint32_t i = 0; i < config_.node_count; ++i) {
+      if (i != self_.value() && recently_active_[i]) ++active;
+    }
+    if (active < quorum()) {
+      // Cut off from a majority: another leader may already exist, so stop
+      // acting as one (etcd's CheckQuorum).
+      BecomeFollower(ctx, current_term_, sim::kNoNode);
       return;
     }
-    default:
-      return;
+    recently_active_.assign(config_.node_count, false);
+    check_quorum_timer_.Arm(ctx, config_.election_timeout_min_ns);
   }
 }
 
@@ -372,7 +360,7 @@ void RaftNode::BecomeFollower(sim::Context& ctx, sim::Term term, sim::NodeId lea
   // Figure 2: only AppendEntries from the leader or a granted vote reset the
   // election timer. Merely hearing a higher term does not, so a candidate
   // with a stale log that keeps asking cannot hold the others off forever.
-  if (!election_timer_armed_) ResetElectionTimer(ctx);
+  if (!election_timer_.armed()) ResetElectionTimer(ctx);
 }
 
 void RaftNode::BecomePreCandidate(sim::Context& ctx) {
@@ -402,8 +390,7 @@ void RaftNode::BecomeCandidate(sim::Context& ctx) {
 }
 
 void RaftNode::BecomeLeader(sim::Context& ctx) {
-  if (election_timer_armed_) ctx.CancelTimer(election_timer_);
-  election_timer_armed_ = false;
+  election_timer_.Cancel(ctx);
   SetRole(ctx, Role::kLeader);
   SetBelief(ctx, self_);
   next_index_.assign(config_.node_count, Next(log_.last_index()));
@@ -412,10 +399,10 @@ void RaftNode::BecomeLeader(sim::Context& ctx) {
   // entries of earlier terms commit only once one of the current term does.
   // Sending it to every peer is also the first heartbeat.
   AppendAsLeader(ctx);
-  heartbeat_timer_ = ctx.SetTimer(config_.heartbeat_interval_ns, kHeartbeatTag);
+  heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
   if (config_.check_quorum) {
     recently_active_.assign(config_.node_count, false);
-    check_quorum_timer_ = ctx.SetTimer(config_.election_timeout_min_ns, kCheckQuorumTag);
+    check_quorum_timer_.Arm(ctx, config_.election_timeout_min_ns);
   }
   // Raft's fencing token is its term: terms only grow and one leader per term.
   work_.Begin(ctx, sim::FencingToken(current_term_.value()));
@@ -424,8 +411,8 @@ void RaftNode::BecomeLeader(sim::Context& ctx) {
 void RaftNode::StepDown(sim::Context& ctx) {
   if (role_ != Role::kLeader) return;
   work_.End(ctx);
-  ctx.CancelTimer(heartbeat_timer_);
-  if (config_.check_quorum) ctx.CancelTimer(check_quorum_timer_);
+  heartbeat_timer_.Cancel(ctx);
+  check_quorum_timer_.Cancel(ctx);
 }
 
 void RaftNode::UpdateTerm(sim::Context& ctx, sim::Term term) {
@@ -483,13 +470,11 @@ void RaftNode::SetBelief(sim::Context& ctx, sim::NodeId leader, bool force) {
 }
 
 void RaftNode::ResetElectionTimer(sim::Context& ctx) {
-  if (election_timer_armed_) ctx.CancelTimer(election_timer_);
   // Uniform in [min, max]; min == max removes the randomization that keeps
   // candidates from splitting the vote again and again.
   const sim::TimeNs timeout(
       ctx.rng().Between(config_.election_timeout_min_ns.ns(), config_.election_timeout_max_ns.ns()));
-  election_timer_ = ctx.SetTimer(timeout, kElectionTag);
-  election_timer_armed_ = true;
+  election_timer_.Arm(ctx, timeout);
 }
 
 bool RaftNode::CountGrant(sim::NodeId from) {

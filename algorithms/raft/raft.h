@@ -14,6 +14,7 @@
 
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/leader_work.h"
+#include "electsim/algorithms/timer.h"
 #include "algorithms/raft/log.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
@@ -153,7 +154,7 @@ enum class Role {
 // One Raft node. A pure state machine over the simulator's Context.
 class RaftNode final : public sim::Process, private LogStorage {
  public:
-  // Own timer tags; all below LeaderWork::kFirstReservedTag.
+  // Timer tags: the timers' purposes, for tests that fire them by hand.
   static constexpr uint64_t kElectionTag = 1;
   static constexpr uint64_t kHeartbeatTag = 2;
   static constexpr uint64_t kCheckQuorumTag = 3;
@@ -264,10 +265,9 @@ class RaftNode final : public sim::Process, private LogStorage {
   std::vector<LogIndex> next_index_;
   std::vector<LogIndex> match_index_;
 
-  sim::TimerId election_timer_;
-  bool election_timer_armed_ = false;
-  sim::TimerId heartbeat_timer_;
-  sim::TimerId check_quorum_timer_;
+  Timer election_timer_{kElectionTag};
+  Timer heartbeat_timer_{kHeartbeatTag};      // leader: AppendEntries to every peer
+  Timer check_quorum_timer_{kCheckQuorumTag};  // leader with check_quorum: count who answered
 
   LeaderWork work_;
 };

@@ -33,13 +33,6 @@ uint64_t EpochOf(const sim::Message& message) {
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
 
-// Our timer tags; all below LeaderWork::kFirstReservedTag. An ack timer's tag
-// is kAckTagBase + the hop's place in this boot's block of sequence numbers
-// (below 2^32, see DurableEpoch::id_base).
-constexpr uint64_t kSilenceTag = 1;    // no leader (or no election result) heard in time
-constexpr uint64_t kHeartbeatTag = 2;  // leader: time to heartbeat
-constexpr uint64_t kAckTagBase = 16;
-static_assert(kAckTagBase < LeaderWork::kFirstReservedTag / 2);
 
 // A successor that missed every ack of a hop is skipped for this many
 // heartbeat timeouts (or until it is heard from): long enough to cover the
@@ -84,7 +77,7 @@ class RingNode final : public sim::Process {
     if (!restarted && StartsAtBoot()) {
       StartElection(ctx);
     } else {
-      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
     }
   }
 
@@ -122,18 +115,22 @@ class RingNode final : public sim::Process {
     }
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override {
-    if (work_.OnTimer(ctx, tag, [this] { return role_ == Role::kLeader; })) return;
-    if (tag >= kAckTagBase) {
-      HandleAckTimeout(ctx, epoch_.id_base() + static_cast<int64_t>(tag - kAckTagBase));
-    } else if (silence_timer_.Fired(timer)) {
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
+    if (work_.OnTimer(ctx, timer, [this] { return role_ == Role::kLeader; })) return;
+    for (auto& [seq, hop] : pending_) {
+      if (hop.ack_timer.Fired(timer)) {
+        HandleAckTimeout(ctx, seq);
+        return;
+      }
+    }
+    if (silence_timer_.Fired(timer)) {
       StartElection(ctx);
     } else if (heartbeat_timer_.Fired(timer)) {
       const sim::Message heartbeat = ring::Heartbeat{.epoch = Epoch(), .id = own_id_, .leader = self_.value()};
       for (uint32_t node = 0; node < config_.node_count; ++node) {
         if (node != self_.value()) ctx.Send(sim::NodeId(node), heartbeat);
       }
-      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
     }
   }
 
@@ -156,7 +153,7 @@ class RingNode final : public sim::Process {
   struct PendingHop {
     sim::Message message;
     sim::NodeId to;
-    sim::TimerId ack_timer;
+    Timer ack_timer;
     int64_t resends_left = 0;  // before `to` is skipped as dead
   };
 
@@ -187,7 +184,7 @@ class RingNode final : public sim::Process {
       participant_ = true;
       // The round must produce a leader within round_timeout, or this node
       // starts a newer one.
-      silence_timer_.Arm(ctx, config_.round_timeout_ns, kSilenceTag);
+      silence_timer_.Arm(ctx, config_.round_timeout_ns);
     }
     SetRole(ctx, Role::kCandidate);
   }
@@ -199,7 +196,7 @@ class RingNode final : public sim::Process {
     role_ = Role::kLeader;
     ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
     belief_.Set(ctx, self_, epoch);
-    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns, kHeartbeatTag);
+    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
     work_.Begin(ctx, sim::FencingToken(epoch));
     forwarded_elected_ = {epoch, self_};
     SendAround(ctx, ElectedMessage(self_));
@@ -213,7 +210,7 @@ class RingNode final : public sim::Process {
     }
     SetRole(ctx, Role::kFollower);
     belief_.Set(ctx, leader, epoch);
-    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns, kSilenceTag);
+    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
   }
 
   // ---- message handlers ----
@@ -267,7 +264,7 @@ class RingNode final : public sim::Process {
   void HandleAck(sim::Context& ctx, sim::NodeId from, int64_t seq) {
     auto it = pending_.find(seq);
     if (it == pending_.end() || it->second.to != from) return;
-    ctx.CancelTimer(it->second.ack_timer);
+    it->second.ack_timer.Cancel(ctx);
     pending_.erase(it);
   }
 
@@ -281,7 +278,7 @@ class RingNode final : public sim::Process {
     if (pending.resends_left > 0 && RoundOpen(pending.message)) {
       --pending.resends_left;
       ctx.Send(pending.to, pending.message);
-      pending.ack_timer = ctx.SetTimer(config_.ack_timeout_ns, AckTag(seq));
+      pending.ack_timer.Arm(ctx, config_.ack_timeout_ns);
       return;
     }
     const PendingHop hop = pending;
@@ -303,8 +300,6 @@ class RingNode final : public sim::Process {
     if (epoch < epoch_.max()) return false;
     return !(message.Is(kRingElection) && epoch <= decided_epoch_);
   }
-
-  uint64_t AckTag(int64_t seq) const { return kAckTagBase + static_cast<uint64_t>(seq - epoch_.id_base()); }
 
   // Whether a claim by `leader` for `epoch` (>= epoch_.max()) beats what this
   // node holds. Two leaders of one epoch exist only after a partition; the
@@ -336,8 +331,8 @@ class RingNode final : public sim::Process {
     const int64_t seq = ++last_seq_;
     message.Set(message.Is(kRingElection) ? kElectionSeq : kElectedSeq, seq);
     ctx.Send(*next, message);
-    const sim::TimerId timer = ctx.SetTimer(config_.ack_timeout_ns, AckTag(seq));
-    pending_.emplace(seq, PendingHop{message, *next, timer, config_.ack_retries});
+    PendingHop& hop = pending_.emplace(seq, PendingHop{message, *next, Timer(), config_.ack_retries}).first->second;
+    hop.ack_timer.Arm(ctx, config_.ack_timeout_ns);
   }
 
   // Hops leave without their seq: SendAround numbers each one.
@@ -391,8 +386,8 @@ class RingNode final : public sim::Process {
   // not be taken for one of ours.
   std::map<int64_t, PendingHop> pending_;
   int64_t last_seq_ = 0;
-  OneShotTimer silence_timer_;
-  OneShotTimer heartbeat_timer_;
+  Timer silence_timer_;    // no leader (or no election result) heard in time
+  Timer heartbeat_timer_;  // leader: time to heartbeat
   LeaderWork work_;
 };
 

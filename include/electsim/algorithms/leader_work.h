@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/timer.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
 
@@ -30,39 +31,31 @@ inline constexpr const sim::RecordType& kResourceAck = ResourceAck::kType;
 
 class LeaderWork {
  public:
-  // Timer tags at or above this value belong to LeaderWork; algorithms must
-  // use smaller tags for their own timers.
-  static constexpr uint64_t kFirstReservedTag = uint64_t{1} << 62;
-
   LeaderWork(sim::NodeId resource, LeaderWorkConfig config) : resource_(resource), config_(config) {}
 
-  // Starts writing with `token` (stops any earlier run). `may_act` is asked
-  // before each write; returning false skips that write (the leader's own
-  // view says it no longer may act).
+  // Starts writing with `token` (stops any earlier run).
   void Begin(sim::Context& ctx, sim::FencingToken token);
   // Stops writing; a write being prepared is abandoned.
   void End(sim::Context& ctx);
   bool active() const { return active_; }
 
-  // Returns true when the timer was LeaderWork's (and handles it).
-  // `wrote`, when given, runs right after each write has gone to the resource
-  // (Raft appends the write to its log there).
-  bool OnTimer(sim::Context& ctx, uint64_t tag, const std::function<bool()>& may_act,
+  // Returns true when `timer` was LeaderWork's (and handles it). `may_act`
+  // is asked before each write; returning false skips that write (the
+  // leader's own view says it no longer may act). `wrote`, when given, runs
+  // right after each write has gone to the resource (Raft appends the write
+  // to its log there).
+  bool OnTimer(sim::Context& ctx, sim::TimerId timer, const std::function<bool()>& may_act,
                const std::function<void()>& wrote = nullptr);
 
   uint64_t writes_sent() const { return writes_sent_; }
 
  private:
-  static constexpr uint64_t kTickTag = kFirstReservedTag;
-  static constexpr uint64_t kSendTag = kFirstReservedTag + 1;
-
   sim::NodeId resource_;
   LeaderWorkConfig config_;
   bool active_ = false;
   sim::FencingToken token_;
-  sim::TimerId tick_timer_;
-  sim::TimerId send_timer_;
-  bool send_pending_ = false;
+  Timer tick_timer_;  // the next write is due
+  Timer send_timer_;  // the write being prepared goes out
   uint64_t writes_sent_ = 0;
 };
 
