@@ -1,17 +1,18 @@
 #include "algorithms/bully/bully.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/epoch_election.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/timer.h"
 #include "electsim/vocab/vocabulary.h"
+#include "electsim/sim/check.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
@@ -25,20 +26,16 @@ enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone 
 
 
 struct BullyConfig {
-  uint32_t node_count = 0;
-  sim::NodeId resource;
-  LeaderWorkConfig leader_work;
-  sim::TimeNs heartbeat_interval_ns;
-  sim::TimeNs heartbeat_timeout_ns;
+  EpochElectionConfig base;
   sim::TimeNs answer_timeout_ns;
   sim::TimeNs coordinator_timeout_ns;
   StartElection start_election = StartElection::kAll;
 };
 
-class BullyNode final : public sim::Process {
+class BullyNode final : public EpochElectionNode {
  public:
   BullyNode(sim::NodeId self, BullyConfig config)
-      : self_(self), config_(config), epoch_("bully"), work_(config.resource, config.leader_work) {}
+      : EpochElectionNode(self, "bully", config.base), config_(config) {}
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
@@ -47,37 +44,102 @@ class BullyNode final : public sim::Process {
     // held back by a pause) may find a coordinator it has not heard of yet.
     // Only the cluster's own start at time 0 finds none.
     if (restarted || ctx.MonotonicNow() != sim::TimeNs(0)) {
-      listen_until_ = ctx.MonotonicNow() + config_.heartbeat_timeout_ns;
+      listen_until_ = ctx.MonotonicNow() + config_.base.heartbeat_timeout_ns;
     }
     // A recovered node always challenges: if it is the highest live id it
     // must take over (that is the "bully").
     if (restarted || StartsAtBoot()) {
       BecomeCandidate(ctx);
     } else {
-      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
+      silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
     }
   }
 
+  // etcd's Step: the epoch first, then what every role does with a
+  // challenge, then dispatch by role.
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
     const bool ours = message.Is(kBullyElection) || message.Is(kBullyAnswer) ||
                       message.Is(kBullyCoordinator) || message.Is(kBullyHeartbeat);
     if (!ours) return;  // e.g. the resource's acks to our writes
-    // Epoch handling comes before anything else (etcd's Step): a leader that
-    // learns of a newer epoch no longer leads, whatever the message says.
     // Every Bully message carries its epoch first.
     const uint64_t epoch = static_cast<uint64_t>(message.value(0));
     ObserveEpoch(ctx, epoch);
-    if (const auto election = message.As<bully::Election>()) {
-      HandleElection(ctx, from, election->round);
-    } else if (const auto answer = message.As<bully::Answer>()) {
-      HandleAnswer(ctx, answer->round);
-    } else {
-      HandleClaim(ctx, from, epoch);
+    const std::optional<bully::Election> challenge = message.As<bully::Election>();
+    if (challenge) {
+      if (from >= self_) return;  // only lower ids challenge us
+      // Whatever our role, the challenger learns a higher id is alive.
+      ctx.Send(from, bully::Answer{.epoch = Epoch(), .round = challenge->round});
+    }
+    switch (role()) {
+      case Role::kFollower: StepFollower(ctx, from, message, epoch); return;
+      case Role::kCandidate: StepCandidate(ctx, from, message, epoch); return;
+      case Role::kLeader: StepLeader(ctx, from, message, epoch); return;
     }
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
-    if (work_.OnTimer(ctx, timer, [this] { return role_ == Role::kLeader; })) return;
+ private:
+  // Where a candidate's election stands.
+  enum class Phase {
+    kAwaitingAnswers,      // challenged every higher id; silence means we win
+    kAwaitingCoordinator,  // a higher id answered; it must announce in time
+  };
+
+  static bool IsClaim(const sim::Message& message) {
+    return message.Is(kBullyCoordinator) || message.Is(kBullyHeartbeat);
+  }
+
+  void StepFollower(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
+    if (message.Is(kBullyElection)) {
+      BecomeCandidate(ctx);  // challenged by a lower id: run our own election
+      return;
+    }
+    // A claim of an old epoch (e.g. back from a partition) is answered by the
+    // current leader only, so that it steps down without a storm.
+    if (!IsClaim(message) || epoch < epoch_.max()) return;
+    // From here on epoch == epoch_.max() (ObserveEpoch ran first).
+    if (from == belief_.leader() && epoch == belief_.epoch()) {
+      silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
+      return;
+    }
+    // Between two coordinators of one epoch, keep the higher id.
+    if (belief_.leader() != sim::kNoNode && epoch == belief_.epoch() && from < belief_.leader()) return;
+    if (from < self_) {
+      BecomeCandidate(ctx);  // we outrank the claimant: bully it
+    } else {
+      BecomeFollower(ctx, from, epoch);
+    }
+  }
+
+  void StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
+    // A challenge is covered by our own running election.
+    if (const auto answer = message.As<bully::Answer>()) {
+      if (phase_ != Phase::kAwaitingAnswers || answer->round != election_round_) return;
+      phase_ = Phase::kAwaitingCoordinator;
+      election_timer_.Arm(ctx, config_.coordinator_timeout_ns);
+      return;
+    }
+    // A lower claimant loses to our running election.
+    if (IsClaim(message) && epoch == epoch_.max() && from > self_) BecomeFollower(ctx, from, epoch);
+  }
+
+  void StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
+    if (message.Is(kBullyElection)) {
+      // Already coordinator: telling the challenger is enough; a fresh
+      // election would only burn an epoch.
+      ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
+      return;
+    }
+    if (!IsClaim(message)) return;
+    // Two coordinators of one epoch (a healed partition): the higher id
+    // keeps it. An old epoch's coordinator learns of ours.
+    if (epoch == epoch_.max() && from > self_) {
+      BecomeFollower(ctx, from, epoch);
+    } else {
+      ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
+    }
+  }
+
+  void OnElectionTimer(sim::Context& ctx, sim::TimerId timer) override {
     if (silence_timer_.Fired(timer)) {
       belief_.Set(ctx, sim::kNoNode, epoch_.max());
       BecomeCandidate(ctx);
@@ -89,37 +151,18 @@ class BullyNode final : public sim::Process {
         belief_.Set(ctx, sim::kNoNode, epoch_.max());
         BecomeCandidate(ctx);
       }
-    } else if (heartbeat_timer_.Fired(timer)) {
-      Broadcast(ctx, bully::Heartbeat{.epoch = Epoch()});
-      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
     }
   }
 
- private:
-  enum class Role {
-    // Follows the coordinator it believes in (or waits for one). Left when
-    // that coordinator falls silent, when a lower id challenges this node, or
-    // when a lower id claims leadership (BecomeCandidate).
-    kFollower,
-    // Running its own election: first waiting for any higher id to answer,
-    // then for the answerer's announcement. Left on an announcement from a
-    // higher id (BecomeFollower) or when nobody higher answers (BecomeLeader).
-    kCandidate,
-    // Coordinator for epoch_.max(). Left only on learning of a newer epoch
-    // or of a higher id leading the same epoch (BecomeFollower).
-    kLeader,
-  };
-  // Where a candidate's election stands.
-  enum class Phase {
-    kAwaitingAnswers,      // challenged every higher id; silence means we win
-    kAwaitingCoordinator,  // a higher id answered; it must announce in time
-  };
+  sim::Message Heartbeat() const override { return bully::Heartbeat{.epoch = Epoch()}; }
+
+  void OnBecomeFollower(sim::Context& ctx) override { election_timer_.Cancel(ctx); }
 
   bool StartsAtBoot() const {
     switch (config_.start_election) {
       case StartElection::kAll: return true;
       case StartElection::kLowest: return self_.value() == 0;
-      case StartElection::kHighest: return self_.value() + 1 == config_.node_count;
+      case StartElection::kHighest: return self_.value() + 1 == config_.base.node_count;
       case StartElection::kNone: return false;
     }
     return false;
@@ -129,12 +172,12 @@ class BullyNode final : public sim::Process {
 
   // Starts (or restarts) this node's own election.
   void BecomeCandidate(sim::Context& ctx) {
-    assert(role_ != Role::kLeader);
+    SIM_CHECK(role() != Role::kLeader, "a leader does not run an election");
     silence_timer_.Cancel(ctx);
     SetRole(ctx, Role::kCandidate);
     phase_ = Phase::kAwaitingAnswers;
     ++election_round_;
-    for (uint32_t id = self_.value() + 1; id < config_.node_count; ++id) {
+    for (uint32_t id = self_.value() + 1; id < config_.base.node_count; ++id) {
       ctx.Send(sim::NodeId(id), bully::Election{.epoch = Epoch(), .round = election_round_});
     }
     // Waited even when there is nobody higher to ask, and by a node that
@@ -145,136 +188,25 @@ class BullyNode final : public sim::Process {
     election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left));
   }
 
+  // Announces a new epoch, one above any this node has seen.
   void BecomeLeader(sim::Context& ctx) {
     const uint64_t epoch = epoch_.max() + 1;
     epoch_.Raise(ctx, epoch);
     election_timer_.Cancel(ctx);
-    silence_timer_.Cancel(ctx);
-    role_ = Role::kLeader;
-    ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
-    belief_.Set(ctx, self_, epoch);
+    ClaimLeadership(ctx, epoch);
     Broadcast(ctx, bully::Coordinator{.epoch = Epoch()});
-    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
-    work_.Begin(ctx, sim::FencingToken(epoch));
+    StartLeading(ctx, epoch);
   }
 
-  // Follows `leader` (kNoNode: nobody known yet) at `epoch`.
-  void BecomeFollower(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (role_ == Role::kLeader) {
-      work_.End(ctx);
-      heartbeat_timer_.Cancel(ctx);
-    }
-    election_timer_.Cancel(ctx);
-    SetRole(ctx, Role::kFollower);
-    belief_.Set(ctx, leader, epoch);
-    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
-  }
-
-  // ---- message handlers ----
-
-  void ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
-    if (epoch <= epoch_.max()) return;
-    epoch_.Raise(ctx, epoch);
-    if (role_ == Role::kLeader) BecomeFollower(ctx, sim::kNoNode, epoch);
-  }
-
-  void HandleElection(sim::Context& ctx, sim::NodeId from, int64_t round) {
-    if (from >= self_) return;  // only lower ids challenge us
-    ctx.Send(from, bully::Answer{.epoch = Epoch(), .round = round});
-    switch (role_) {
-      case Role::kLeader:
-        // Already coordinator: telling the challenger is enough; a fresh
-        // election would only burn an epoch.
-        ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
-        break;
-      case Role::kCandidate:
-        break;  // our own election already covers the challenger
-      case Role::kFollower:
-        BecomeCandidate(ctx);
-        break;
-    }
-  }
-
-  void HandleAnswer(sim::Context& ctx, int64_t round) {
-    if (role_ != Role::kCandidate || phase_ != Phase::kAwaitingAnswers || round != election_round_) return;
-    phase_ = Phase::kAwaitingCoordinator;
-    election_timer_.Arm(ctx, config_.coordinator_timeout_ns);
-  }
-
-  // A coordinator announcement or heartbeat from `from` for `epoch`.
-  void HandleClaim(sim::Context& ctx, sim::NodeId from, uint64_t epoch) {
-    if (epoch < epoch_.max()) {
-      // A coordinator of an old epoch (e.g. back from a partition). Only the
-      // current leader answers it, so that it steps down without a storm.
-      if (role_ == Role::kLeader) ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
-      return;
-    }
-    // From here on epoch == epoch_.max() (ObserveEpoch ran first).
-    switch (role_) {
-      case Role::kLeader:
-        // Two coordinators of one epoch (a healed partition): the higher id keeps it.
-        if (from > self_) {
-          BecomeFollower(ctx, from, epoch);
-        } else {
-          ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
-        }
-        return;
-      case Role::kCandidate:
-        if (from > self_) BecomeFollower(ctx, from, epoch);
-        return;  // a lower claimant loses to our running election
-      case Role::kFollower:
-        if (from == belief_.leader() && epoch == belief_.epoch()) {
-          silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
-          return;
-        }
-        // Between two coordinators of one epoch, keep the higher id.
-        if (belief_.leader() != sim::kNoNode && epoch == belief_.epoch() && from < belief_.leader()) return;
-        if (from < self_) {
-          BecomeCandidate(ctx);  // we outrank the claimant: bully it
-        } else {
-          BecomeFollower(ctx, from, epoch);
-        }
-        return;
-    }
-  }
-
-  // ---- helpers ----
-
-  // Our highest epoch, as a message carries it: a leader's own epoch equals
-  // it, because a leader steps down the moment it sees a higher one.
-  int64_t Epoch() const { return static_cast<int64_t>(epoch_.max()); }
-
-  void Broadcast(sim::Context& ctx, const sim::Message& message) {
-    for (uint32_t id = 0; id < config_.node_count; ++id) {
-      if (id != self_.value()) ctx.Send(sim::NodeId(id), message);
-    }
-  }
-
-  void SetRole(sim::Context& ctx, Role role) {
-    if (role == role_) return;
-    role_ = role;
-    ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
-                                  sim::Term(epoch_.max())));
-  }
-
-  const sim::NodeId self_;
   const BullyConfig config_;
-  Role role_ = Role::kFollower;
   Phase phase_ = Phase::kAwaitingAnswers;
-  // Highest epoch seen anywhere; the next announcement uses one more.
-  DurableEpoch epoch_;
-  // Whom this node believes coordinates, and in which epoch.
-  LeaderBelief belief_;
   // Monotonic time before which this node may not announce itself (see
   // BecomeCandidate); stays 0 at the cluster's start.
   sim::TimeNs listen_until_ = sim::TimeNs(0);
   // Tells answers to this election from late answers to an earlier one, also
   // to one of an earlier incarnation (numbered from epoch_.id_base()).
   int64_t election_round_ = 0;
-  Timer silence_timer_;    // follower: the coordinator has been silent too long
-  Timer election_timer_;   // candidate: the answer or the announcement is overdue
-  Timer heartbeat_timer_;  // leader: time to heartbeat
-  LeaderWork work_;
+  Timer election_timer_;  // candidate: the answer or the announcement is overdue
 };
 
 class Bully final : public Algorithm {
@@ -351,11 +283,11 @@ class Bully final : public Algorithm {
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                            const OptionValues& options) const override {
     BullyConfig config;
-    config.node_count = cluster.node_count;
-    config.resource = cluster.resource;
-    config.leader_work = cluster.leader_work;
-    config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
-    config.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
+    config.base.node_count = cluster.node_count;
+    config.base.resource = cluster.resource;
+    config.base.leader_work = cluster.leader_work;
+    config.base.heartbeat_interval_ns = options.Duration("heartbeat_interval");
+    config.base.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
     config.answer_timeout_ns = options.Duration("answer_timeout");
     config.coordinator_timeout_ns = options.Duration("coordinator_timeout");
     config.start_election = static_cast<StartElection>(options.Int("start_election"));

@@ -1,7 +1,6 @@
 #include "algorithms/ring/ring.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -11,10 +10,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/epoch_election.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/timer.h"
 #include "electsim/vocab/vocabulary.h"
+#include "electsim/sim/check.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
@@ -41,12 +42,8 @@ enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
 constexpr int64_t kDeadMarkTimeouts = 5;
 
 struct RingConfig {
-  uint32_t node_count = 0;
-  sim::NodeId resource;
-  LeaderWorkConfig leader_work;
+  EpochElectionConfig base;
   std::vector<int64_t> ids;  // election id of each ring position (resolved: never empty)
-  sim::TimeNs heartbeat_interval_ns;
-  sim::TimeNs heartbeat_timeout_ns;
   sim::TimeNs ack_timeout_ns;
   int64_t ack_retries = 0;  // re-sends of an unacked hop before its successor is skipped
   // How long a participant waits for its round's result: (ack_retries + 1)
@@ -57,15 +54,18 @@ struct RingConfig {
   StartElection start_election = StartElection::kAll;
 };
 
-class RingNode final : public sim::Process {
+// The roles (EpochElectionNode::Role) in Chang-Roberts' terms: a candidate is
+// a participant of the current round, left when the round's ELECTED or a
+// heartbeat of its epoch arrives or when its own id comes home; the leader
+// won round epoch_.max() and is left only for a newer epoch or a larger id
+// leading the same one.
+class RingNode final : public EpochElectionNode {
  public:
   RingNode(sim::NodeId self, RingConfig config)
-      : self_(self),
+      : EpochElectionNode(self, "ring", config.base),
         config_(std::move(config)),
         own_id_(config_.ids[self.value()]),
-        epoch_("ring"),
-        dead_until_(config_.node_count, sim::TimeNs(0)),
-        work_(config_.resource, config_.leader_work) {}
+        dead_until_(config_.base.node_count, sim::TimeNs(0)) {}
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
@@ -77,25 +77,21 @@ class RingNode final : public sim::Process {
     if (!restarted && StartsAtBoot()) {
       StartElection(ctx);
     } else {
-      silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
+      silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
     }
   }
 
+  // etcd's Step: the epoch first, then what every role does with the ring's
+  // own bookkeeping (acks), then dispatch by role.
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
     const bool ours = message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) ||
                       message.Is(kRingHeartbeat);
-    if (!ours || from.value() >= config_.node_count) return;  // e.g. the resource's acks to our writes
+    if (!ours || from.value() >= config_.base.node_count) return;  // e.g. the resource's acks to our writes
     dead_until_[from.value()] = sim::TimeNs(0);  // it is alive after all
-    // Epoch handling comes before anything else (etcd's Step): a leader that
-    // learns of a newer epoch no longer leads, whatever the message says.
     const uint64_t epoch = EpochOf(message);
     ObserveEpoch(ctx, epoch);
     if (const auto ack = message.As<ring::Ack>()) {
       HandleAck(ctx, from, ack->seq);
-      return;
-    }
-    if (const auto heartbeat = message.As<ring::Heartbeat>()) {
-      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
       return;
     }
     // Ring hops are acknowledged whatever becomes of them: the ack only says
@@ -105,50 +101,19 @@ class RingNode final : public sim::Process {
     // per-round state: forwarded_ids_, participant_, decided_epoch_ and
     // forwarded_elected_ already make any repeated ELECTION or ELECTED a no-op,
     // as they must for the network's own duplicates.
-    const auto election = message.As<ring::Election>();
-    const auto elected = message.As<ring::Elected>();
-    ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = election ? election->seq : elected->seq});
-    if (election) {
-      HandleElection(ctx, election->id, epoch);
-    } else {
-      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
+    if (const auto election = message.As<ring::Election>()) {
+      ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = election->seq});
+    } else if (const auto elected = message.As<ring::Elected>()) {
+      ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = elected->seq});
     }
-  }
-
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
-    if (work_.OnTimer(ctx, timer, [this] { return role_ == Role::kLeader; })) return;
-    for (auto& [seq, hop] : pending_) {
-      if (hop.ack_timer.Fired(timer)) {
-        HandleAckTimeout(ctx, seq);
-        return;
-      }
-    }
-    if (silence_timer_.Fired(timer)) {
-      StartElection(ctx);
-    } else if (heartbeat_timer_.Fired(timer)) {
-      const sim::Message heartbeat = ring::Heartbeat{.epoch = Epoch(), .id = own_id_, .leader = self_.value()};
-      for (uint32_t node = 0; node < config_.node_count; ++node) {
-        if (node != self_.value()) ctx.Send(sim::NodeId(node), heartbeat);
-      }
-      heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
+    switch (role()) {
+      case Role::kFollower:
+      case Role::kCandidate: StepElecting(ctx, message, epoch); return;
+      case Role::kLeader: StepLeader(ctx, message, epoch); return;
     }
   }
 
  private:
-  enum class Role {
-    // Not taking part in a running election; follows the leader it believes
-    // in, if any. Left when an election message reaches it or the leader
-    // falls silent (BecomeCandidate).
-    kFollower,
-    // A participant of the current round (Chang-Roberts' "participant"
-    // flag). Left when the round's ELECTED or a heartbeat of its epoch
-    // arrives (BecomeFollower) or when its own id comes home (BecomeLeader).
-    kCandidate,
-    // Won round `epoch_.max()`. Left only on learning of a newer epoch or of a
-    // larger id leading the same one (BecomeFollower).
-    kLeader,
-  };
-
   // A ring hop awaiting its ack.
   struct PendingHop {
     sim::Message message;
@@ -156,6 +121,49 @@ class RingNode final : public sim::Process {
     Timer ack_timer;
     int64_t resends_left = 0;  // before `to` is skipped as dead
   };
+
+  // A follower or a participant: elections go round, a leader's word is taken.
+  void StepElecting(sim::Context& ctx, const sim::Message& message, uint64_t epoch) {
+    if (const auto election = message.As<ring::Election>()) {
+      HandleElection(ctx, election->id, epoch);
+    } else if (const auto elected = message.As<ring::Elected>()) {
+      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
+    } else if (const auto heartbeat = message.As<ring::Heartbeat>()) {
+      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
+    }
+  }
+
+  // The leader's round is decided, so its elections are over (a newer round
+  // would have made it a follower in ObserveEpoch); only another leader of
+  // this epoch with a larger id takes over (Outranks).
+  void StepLeader(sim::Context& ctx, const sim::Message& message, uint64_t epoch) {
+    if (const auto elected = message.As<ring::Elected>()) {
+      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
+    } else if (const auto heartbeat = message.As<ring::Heartbeat>()) {
+      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
+    }
+  }
+
+  void OnElectionTimer(sim::Context& ctx, sim::TimerId timer) override {
+    for (auto& [seq, hop] : pending_) {
+      if (hop.ack_timer.Fired(timer)) {
+        HandleAckTimeout(ctx, seq);
+        return;
+      }
+    }
+    if (silence_timer_.Fired(timer)) StartElection(ctx);
+  }
+
+  sim::Message Heartbeat() const override {
+    return ring::Heartbeat{.epoch = Epoch(), .id = own_id_, .leader = self_.value()};
+  }
+
+  // Every new epoch opens a new round: the participant flag and the
+  // forwarded ids belong to one round.
+  void OnNewEpoch() override {
+    participant_ = false;
+    forwarded_ids_.clear();
+  }
 
   bool StartsAtBoot() const {
     switch (config_.start_election) {
@@ -170,16 +178,16 @@ class RingNode final : public sim::Process {
 
   // Opens a new round with this node as initiator.
   void StartElection(sim::Context& ctx) {
-    assert(role_ != Role::kLeader);
+    SIM_CHECK(role() != Role::kLeader, "a leader does not start an election");
     belief_.Set(ctx, sim::kNoNode, epoch_.max());  // suspects whoever led
-    SetMaxEpoch(ctx, epoch_.max() + 1);
+    RaiseEpoch(ctx, epoch_.max() + 1);
     BecomeCandidate(ctx);
     SendAround(ctx, ElectionMessage(own_id_, epoch_.max()));
   }
 
   // Joins the current round (round epoch_.max()).
   void BecomeCandidate(sim::Context& ctx) {
-    assert(role_ != Role::kLeader);
+    SIM_CHECK(role() != Role::kLeader, "a leader does not join a round");
     if (!participant_) {
       participant_ = true;
       // The round must produce a leader within round_timeout, or this node
@@ -192,34 +200,13 @@ class RingNode final : public sim::Process {
   void BecomeLeader(sim::Context& ctx, uint64_t epoch) {
     participant_ = false;
     decided_epoch_ = std::max(decided_epoch_, epoch);
-    silence_timer_.Cancel(ctx);
-    role_ = Role::kLeader;
-    ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
-    belief_.Set(ctx, self_, epoch);
-    heartbeat_timer_.Arm(ctx, config_.heartbeat_interval_ns);
-    work_.Begin(ctx, sim::FencingToken(epoch));
+    ClaimLeadership(ctx, epoch);
+    StartLeading(ctx, epoch);
     forwarded_elected_ = {epoch, self_};
     SendAround(ctx, ElectedMessage(self_));
   }
 
-  // Follows `leader` (kNoNode: nobody known) at `epoch`.
-  void BecomeFollower(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (role_ == Role::kLeader) {
-      work_.End(ctx);
-      heartbeat_timer_.Cancel(ctx);
-    }
-    SetRole(ctx, Role::kFollower);
-    belief_.Set(ctx, leader, epoch);
-    silence_timer_.Arm(ctx, config_.heartbeat_timeout_ns);
-  }
-
   // ---- message handlers ----
-
-  void ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
-    if (epoch <= epoch_.max()) return;
-    SetMaxEpoch(ctx, epoch);
-    if (role_ == Role::kLeader) BecomeFollower(ctx, sim::kNoNode, epoch);
-  }
 
   // ELECTION(id) of round `epoch` arrived from the predecessor.
   void HandleElection(sim::Context& ctx, int64_t id, uint64_t epoch) {
@@ -243,7 +230,7 @@ class RingNode final : public sim::Process {
 
   // ELECTED naming `leader` for `epoch` arrived from the predecessor.
   void HandleElected(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.node_count) return;
+    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.base.node_count) return;
     if (forwarded_elected_ == std::pair{epoch, leader}) return;  // a duplicate
     if (!Outranks(leader, epoch)) return;
     forwarded_elected_ = {epoch, leader};
@@ -254,7 +241,7 @@ class RingNode final : public sim::Process {
   }
 
   void HandleHeartbeat(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.node_count) return;
+    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.base.node_count) return;
     if (!Outranks(leader, epoch)) return;
     decided_epoch_ = std::max(decided_epoch_, epoch);
     participant_ = false;
@@ -286,7 +273,7 @@ class RingNode final : public sim::Process {
     // A hop whose round ended while it still had re-sends left proves nothing
     // about its successor.
     if (hop.resends_left > 0) return;
-    dead_until_[hop.to.value()] = ctx.MonotonicNow() + config_.heartbeat_timeout_ns * kDeadMarkTimeouts;
+    dead_until_[hop.to.value()] = ctx.MonotonicNow() + config_.base.heartbeat_timeout_ns * kDeadMarkTimeouts;
     // Pass the message on to the next live successor unless its round is over.
     if (RoundOpen(hop.message)) SendAround(ctx, hop.message);
   }
@@ -306,7 +293,7 @@ class RingNode final : public sim::Process {
   // larger election id keeps it.
   bool Outranks(sim::NodeId leader, uint64_t epoch) const {
     const int64_t claimant = config_.ids[leader.value()];
-    if (role_ == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
+    if (role() == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
     if (belief_.leader() == sim::kNoNode || belief_.epoch() != epoch || belief_.leader() == leader) return true;
     return claimant > config_.ids[belief_.leader().value()];
   }
@@ -314,8 +301,8 @@ class RingNode final : public sim::Process {
   // Sends `message` to the first successor not marked dead, awaiting its ack.
   void SendAround(sim::Context& ctx, sim::Message message) {
     std::optional<sim::NodeId> next;
-    for (uint32_t step = 1; step < config_.node_count; ++step) {
-      const uint32_t node = (self_.value() + step) % config_.node_count;
+    for (uint32_t step = 1; step < config_.base.node_count; ++step) {
+      const uint32_t node = (self_.value() + step) % config_.base.node_count;
       if (dead_until_[node] <= ctx.MonotonicNow()) {
         next = sim::NodeId(node);
         break;
@@ -344,31 +331,8 @@ class RingNode final : public sim::Process {
                         kElectedSeq);
   }
 
-  // Our highest epoch, as a message carries it (a leader's own epoch equals
-  // it: it steps down the moment it sees a higher one).
-  int64_t Epoch() const { return static_cast<int64_t>(epoch_.max()); }
-
-  // Every new epoch opens a new round: the participant flag and the
-  // forwarded ids belong to one round.
-  void SetMaxEpoch(sim::Context& ctx, uint64_t epoch) {
-    epoch_.Raise(ctx, epoch);
-    participant_ = false;
-    forwarded_ids_.clear();
-  }
-
-  void SetRole(sim::Context& ctx, Role role) {
-    if (role == role_) return;
-    role_ = role;
-    ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
-                                  sim::Term(epoch_.max())));
-  }
-
-  const sim::NodeId self_;
   const RingConfig config_;
   const int64_t own_id_;
-  Role role_ = Role::kFollower;
-  // Highest epoch seen anywhere. It is also the current round.
-  DurableEpoch epoch_;
   // Highest epoch whose leader is known; its election messages are stale.
   uint64_t decided_epoch_ = 0;
   // Chang-Roberts' flag: this node has sent an id in round epoch_.max().
@@ -377,8 +341,6 @@ class RingNode final : public sim::Process {
   std::vector<int64_t> forwarded_ids_;
   // The last ELECTED passed on, so a duplicate is not passed on again.
   std::pair<uint64_t, sim::NodeId> forwarded_elected_{0, sim::kNoNode};
-  // Whom this node believes leads, and in which epoch.
-  LeaderBelief belief_;
   // Per ring position, the monotonic time until which it is skipped as dead.
   std::vector<sim::TimeNs> dead_until_;
   // Hops awaiting an ack, by sequence number. Numbers never repeat across
@@ -386,9 +348,6 @@ class RingNode final : public sim::Process {
   // not be taken for one of ours.
   std::map<int64_t, PendingHop> pending_;
   int64_t last_seq_ = 0;
-  Timer silence_timer_;    // no leader (or no election result) heard in time
-  Timer heartbeat_timer_;  // leader: time to heartbeat
-  LeaderWork work_;
 };
 
 class Ring final : public Algorithm {
@@ -507,19 +466,19 @@ class Ring final : public Algorithm {
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                            const OptionValues& options) const override {
     RingConfig config;
-    config.node_count = cluster.node_count;
-    config.resource = cluster.resource;
-    config.leader_work = cluster.leader_work;
+    config.base.node_count = cluster.node_count;
+    config.base.resource = cluster.resource;
+    config.base.leader_work = cluster.leader_work;
     config.ids = options.List("ids");
     if (config.ids.empty()) {
       for (uint32_t node = 0; node < cluster.node_count; ++node) config.ids.push_back(node);
     }
-    config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
-    config.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
+    config.base.heartbeat_interval_ns = options.Duration("heartbeat_interval");
+    config.base.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
     config.ack_timeout_ns = options.Duration("ack_timeout");
     config.ack_retries = options.Int("ack_retries");
     config.round_timeout_ns = sim::TimeNs(static_cast<int64_t>(
-        std::min<__int128>(static_cast<__int128>(config.heartbeat_timeout_ns.ns()) * (config.ack_retries + 1),
+        std::min<__int128>(static_cast<__int128>(config.base.heartbeat_timeout_ns.ns()) * (config.ack_retries + 1),
                            sim::TimeNs::Max().ns())));
     config.start_election = static_cast<StartElection>(options.Int("start_election"));
     return std::make_unique<RingNode>(self, std::move(config));
