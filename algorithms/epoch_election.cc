@@ -33,7 +33,7 @@ void EpochElectionNode::BecomeFollower(sim::Context& ctx, sim::NodeId leader, ui
     heartbeat_timer_.Cancel(ctx);
   }
   SetRole(ctx, Role::kFollower);
-  belief_.Set(ctx, leader, epoch);
+  Believe(ctx, leader, epoch);
   silence_timer_.Arm(ctx, base_config_.heartbeat_timeout_ns);
 }
 
@@ -41,8 +41,7 @@ void EpochElectionNode::ClaimLeadership(sim::Context& ctx, uint64_t epoch) {
   SIM_CHECK(epoch == epoch_.max(), "a node leads the highest epoch it has seen");
   silence_timer_.Cancel(ctx);
   role_ = Role::kLeader;
-  ctx.Observe(vocab::BecameLeader(sim::Term(epoch), sim::FencingToken(epoch)));
-  belief_.Set(ctx, self_, epoch);
+  report_.Leader(ctx, sim::Term(epoch), sim::FencingToken(epoch));
 }
 
 void EpochElectionNode::StartLeading(sim::Context& ctx, uint64_t epoch) {
@@ -52,10 +51,9 @@ void EpochElectionNode::StartLeading(sim::Context& ctx, uint64_t epoch) {
 
 void EpochElectionNode::SetRole(sim::Context& ctx, Role role) {
   SIM_CHECK(role != Role::kLeader, "the leader role is taken by ClaimLeadership");
-  if (role == role_) return;
   role_ = role;
-  ctx.Observe(vocab::RoleChange(role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
-                                sim::Term(epoch_.max())));
+  report_.Role(ctx, role == Role::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
+               sim::Term(epoch_.max()));
 }
 
 void EpochElectionNode::Broadcast(sim::Context& ctx, const sim::Message& message) {

@@ -13,6 +13,7 @@
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
+#include "electsim/algorithms/leadership.h"
 #include "electsim/algorithms/timer.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
@@ -78,6 +79,11 @@ class EpochElectionNode : public sim::Process {
   // Follower or candidate; the leader role is taken by ClaimLeadership only.
   void SetRole(sim::Context& ctx, Role role);
 
+  // Believes `leader` (kNoNode: nobody) leads `epoch`.
+  void Believe(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) { report_.Belief(ctx, leader, sim::Term(epoch)); }
+  sim::NodeId believed_leader() const { return report_.believed_leader(); }
+  uint64_t belief_epoch() const { return report_.belief_term().value(); }
+
   void Broadcast(sim::Context& ctx, const sim::Message& message);
   Role role() const { return role_; }
   // Our highest epoch, as messages carry it: a leader's own epoch equals it,
@@ -88,8 +94,8 @@ class EpochElectionNode : public sim::Process {
   const EpochElectionConfig base_config_;
   // Highest epoch seen anywhere, and this node's boots.
   DurableEpoch epoch_;
-  // Whom this node believes leads, and in which epoch.
-  LeaderBelief belief_;
+  // Reports the role and whom this node believes leads, in which epoch.
+  LeadershipReport report_;
   // Follower: the leader has been silent too long (the algorithm may reuse
   // it for an election that takes too long).
   Timer silence_timer_;

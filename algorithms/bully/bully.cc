@@ -97,12 +97,12 @@ class BullyNode final : public EpochElectionNode {
     // current leader only, so that it steps down without a storm.
     if (!IsClaim(message) || epoch < epoch_.max()) return;
     // From here on epoch == epoch_.max() (ObserveEpoch ran first).
-    if (from == belief_.leader() && epoch == belief_.epoch()) {
+    if (from == believed_leader() && epoch == belief_epoch()) {
       silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
       return;
     }
     // Between two coordinators of one epoch, keep the higher id.
-    if (belief_.leader() != sim::kNoNode && epoch == belief_.epoch() && from < belief_.leader()) return;
+    if (believed_leader() != sim::kNoNode && epoch == belief_epoch() && from < believed_leader()) return;
     if (from < self_) {
       BecomeCandidate(ctx);  // we outrank the claimant: bully it
     } else {
@@ -141,14 +141,14 @@ class BullyNode final : public EpochElectionNode {
 
   void OnElectionTimer(sim::Context& ctx, sim::TimerId timer) override {
     if (silence_timer_.Fired(timer)) {
-      belief_.Set(ctx, sim::kNoNode, epoch_.max());
+      Believe(ctx, sim::kNoNode, epoch_.max());
       BecomeCandidate(ctx);
     } else if (election_timer_.Fired(timer)) {
       if (phase_ == Phase::kAwaitingAnswers) {
         BecomeLeader(ctx);  // nobody higher is alive
       } else {
         // Someone higher answered but never announced: it died mid-election.
-        belief_.Set(ctx, sim::kNoNode, epoch_.max());
+        Believe(ctx, sim::kNoNode, epoch_.max());
         BecomeCandidate(ctx);
       }
     }

@@ -1,14 +1,15 @@
 #include "algorithms/lease/lease.h"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "algorithms/lease/store.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
-#include "algorithms/lease/store.h"
+#include "electsim/algorithms/leadership.h"
+#include "electsim/sim/check.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
@@ -105,7 +106,7 @@ class LeaseNode final : public sim::Process {
 
   LeaseNode(sim::NodeId self, LeaseConfig config)
       : self_(self), config_(config), work_(config.resource, config.leader_work), term_("lease") {
-    assert(config_.store != sim::kNoNode && "the lease algorithm needs a store");
+    SIM_CHECK(config_.store != sim::kNoNode, "the lease algorithm needs a store");
   }
 
   void OnStart(sim::Context& ctx) override {
@@ -222,11 +223,7 @@ class LeaseNode final : public sim::Process {
   }
 
   void ReportBelief(sim::Context& ctx, sim::NodeId holder, int64_t term) {
-    if (belief_reported_ && holder == believed_holder_ && term == believed_term_) return;
-    belief_reported_ = true;
-    believed_holder_ = holder;
-    believed_term_ = term;
-    ctx.Observe(vocab::Belief(holder, sim::Term(static_cast<uint64_t>(term))));
+    report_.Belief(ctx, holder, sim::Term(static_cast<uint64_t>(term)));
   }
 
   // ---- transitions ----
@@ -243,8 +240,7 @@ class LeaseNode final : public sim::Process {
     ReportBelief(ctx, self_, lease_create_rev_);
     state_ = State::kLeader;
     const sim::FencingToken token(static_cast<uint64_t>(lease_create_rev_));
-    ctx.Observe(vocab::BecameLeader(sim::Term(static_cast<uint64_t>(lease_create_rev_)), token));
-    reported_role_ = vocab::Role::kLeader;
+    report_.Leader(ctx, sim::Term(static_cast<uint64_t>(lease_create_rev_)), token);
     work_.Begin(ctx, token);
     renew_timer_.Arm(ctx, config_.renew_interval);
     ArmValidityTimer(ctx);
@@ -282,12 +278,9 @@ class LeaseNode final : public sim::Process {
 
   void SetState(sim::Context& ctx, State state) {
     state_ = state;
-    const vocab::Role role = state == State::kLeader      ? vocab::Role::kLeader
-                             : state == State::kCandidate ? vocab::Role::kCandidate
-                                                          : vocab::Role::kFollower;
-    if (role == reported_role_) return;
-    reported_role_ = role;
-    ctx.Observe(vocab::RoleChange(role, sim::Term(term_.max())));
+    SIM_CHECK(state != State::kLeader, "the lease is claimed in BecomeLeader, with its token");
+    report_.Role(ctx, state == State::kCandidate ? vocab::Role::kCandidate : vocab::Role::kFollower,
+                 sim::Term(term_.max()));
   }
 
   // ---- acquiring ----
@@ -474,7 +467,8 @@ class LeaseNode final : public sim::Process {
   const LeaseConfig config_;
   LeaderWork work_;  // the writes a leader makes, fenced by create_rev
   State state_ = State::kFollower;
-  vocab::Role reported_role_ = vocab::Role::kFollower;  // last role observed, to report changes only
+  // What this node has told the checkers about its role and the holder.
+  LeadershipReport report_;
 
   // What the store last said about the leader key (at revision seen_rev_).
   KeyState key_;
@@ -482,9 +476,6 @@ class LeaseNode final : public sim::Process {
   // Highest create_rev known: the lease's term. In stable storage, so that it
   // never goes down, also across a restart; also counts boots.
   DurableEpoch term_;
-  bool belief_reported_ = false;
-  sim::NodeId believed_holder_ = sim::kNoNode;
-  int64_t believed_term_ = 0;
 
   // The lease in hand (meaningful in kLeader).
   int64_t lease_create_rev_ = 0;  // fencing token and term

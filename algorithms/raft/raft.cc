@@ -55,8 +55,7 @@ void RaftNode::OnStart(sim::Context& ctx) {
   voted_for_ = stored_vote < 0 ? sim::kNoNode : sim::NodeId(static_cast<uint32_t>(stored_vote));
   if (stored_term) ctx.Observe(vocab::TermChange(current_term_));
   log_.Recover(ctx);
-  ctx.Observe(vocab::RoleChange(vocab::Role::kFollower, current_term_));
-  SetBelief(ctx, sim::kNoNode, /*force=*/true);
+  report_.Boot(ctx, current_term_);
   ResetElectionTimer(ctx);
 }
 
@@ -366,7 +365,7 @@ void RaftNode::BecomeFollower(sim::Context& ctx, sim::Term term, sim::NodeId lea
 void RaftNode::BecomePreCandidate(sim::Context& ctx) {
   // No term change and no vote: this round only asks.
   SetRole(ctx, Role::kPreCandidate);
-  SetBelief(ctx, sim::kNoNode, /*force=*/true);
+  SetBelief(ctx, sim::kNoNode);
   ResetGrants();
   ResetElectionTimer(ctx);
   Broadcast(ctx, PreVote{.term = Wire(current_term_) + 1,
@@ -380,7 +379,7 @@ void RaftNode::BecomeCandidate(sim::Context& ctx) {
   RecordVote(ctx, self_);
   ctx.Observe(vocab::Vote(current_term_, self_));
   SetRole(ctx, Role::kCandidate);
-  SetBelief(ctx, sim::kNoNode, /*force=*/true);
+  SetBelief(ctx, sim::kNoNode);
   ResetGrants();
   ResetElectionTimer(ctx);
   Broadcast(ctx, RequestVote{.term = Wire(current_term_),
@@ -392,7 +391,7 @@ void RaftNode::BecomeCandidate(sim::Context& ctx) {
 void RaftNode::BecomeLeader(sim::Context& ctx) {
   election_timer_.Cancel(ctx);
   SetRole(ctx, Role::kLeader);
-  SetBelief(ctx, self_);
+  leader_ = self_;
   next_index_.assign(config_.node_count, Next(log_.last_index()));
   match_index_.assign(config_.node_count, LogIndex(0));
   // A no-op entry of the new term (Raft thesis section 6.4, as etcd does):
@@ -452,21 +451,18 @@ void RaftNode::Broadcast(sim::Context& ctx, const sim::Message& message) {
 }
 
 void RaftNode::SetRole(sim::Context& ctx, Role role) {
-  // A candidate re-reports itself for each term it campaigns in.
-  if (role == role_ && role != Role::kCandidate) return;
   role_ = role;
   if (role == Role::kLeader) {
-    ctx.Observe(vocab::BecameLeader(current_term_, sim::FencingToken(current_term_.value())));
+    // The token is the term (see BecomeLeader).
+    report_.Leader(ctx, current_term_, sim::FencingToken(current_term_.value()));
   } else {
-    ctx.Observe(vocab::RoleChange(Reported(role), current_term_));
+    report_.Role(ctx, Reported(role), current_term_);
   }
 }
 
-void RaftNode::SetBelief(sim::Context& ctx, sim::NodeId leader, bool force) {
-  if (!force && leader == leader_ && belief_term_ == current_term_) return;
+void RaftNode::SetBelief(sim::Context& ctx, sim::NodeId leader) {
   leader_ = leader;
-  belief_term_ = current_term_;
-  ctx.Observe(vocab::Belief(leader, current_term_));
+  report_.Belief(ctx, leader, current_term_);
 }
 
 void RaftNode::ResetElectionTimer(sim::Context& ctx) {

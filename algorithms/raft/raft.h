@@ -14,6 +14,7 @@
 
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/leader_work.h"
+#include "electsim/algorithms/leadership.h"
 #include "electsim/algorithms/timer.h"
 #include "algorithms/raft/log.h"
 #include "electsim/sim/process.h"
@@ -214,9 +215,10 @@ class RaftNode final : public sim::Process, private LogStorage {
   void Send(sim::Context& ctx, sim::NodeId to, const sim::Message& message);
   void Broadcast(sim::Context& ctx, const sim::Message& message);
 
+  // Takes `role` and reports it (see LeadershipReport for what is reported when).
   void SetRole(sim::Context& ctx, Role role);
-  // Reports the believed leader when it or the term changed (or `force`).
-  void SetBelief(sim::Context& ctx, sim::NodeId leader, bool force = false);
+  // Believes `leader` leads current_term_, and reports it when that is news.
+  void SetBelief(sim::Context& ctx, sim::NodeId leader);
   void ResetElectionTimer(sim::Context& ctx);
   // Counts `from`'s grant; true once a majority (self included) granted.
   bool CountGrant(sim::NodeId from);
@@ -252,8 +254,8 @@ class RaftNode final : public sim::Process, private LogStorage {
   uint64_t entries_created_ = 0;
   // Leader of current_term_ as far as this node knows.
   sim::NodeId leader_ = sim::kNoNode;
-  // Term of the last Belief observation, so a term change re-reports it.
-  std::optional<sim::Term> belief_term_;
+  // What this node has told the checkers about its role and its leader.
+  LeadershipReport report_;
   // Monotonic time of the last AppendEntries from the current leader.
   std::optional<sim::TimeNs> last_leader_contact_;
   // Peers that granted this round's (pre-)vote, indexed by node.

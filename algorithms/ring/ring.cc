@@ -179,7 +179,7 @@ class RingNode final : public EpochElectionNode {
   // Opens a new round with this node as initiator.
   void StartElection(sim::Context& ctx) {
     SIM_CHECK(role() != Role::kLeader, "a leader does not start an election");
-    belief_.Set(ctx, sim::kNoNode, epoch_.max());  // suspects whoever led
+    Believe(ctx, sim::kNoNode, epoch_.max());  // suspects whoever led
     RaiseEpoch(ctx, epoch_.max() + 1);
     BecomeCandidate(ctx);
     SendAround(ctx, ElectionMessage(own_id_, epoch_.max()));
@@ -294,8 +294,8 @@ class RingNode final : public EpochElectionNode {
   bool Outranks(sim::NodeId leader, uint64_t epoch) const {
     const int64_t claimant = config_.ids[leader.value()];
     if (role() == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
-    if (belief_.leader() == sim::kNoNode || belief_.epoch() != epoch || belief_.leader() == leader) return true;
-    return claimant > config_.ids[belief_.leader().value()];
+    if (believed_leader() == sim::kNoNode || belief_epoch() != epoch || believed_leader() == leader) return true;
+    return claimant > config_.ids[believed_leader().value()];
   }
 
   // Sends `message` to the first successor not marked dead, awaiting its ack.

@@ -1,7 +1,6 @@
-// What the quorum-less algorithms (Bully, Ring) keep alike: an epoch that
-// serves as term and fencing token, and the leader each node believes in.
-// The lease node keeps its term (the highest create revision it has seen) in
-// a DurableEpoch too.
+// An epoch kept in stable storage: the term and fencing token of the
+// quorum-less algorithms (Bully, Ring), and the lease node's term (the
+// highest create revision it has seen).
 #pragma once
 
 #include <cstdint>
@@ -55,24 +54,6 @@ class DurableEpoch {
   const std::string boots_key_;
   uint64_t max_ = 0;
   int64_t earlier_boots_ = 0;
-};
-
-// Whom a node believes leads, and in which epoch; reported to the checkers
-// once per change.
-class LeaderBelief {
- public:
-  void Set(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (leader == leader_ && epoch == epoch_) return;
-    leader_ = leader;
-    epoch_ = epoch;
-    ctx.Observe(vocab::Belief(leader, sim::Term(epoch)));
-  }
-  sim::NodeId leader() const { return leader_; }  // kNoNode: nobody known
-  uint64_t epoch() const { return epoch_; }
-
- private:
-  sim::NodeId leader_ = sim::kNoNode;
-  uint64_t epoch_ = 0;
 };
 
 }  // namespace algorithms
