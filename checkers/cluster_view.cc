@@ -29,6 +29,7 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
         n.role = static_cast<vocab::Role>(role->role);
         n.role_term = role->term;
         n.leads_unreported = false;
+        n.claimed_at = r.index;
         return true;
       }
       if (const auto belief = o.As<vocab::BeliefChanged>()) {
@@ -44,6 +45,7 @@ bool ClusterView::Apply(const sim::TraceRecord& r) {
       n.role = vocab::Role::kLeader;
       n.role_term = *term;
       n.leads_unreported = true;
+      n.claimed_at = r.index;
       return true;
     }
     default:
@@ -65,6 +67,23 @@ std::vector<sim::NodeId> ClusterView::LiveLeaders() const {
     if (IsLive(i) && nodes_[i].role == vocab::Role::kLeader) out.push_back(sim::NodeId(i));
   }
   return out;
+}
+
+sim::NodeId ClusterView::LatestLeader() const {
+  sim::NodeId latest = sim::kNoNode;
+  uint64_t latest_claim = 0;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (HoldsLeaderRole(i) && (latest == sim::kNoNode || nodes_[i].claimed_at > latest_claim)) {
+      latest = sim::NodeId(i);
+      latest_claim = nodes_[i].claimed_at;
+    }
+  }
+  return latest;
+}
+
+bool ClusterView::LeaderKnownToAll() const {
+  const std::vector<sim::NodeId> leaders = LiveLeaders();
+  return leaders.size() == 1 && LiveNonBelievers(leaders[0].value()).empty();
 }
 
 std::vector<sim::NodeId> ClusterView::LiveNonBelievers(uint32_t leader) const {

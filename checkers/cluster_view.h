@@ -1,7 +1,8 @@
 // What every election node currently is, rebuilt from the trace: up or
-// crashed, paused or running, its role and whom it believes leads. Shared by
-// the checkers that reason about instants (single_leader, liveness) and by
-// the metrics, so that they all agree on what "in the leader role" means.
+// crashed, paused or running, its role and whom it believes leads. The one
+// leader tracker: the checkers that reason about instants (single_leader,
+// liveness), the metrics and the runner's fault driver ("crash the leader")
+// all read it, so that they agree on what "in the leader role" means.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,9 @@ struct NodeView {
   // In the leader role only because it sent a leader-only message without
   // having reported the role (until its next role change observation).
   bool leads_unreported = false;
+  // Trace index of the record by which it took the leader role (while it
+  // holds it): orders leaders by how recently they claimed.
+  uint64_t claimed_at = 0;
 };
 
 class ClusterView {
@@ -57,6 +61,13 @@ class ClusterView {
   // Live nodes other than `leader` whose belief is not `leader`. The leader
   // itself needs no belief record: holding the role is its belief.
   std::vector<sim::NodeId> LiveNonBelievers(uint32_t leader) const;
+  // "The leader" of a scenario's fault steps: of the nodes holding the
+  // leader role (a paused one included), the one that claimed it last;
+  // kNoNode when none does.
+  sim::NodeId LatestLeader() const;
+  // Exactly one live node holds the leader role and every other live node
+  // believes in it.
+  bool LeaderKnownToAll() const;
 
  private:
   std::vector<NodeView> nodes_;
