@@ -122,43 +122,26 @@ class LeaseNode final : public sim::Process {
     AcquireByPut(ctx);
   }
 
+  // etcd's Step: what the store says about the key comes first, whatever
+  // the message answers (the key's create revision is the term); then the
+  // request it answers, if one is pending; then dispatch by role.
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
     if (from != config_.store) return;  // resource acks carry nothing we act on
-    if (const auto event = m.As<lease::Event>()) {
-      if (event->key != kLeaderKey) return;
-      Learn(ctx, KeyStateOf(*event), event->rev);
-      MaybeAcquire(ctx);
-      return;
-    }
+    const std::optional<lease::Event> event = m.As<lease::Event>();
     const std::optional<lease::Reply> reply = m.As<lease::Reply>();
-    if (!reply) return;
-    // What the store says comes first, whatever the request was (as etcd's
-    // Step handles terms before dispatching on the role).
-    const KeyState reported = KeyStateOf(*reply);
-    const bool current = Learn(ctx, reported, reply->rev);
-    auto it = pending_.find(reply->req);
-    if (it != pending_.end()) {
-      const int64_t req = it->first;
-      const Pending request = it->second;
-      it->second.timeout_timer.Cancel(ctx);
-      pending_.erase(it);
-      const bool ok = reply->ok != 0;
-      switch (request.kind) {
-        case RequestKind::kAcquire:
-          if (req == acquire_req_) OnAcquireResult(ctx, ok, current, reported, request.sent_at);
-          break;
-        case RequestKind::kRenew:
-          if (req == renew_req_) OnRenewResult(ctx, ok, reported, request.sent_at);
-          break;
-        case RequestKind::kWatch:
-          if (req == watch_req_) watch_req_ = 0;
-          break;
-        case RequestKind::kRelease:
-          if (!ok) RetryRelease(ctx, reported);
-          break;
+    if (event && event->key != kLeaderKey) return;
+    if (!event && !reply) return;
+    const KeyState reported = event ? KeyStateOf(*event) : KeyStateOf(*reply);
+    const bool current = Learn(ctx, reported, event ? event->rev : reply->rev);
+    const std::optional<Answer> answer = reply ? TakeAnswer(ctx, *reply) : std::nullopt;
+    if (answer) {
+      switch (state_) {
+        case State::kFollower: StepFollower(ctx, *answer, reported); break;
+        case State::kCandidate: StepCandidate(ctx, *answer, current, reported); break;
+        case State::kLeader: StepLeader(ctx, *answer, reported); break;
       }
     }
-    // A reply past its timeout is information only, like an event.
+    // A reply past its timeout, or an event, is information only.
     MaybeAcquire(ctx);
   }
 
@@ -191,6 +174,14 @@ class LeaseNode final : public sim::Process {
     sim::TimeNs sent_at;  // DeadlineNow() when the request left: the lease view starts here
     Timer timeout_timer;
   };
+  // A reply to a request still pending, and what it was.
+  struct Answer {
+    RequestKind kind;
+    bool ok;
+    bool latest;          // the request of its kind whose outcome matters (not one replaced since)
+    sim::TimeNs sent_at;  // when the request left, on DeadlineNow()'s clock
+  };
+
   enum class StepDownReason {
     kViewExpired,  // the local view ran out (the lease may still be ours at the store)
     kLost,         // the store refused a renewal or reported the lease gone
@@ -270,7 +261,7 @@ class LeaseNode final : public sim::Process {
   // A renewal in flight at step-down may have moved the version past the one
   // the delete named; the refusal says the key is still ours, so try again.
   void RetryRelease(sim::Context& ctx, const KeyState& reported) {
-    if (state_ != State::kFollower || released_create_rev_ == 0) return;
+    if (released_create_rev_ == 0) return;
     if (reported.exists() && reported.holder == Self() && reported.create_rev == released_create_rev_) {
       SendRelease(ctx, reported.mod_rev);
     }
@@ -316,8 +307,6 @@ class LeaseNode final : public sim::Process {
 
   // `current`: the reply is not older than what the node already knows.
   void OnAcquireResult(sim::Context& ctx, bool ok, bool current, const KeyState& reported, sim::TimeNs sent_at) {
-    acquire_req_ = 0;
-    if (state_ != State::kCandidate) return;
     // A reply that is not current may grant a lease the node already knows
     // has ended (its token superseded): it counts as refused, and what the
     // node knows decides the next step (MaybeAcquire). The view check only
@@ -376,8 +365,6 @@ class LeaseNode final : public sim::Process {
   // state as it is; a cas needs the version this reply brings); any other
   // later state has ended the leadership in Learn.
   void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_at) {
-    renew_req_ = 0;
-    if (state_ != State::kLeader) return;
     if (ok) {
       lease_mod_rev_ = reported.mod_rev;
       lease_sent_at_ = std::max(lease_sent_at_, sent_at);
@@ -408,6 +395,49 @@ class LeaseNode final : public sim::Process {
   }
 
   // ---- requests ----
+
+  // The pending request `reply` answers, taken off the books (its timeout
+  // disarmed, the latest request of its kind marked answered); nullopt for a
+  // reply past its timeout or to an earlier incarnation.
+  std::optional<Answer> TakeAnswer(sim::Context& ctx, const lease::Reply& reply) {
+    auto it = pending_.find(reply.req);
+    if (it == pending_.end()) return std::nullopt;
+    it->second.timeout_timer.Cancel(ctx);
+    Answer answer{.kind = it->second.kind, .ok = reply.ok != 0, .latest = true, .sent_at = it->second.sent_at};
+    pending_.erase(it);
+    if (int64_t* latest = LatestRequest(answer.kind)) {
+      answer.latest = *latest == reply.req;
+      if (answer.latest) *latest = 0;
+    }
+    return answer;
+  }
+
+  // The id of the request of `kind` whose outcome matters (0: none pending);
+  // nullptr for releases, which are all followed up.
+  int64_t* LatestRequest(RequestKind kind) {
+    switch (kind) {
+      case RequestKind::kAcquire: return &acquire_req_;
+      case RequestKind::kRenew: return &renew_req_;
+      case RequestKind::kWatch: return &watch_req_;
+      case RequestKind::kRelease: return nullptr;
+    }
+    return nullptr;
+  }
+
+  // A follower's only pending business is handing back a lease it released.
+  void StepFollower(sim::Context& ctx, const Answer& answer, const KeyState& reported) {
+    if (answer.kind == RequestKind::kRelease && !answer.ok) RetryRelease(ctx, reported);
+  }
+
+  void StepCandidate(sim::Context& ctx, const Answer& answer, bool current, const KeyState& reported) {
+    if (answer.kind == RequestKind::kAcquire && answer.latest) {
+      OnAcquireResult(ctx, answer.ok, current, reported, answer.sent_at);
+    }
+  }
+
+  void StepLeader(sim::Context& ctx, const Answer& answer, const KeyState& reported) {
+    if (answer.kind == RequestKind::kRenew && answer.latest) OnRenewResult(ctx, answer.ok, reported, answer.sent_at);
+  }
 
   int64_t NewRequest(sim::Context& ctx, RequestKind kind) {
     const int64_t req = next_req_++;
