@@ -267,6 +267,10 @@ class Bully final : public Algorithm {
     return roles;
   }
 
+  std::optional<BenchTiming> bench_timing() const override {
+    return BenchTiming{"heartbeat_interval", "heartbeat_timeout"};
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     if (cluster.node_count == 0) return absl::InvalidArgumentError("bully needs at least one node");
     for (const absl::Status& status : {

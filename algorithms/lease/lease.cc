@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/lease/store.h"
+#include "electsim/algorithms/store.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/leadership.h"
@@ -17,9 +17,9 @@
 namespace algorithms {
 namespace {
 
-using lease::KeyState;
-using lease::KeyStateOf;
-using lease::kLeaderKey;
+using store::KeyState;
+using store::KeyStateOf;
+using store::kLeaderKey;
 
 constexpr std::string_view kOptionLeaseTtl = "lease_ttl";
 constexpr std::string_view kOptionRenewInterval = "renew_interval";
@@ -127,8 +127,8 @@ class LeaseNode final : public sim::Process {
   // request it answers, if one is pending; then dispatch by role.
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
     if (from != config_.store) return;  // resource acks carry nothing we act on
-    const std::optional<lease::Event> event = m.As<lease::Event>();
-    const std::optional<lease::Reply> reply = m.As<lease::Reply>();
+    const std::optional<store::Event> event = m.As<store::Event>();
+    const std::optional<store::Reply> reply = m.As<store::Reply>();
     if (event && event->key != kLeaderKey) return;
     if (!event && !reply) return;
     const KeyState reported = event ? KeyStateOf(*event) : KeyStateOf(*reply);
@@ -255,7 +255,7 @@ class LeaseNode final : public sim::Process {
 
   void SendRelease(sim::Context& ctx, int64_t version) {
     const int64_t req = NewRequest(ctx, RequestKind::kRelease);
-    ctx.Send(config_.store, lease::DeleteRequest{.req = req, .key = kLeaderKey, .version = version});
+    ctx.Send(config_.store, store::DeleteRequest{.req = req, .key = kLeaderKey, .version = version});
   }
 
   // A renewal in flight at step-down may have moved the version past the one
@@ -291,14 +291,14 @@ class LeaseNode final : public sim::Process {
   void AcquireByPut(sim::Context& ctx) {
     BecomeCandidate(ctx);
     acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
-    ctx.Send(config_.store, lease::PutIfAbsentRequest{
+    ctx.Send(config_.store, store::PutIfAbsentRequest{
                                          .req = acquire_req_, .key = kLeaderKey, .holder = Self(), .ttl = config_.lease_ttl.ns()});
   }
 
   void AcquireByCas(sim::Context& ctx, int64_t version) {
     BecomeCandidate(ctx);
     acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
-    ctx.Send(config_.store, lease::CasRequest{.req = acquire_req_,
+    ctx.Send(config_.store, store::CasRequest{.req = acquire_req_,
                                                  .key = kLeaderKey,
                                                  .version = version,
                                                  .holder = Self(),
@@ -347,12 +347,12 @@ class LeaseNode final : public sim::Process {
     renew_req_ = NewRequest(ctx, RequestKind::kRenew);
     ctx.Send(config_.store,
              config_.renew == Renew::kKeepAlive
-                 ? sim::Message(lease::KeepAliveRequest{.req = renew_req_,
+                 ? sim::Message(store::KeepAliveRequest{.req = renew_req_,
                                                         .key = kLeaderKey,
                                                         .create_rev = lease_create_rev_,
                                                         .holder = Self(),
                                                         .ttl = config_.lease_ttl.ns()})
-                 : sim::Message(lease::CasRequest{.req = renew_req_,
+                 : sim::Message(store::CasRequest{.req = renew_req_,
                                                   .key = kLeaderKey,
                                                   .version = lease_mod_rev_,
                                                   .holder = Self(),
@@ -399,7 +399,7 @@ class LeaseNode final : public sim::Process {
   // The pending request `reply` answers, taken off the books (its timeout
   // disarmed, the latest request of its kind marked answered); nullopt for a
   // reply past its timeout or to an earlier incarnation.
-  std::optional<Answer> TakeAnswer(sim::Context& ctx, const lease::Reply& reply) {
+  std::optional<Answer> TakeAnswer(sim::Context& ctx, const store::Reply& reply) {
     auto it = pending_.find(reply.req);
     if (it == pending_.end()) return std::nullopt;
     it->second.timeout_timer.Cancel(ctx);
@@ -476,7 +476,7 @@ class LeaseNode final : public sim::Process {
   void SendWatch(sim::Context& ctx) {
     if (watch_req_ != 0) return;
     watch_req_ = NewRequest(ctx, RequestKind::kWatch);
-    ctx.Send(config_.store, lease::WatchRequest{.req = watch_req_, .key = kLeaderKey});
+    ctx.Send(config_.store, store::WatchRequest{.req = watch_req_, .key = kLeaderKey});
   }
 
   // The fallback for lost watches (the store forgets them on restart) and
@@ -590,11 +590,14 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // a follower reclaiming the key the store still gives it sends one too.
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
-        .leader_only = {{lease::kStoreKeepAlive, "create_rev"}},
-        .steady_state = {&lease::kStoreKeepAlive},
+        .leader_only = {{store::kStoreKeepAlive, "create_rev"}},
+        .steady_state = {&store::kStoreKeepAlive},
     };
     return roles;
   }
+
+  // Others act on a holder's silence once its lease expires.
+  std::optional<BenchTiming> bench_timing() const override { return BenchTiming{kOptionRenewInterval, kOptionLeaseTtl}; }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     const LeaseConfig c = ConfigFrom(cluster, options);
@@ -622,7 +625,7 @@ class LeaseAlgorithmImpl final : public Algorithm {
   std::unique_ptr<sim::Process> CreateStore(const Cluster& cluster, const OptionValues& options) const override {
     (void)cluster;
     (void)options;
-    return lease::MakeStore();
+    return store::MakeStore();
   }
 };
 

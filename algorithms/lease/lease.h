@@ -35,7 +35,7 @@
 
 namespace algorithms {
 
-// Name "lease"; uses_store() is true and CreateStore returns lease::MakeStore().
+// Name "lease"; uses_store() is true and CreateStore returns store::MakeStore().
 const Algorithm& LeaseAlgorithm();
 
 }  // namespace algorithms

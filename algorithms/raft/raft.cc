@@ -580,6 +580,11 @@ class Raft final : public Algorithm {
     return roles;
   }
 
+  // Raft's failure detection is the top of its randomized timeout range.
+  std::optional<BenchTiming> bench_timing() const override {
+    return BenchTiming{"heartbeat_interval", "election_timeout_max"};
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     (void)cluster;
     const sim::TimeNs min = options.Duration("election_timeout_min");

@@ -416,6 +416,10 @@ class Ring final : public Algorithm {
     return roles;
   }
 
+  std::optional<BenchTiming> bench_timing() const override {
+    return BenchTiming{"heartbeat_interval", "heartbeat_timeout"};
+  }
+
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     if (cluster.node_count == 0) return absl::InvalidArgumentError("ring needs at least one node");
     const std::vector<int64_t>& ids = options.List("ids");

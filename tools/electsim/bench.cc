@@ -34,17 +34,10 @@ const std::vector<std::string> kFaults = {"crash-leader", "isolate-leader", "pau
 constexpr double kLossyDropRatio = 0.1;
 
 // The option holding an algorithm's heartbeat or renewal period, and the one
-// holding its failure-detection timeout (Raft's is the top of its range).
-struct AlgorithmTiming {
-  const char* period_option;
-  const char* detection_option;
-};
-
-std::optional<AlgorithmTiming> TimingOf(const std::string& algorithm) {
-  if (algorithm == "raft") return AlgorithmTiming{"heartbeat_interval", "election_timeout_max"};
-  if (algorithm == "bully" || algorithm == "ring") return AlgorithmTiming{"heartbeat_interval", "heartbeat_timeout"};
-  if (algorithm == "lease") return AlgorithmTiming{"renew_interval", "lease_ttl"};
-  return std::nullopt;
+// holding its failure-detection timeout, as the algorithm declares them.
+std::optional<algorithms::Algorithm::BenchTiming> TimingOf(const std::string& algorithm) {
+  const algorithms::Algorithm* found = algorithms::FindAlgorithm(algorithm);
+  return found == nullptr ? std::nullopt : found->bench_timing();
 }
 
 std::string Join(const std::vector<std::string>& names) {
@@ -355,7 +348,7 @@ absl::StatusOr<std::vector<Config>> BuildConfigs(const BenchOptions& o, const st
       if (sweep && sweep->parameter == "drop") document["network"]["drop"] = point.value;
       auto draft = ParseConfig(document, o.overrides, source);
       if (!draft.ok()) return draft.status();
-      const AlgorithmTiming timing = *TimingOf(algorithm);
+      const algorithms::Algorithm::BenchTiming timing = *TimingOf(algorithm);
       const int64_t period_ns = draft->options.Duration(timing.period_option).ns();
       const int64_t detection_ns = draft->options.Duration(timing.detection_option).ns();
       document = BenchScenarioDocument(algorithm, o.fault, nodes, *options, period_ns, detection_ns);
@@ -373,9 +366,13 @@ absl::Status CheckOptions(const BenchOptions& o) {
   for (const algorithms::Algorithm* a : algorithms::AllAlgorithms()) known.emplace_back(a->name());
   if (o.algorithms.empty()) return BadFlag("--algorithms: expected at least one of " + Join(known));
   for (const std::string& name : o.algorithms) {
-    if (algorithms::FindAlgorithm(name) == nullptr || !TimingOf(name)) {
+    if (algorithms::FindAlgorithm(name) == nullptr) {
       return BadFlag(fmt::format("--algorithms: unknown algorithm \"{}\"; expected one of {}", EscapeForTerminal(name),
                                  Join(known)));
+    }
+    if (!TimingOf(name)) {
+      return BadFlag(fmt::format("--algorithms: algorithm \"{}\" declares no bench timing (Algorithm::bench_timing)",
+                                 EscapeForTerminal(name)));
     }
   }
   if (std::find(kFaults.begin(), kFaults.end(), o.fault) == kFaults.end()) {

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "algorithms/lease/store.h"
+#include "electsim/algorithms/store.h"
 #include "electsim/vocab/vocabulary.h"
 #include "checkers/checker.h"
 #include "fmt/format.h"
@@ -128,12 +128,12 @@ std::string DescribePayload(const sim::Payload& p) {
     first = false;
     if (p.Is(vocab::kRoleChange) && f.key == vocab::kFieldRole && f.value >= 0 && f.value <= 2) {
       out += fmt::format("{}={}", f.key, vocab::RoleName(static_cast<vocab::Role>(f.value)));
-    } else if (p.Is(algorithms::lease::kStoreEvent) && f.key == "kind") {
-      const auto kind = static_cast<algorithms::lease::EventKind>(f.value);
+    } else if (p.Is(algorithms::store::kStoreEvent) && f.key == "kind") {
+      const auto kind = static_cast<algorithms::store::EventKind>(f.value);
       out += fmt::format("{}={}", f.key,
-                         kind == algorithms::lease::EventKind::kExpire   ? "expire"
-                         : kind == algorithms::lease::EventKind::kPut    ? "put"
-                         : kind == algorithms::lease::EventKind::kDelete ? "delete"
+                         kind == algorithms::store::EventKind::kExpire   ? "expire"
+                         : kind == algorithms::store::EventKind::kPut    ? "put"
+                         : kind == algorithms::store::EventKind::kDelete ? "delete"
                                                                          : std::to_string(f.value));
     } else {
       out += fmt::format("{}={}", f.key, f.value);
@@ -281,11 +281,11 @@ class Account {
       if (!involved.count(e.node)) {
         // The store's view of who holds the lease, from its put events.
         if (cluster.store != sim::kNoNode && e.node == cluster.store.value() && e.kind == TraceKind::kSend &&
-            e.payload && e.payload->Is(algorithms::lease::kStoreEvent)) {
-          const algorithms::lease::Event event = *e.payload->As<algorithms::lease::Event>();
-          const auto kind = static_cast<algorithms::lease::EventKind>(event.kind);
-          if (kind == algorithms::lease::EventKind::kPut) lease_holder = event.holder;
-          if (kind == algorithms::lease::EventKind::kExpire && expiry_reported != e.time) {
+            e.payload && e.payload->Is(algorithms::store::kStoreEvent)) {
+          const algorithms::store::Event event = *e.payload->As<algorithms::store::Event>();
+          const auto kind = static_cast<algorithms::store::EventKind>(event.kind);
+          if (kind == algorithms::store::EventKind::kPut) lease_holder = event.holder;
+          if (kind == algorithms::store::EventKind::kExpire && expiry_reported != e.time) {
             expiry_reported = e.time;
             Line(fmt::format("  lease expiry: the store expired {}'s lease at {} (trace #{})",
                              lease_holder >= 0   ? Node(static_cast<uint32_t>(lease_holder))

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "tools/electsim/schema_internal.h"
+#include "tools/electsim/schema_registry.h"
 #include "valijson/adapters/nlohmann_json_adapter.hpp"
 #include "valijson/constraint_builder.hpp"
 #include "valijson/constraints/concrete_constraints.hpp"
@@ -130,7 +131,11 @@ LoadResult Load() {
   LoadResult result;
   auto schemas = std::make_unique<LoadedSchemas>();
   try {
-    schemas->scenario = json::parse(schema_text::kScenario);
+    // The generated parts (algorithm names and options, checkers) come from
+    // the registries as they are now, so that algorithms registered by a
+    // user's own main are checked like the built-in ones. For the built-in
+    // ones this is the shipped text (a test keeps the two equal).
+    schemas->scenario = WithRegistryDefinitions(nlohmann::ordered_json::parse(schema_text::kScenario));
     schemas->repro = json::parse(schema_text::kRepro);
     Compile(schemas->scenario, schemas->compiled_scenario, nullptr);
     Compile(schemas->repro, schemas->compiled_repro, &schemas->scenario);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -67,6 +68,17 @@ class Algorithm {
     return {};
   }
 
+  // For `electsim bench`, which strikes the leader at a random point of one
+  // heartbeat period and waits out the detection: the option that holds the
+  // leader's heartbeat (or renewal) period, and the one that holds how long
+  // the others wait for it before they act. Without them the algorithm
+  // cannot be benched.
+  struct BenchTiming {
+    std::string_view period_option;
+    std::string_view detection_option;
+  };
+  virtual std::optional<BenchTiming> bench_timing() const { return std::nullopt; }
+
   // Whether the cluster needs a store process (lease-over-CAS does).
   virtual bool uses_store() const { return false; }
 
@@ -80,7 +92,14 @@ class Algorithm {
   }
 };
 
-// Every algorithm, sorted by name.
+// Adds `algorithm` to the registry, next to Raft, Bully, Ring and the lease:
+// scenarios name it, `electsim list` shows it, every command runs it. It
+// must outlive every use (a function-local static, as the built-in ones are).
+// Call it before anything reads the registry (before electsim::Main, a
+// scenario load or a run); later, and for a taken or malformed name (1 to 64
+// of a-z, 0-9, _ and -), it returns an error and registers nothing.
+absl::Status RegisterAlgorithm(const Algorithm& algorithm);
+// Every algorithm, built-in or registered, sorted by name.
 const std::vector<const Algorithm*>& AllAlgorithms();
 // nullptr when there is no algorithm of that name.
 const Algorithm* FindAlgorithm(std::string_view name);

@@ -1,7 +1,7 @@
 // The store on its own: scripted clients send requests at fixed times and the
 // test reads what came back, so every expectation is about the store's
 // behaviour over the simulated network.
-#include "algorithms/lease/store.h"
+#include "electsim/algorithms/store.h"
 
 #include <memory>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 
-namespace algorithms::lease {
+namespace algorithms::store {
 namespace {
 
 constexpr sim::NodeId kStoreNode(2);
@@ -265,4 +265,4 @@ TEST(Store_Restart, LeaseThatRanOutWhileDownIsGone) {
 }
 
 }  // namespace
-}  // namespace algorithms::lease
+}  // namespace algorithms::store

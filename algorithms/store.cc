@@ -1,4 +1,4 @@
-#include "algorithms/lease/store.h"
+#include "electsim/algorithms/store.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "electsim/algorithms/timer.h"
 
-namespace algorithms::lease {
+namespace algorithms::store {
 
 namespace {
 
@@ -203,7 +203,7 @@ class Store final : public sim::Process {
   }
 
   void Reply(sim::Context& ctx, sim::NodeId to, int64_t req, bool ok, const KeyState& s) {
-    ctx.Send(to, lease::Reply{.req = req,
+    ctx.Send(to, store::Reply{.req = req,
                               .ok = ok ? 1 : 0,
                               .holder = s.holder,
                               .create_rev = s.create_rev,
@@ -225,4 +225,4 @@ class Store final : public sim::Process {
 
 std::unique_ptr<sim::Process> MakeStore() { return std::make_unique<Store>(); }
 
-}  // namespace algorithms::lease
+}  // namespace algorithms::store

@@ -1,5 +1,7 @@
-// electsim: the command-line front end. All file and terminal I/O lives here
-// and in tools/electsim/*; the simulation below it never touches either.
+// electsim::Main, the command-line front end: the electsim binary's main and
+// the one a user's own main calls after registering its algorithms. All file
+// and terminal I/O lives here and in tools/electsim/*; the simulation below
+// it never touches either.
 #include <algorithm>
 #include <charconv>
 #include <iostream>
@@ -15,6 +17,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/trace.h"
+#include "electsim/electsim.h"
 #include "tools/electsim/bench.h"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/explain.h"
@@ -229,6 +232,9 @@ CLI::Validator UnsignedText(std::string what, uint64_t min, uint64_t max) {
       "UINT");
 }
 
+namespace electsim {
+namespace {
+
 // The command names, for messages about a missing or unknown one.
 std::string CommandList(const CLI::App& app) {
   std::string list;
@@ -238,7 +244,7 @@ std::string CommandList(const CLI::App& app) {
   return list;
 }
 
-int Main(int argc, char** argv) {
+int RunCommandLine(int argc, char** argv) {
   CLI::App app{"electsim: deterministic simulation testbed for leader-election algorithms"};
   app.require_subcommand(1);
   app.set_version_flag("--version", fmt::format("electsim {} (revision {})", ELECTSIM_VERSION, ELECTSIM_REVISION),
@@ -402,12 +408,14 @@ int Main(int argc, char** argv) {
   return electsim::List();
 }
 
-int main(int argc, char** argv) {
-  // No exception leaves main: out of memory, or anything else unforeseen,
+}  // namespace
+
+int Main(int argc, char** argv) {
+  // No exception leaves here: out of memory, or anything else unforeseen,
   // is a message and exit status 3. Unwinding to here runs the destructors
   // that remove temporary files.
   try {
-    return Main(argc, argv);
+    return RunCommandLine(argc, argv);
   } catch (const std::bad_alloc&) {
     std::cerr << "electsim: out of memory\n";
   } catch (const std::exception& error) {
@@ -415,5 +423,7 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "electsim: stopped by an unexpected error\n";
   }
-  return electsim::kExitIncomplete;
+  return kExitIncomplete;
 }
+
+}  // namespace electsim

@@ -34,7 +34,7 @@
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
 
-namespace algorithms::lease {
+namespace algorithms::store {
 
 // Messages, each a typed record (see electsim/sim/message.h).
 struct GetRequest {
@@ -135,4 +135,4 @@ inline KeyState KeyStateOf(const Event& event) {
 // The store process.
 std::unique_ptr<sim::Process> MakeStore();
 
-}  // namespace algorithms::lease
+}  // namespace algorithms::store

@@ -1,0 +1,25 @@
+// electsim::RunScenarioFile: one scenario file, one seed, the verdict that
+// `electsim run` would print.
+#include "checkers/checker.h"
+#include "electsim/electsim.h"
+#include "tools/electsim/runner.h"
+#include "tools/electsim/scenario.h"
+
+namespace electsim {
+
+absl::StatusOr<Verdict> RunScenarioFile(const std::string& path, std::optional<uint64_t> seed) {
+  auto scenario = LoadScenarioFile(path);
+  if (!scenario.ok()) return scenario.status();
+  auto result = RunScenario(*scenario, seed.value_or(scenario->seed));
+  if (!result.ok()) return result.status();
+  Verdict verdict;
+  verdict.seed = result->seed;
+  verdict.trace_hash = result->trace_hash;
+  for (const checkers::Violation& violation : result->violations) {
+    verdict.violations.push_back(checkers::DescribeViolation(violation));
+  }
+  verdict.failed_expectations = result->failed_expectations;
+  return verdict;
+}
+
+}  // namespace electsim
