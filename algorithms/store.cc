@@ -17,6 +17,22 @@ std::string StorageName(int64_t key, std::string_view field) {
   if (key == kLeaderKey) return absl::StrCat("key/leader/", std::string(field));
   return absl::StrCat("key/", key, "/", std::string(field));
 }
+// "session/3/expiry_local_ns"; "dir/0/child/12/holder".
+std::string SessionName(int64_t session, std::string_view field) {
+  return absl::StrCat("session/", session, "/", std::string(field));
+}
+std::string ChildName(int64_t dir, int64_t seq, std::string_view field) {
+  return absl::StrCat("dir/", dir, "/child/", seq, "/", std::string(field));
+}
+
+bool IsKeyRequest(const sim::Message& m) {
+  return m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) || m.Is(kStoreKeepAlive) ||
+         m.Is(kStoreDelete) || m.Is(kStoreWatch);
+}
+bool IsSessionRequest(const sim::Message& m) {
+  return m.Is(SessionOpenRequest::kType) || m.Is(SessionPingRequest::kType) || m.Is(CreateRequest::kType) ||
+         m.Is(PredecessorRequest::kType) || m.Is(WatchDeleteRequest::kType);
+}
 
 class Store final : public sim::Process {
  public:
@@ -33,15 +49,21 @@ class Store final : public sim::Process {
           .expiry_local_ns = ctx.Load(StorageName(key, "expiry_local_ns")).value_or(0),
       };
     }
-    // Leases that ran out while the store was down end now; nobody watches yet.
+    LoadSessionsAndChildren(ctx);
+    // Leases and sessions that ran out while the store was down end now;
+    // nobody watches yet.
     ExpireDue(ctx);
     ArmExpiryTimer(ctx);
+    ExpireSessionsDue(ctx);
+    ArmSessionTimer(ctx);
   }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
-    const bool is_request = m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) ||
-                            m.Is(kStoreKeepAlive) || m.Is(kStoreDelete) || m.Is(kStoreWatch);
-    if (!is_request) return;
+    if (IsSessionRequest(m)) {
+      HandleSessionRequest(ctx, from, m);
+      return;
+    }
+    if (!IsKeyRequest(m)) return;
     // Every request starts with the request id and the key.
     const int64_t req = m.value(0);
     const int64_t key = m.value(1);
@@ -68,9 +90,13 @@ class Store final : public sim::Process {
   }
 
   void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
-    if (!expiry_timer_.Fired(timer)) return;
-    ExpireDue(ctx);
-    ArmExpiryTimer(ctx);
+    if (expiry_timer_.Fired(timer)) {
+      ExpireDue(ctx);
+      ArmExpiryTimer(ctx);
+    } else if (session_timer_.Fired(timer)) {
+      ExpireSessionsDue(ctx);
+      ArmSessionTimer(ctx);
+    }
   }
 
  private:
@@ -211,14 +237,197 @@ class Store final : public sim::Process {
                               .rev = revision_});
   }
 
+  // ---- sessions and sequential children ----
+
+  struct Session {
+    int64_t timeout_ns = 0;
+    int64_t expiry_local_ns = 0;
+  };
+  struct Child {
+    int64_t holder = -1;
+    int64_t session = 0;  // 0: persistent
+    int64_t create_rev = 0;
+  };
+  struct Directory {
+    int64_t next_seq = 1;
+    std::map<int64_t, Child> children;  // live children, by sequence number
+  };
+
+  void LoadSessionsAndChildren(sim::Context& ctx) {
+    next_session_ = ctx.Load("session/next").value_or(1);
+    for (int64_t id = 1; id < next_session_; ++id) {
+      const int64_t expiry_ns = ctx.Load(SessionName(id, "expiry_local_ns")).value_or(0);
+      if (expiry_ns == 0) continue;  // expired, or never opened
+      sessions_[id] = Session{.timeout_ns = ctx.Load(SessionName(id, "timeout_ns")).value_or(0),
+                              .expiry_local_ns = expiry_ns};
+    }
+    max_dir_used_ = ctx.Load("max_dir").value_or(-1);
+    for (int64_t dir = 0; dir <= max_dir_used_; ++dir) {
+      const int64_t next_seq = ctx.Load(absl::StrCat("dir/", dir, "/next_seq")).value_or(1);
+      if (next_seq == 1) continue;
+      Directory& directory = dirs_[dir];
+      directory.next_seq = next_seq;
+      for (int64_t seq = 1; seq < next_seq; ++seq) {
+        const int64_t create_rev = ctx.Load(ChildName(dir, seq, "create_rev")).value_or(0);
+        if (create_rev == 0) continue;
+        directory.children[seq] = Child{.holder = ctx.Load(ChildName(dir, seq, "holder")).value_or(-1),
+                                        .session = ctx.Load(ChildName(dir, seq, "session")).value_or(0),
+                                        .create_rev = create_rev};
+      }
+    }
+  }
+
+  void HandleSessionRequest(sim::Context& ctx, sim::NodeId from, const sim::Message& m) {
+    // Lazy expiry: a request must never see a session the store's clock has ended.
+    ExpireSessionsDue(ctx);
+    if (const auto open = m.As<SessionOpenRequest>()) {
+      int64_t session = 0;
+      if (open->timeout > 0) {
+        session = next_session_++;
+        ctx.Persist("session/next", next_session_);
+        ctx.Persist(SessionName(session, "timeout_ns"), open->timeout);
+        Touch(ctx, session, open->timeout);
+      }
+      ctx.Send(from, SessionReply{.req = open->req, .ok = session != 0, .session = session, .rev = revision_});
+    } else if (const auto ping = m.As<SessionPingRequest>()) {
+      auto it = sessions_.find(ping->session);
+      const bool open = it != sessions_.end();
+      if (open) Touch(ctx, ping->session, it->second.timeout_ns);
+      ctx.Send(from, SessionReply{.req = ping->req, .ok = open, .session = ping->session, .rev = revision_});
+    } else if (const auto create = m.As<CreateRequest>()) {
+      const bool ok = ValidDir(create->dir) && (create->session == 0 || sessions_.count(create->session) != 0);
+      CreateReply reply{.req = create->req, .ok = ok, .seq = 0, .create_rev = 0, .rev = 0};
+      if (ok) {
+        Directory& directory = dirs_[create->dir];
+        reply.seq = directory.next_seq++;
+        reply.create_rev = NextRevision(ctx);
+        directory.children[reply.seq] =
+            Child{.holder = create->holder, .session = create->session, .create_rev = reply.create_rev};
+        SaveChild(ctx, create->dir, reply.seq, directory);
+      }
+      reply.rev = revision_;
+      ctx.Send(from, reply);
+    } else if (const auto query = m.As<PredecessorRequest>()) {
+      ChildReply reply{.req = query->req, .ok = ValidDir(query->dir), .seq = -1, .holder = -1, .rev = revision_};
+      if (auto dir = dirs_.find(query->dir); dir != dirs_.end()) {
+        const auto& children = dir->second.children;
+        if (auto below = children.lower_bound(query->seq); below != children.begin()) {
+          --below;
+          reply.seq = below->first;
+          reply.holder = below->second.holder;
+        }
+      }
+      ctx.Send(from, reply);
+    } else if (const auto watch = m.As<WatchDeleteRequest>()) {
+      const Child* child = FindChild(watch->dir, watch->seq);
+      if (child != nullptr) {
+        std::vector<sim::NodeId>& list = child_watchers_[{watch->dir, watch->seq}];
+        if (std::find(list.begin(), list.end(), from) == list.end()) list.push_back(from);
+      }
+      ctx.Send(from, ChildReply{.req = watch->req,
+                                .ok = child != nullptr,
+                                .seq = watch->seq,
+                                .holder = child != nullptr ? child->holder : -1,
+                                .rev = revision_});
+    }
+    ArmSessionTimer(ctx);
+  }
+
+  static bool ValidDir(int64_t dir) { return dir >= 0 && dir <= kMaxKeyId; }
+
+  const Child* FindChild(int64_t dir, int64_t seq) const {
+    auto d = dirs_.find(dir);
+    if (d == dirs_.end()) return nullptr;
+    auto c = d->second.children.find(seq);
+    return c == d->second.children.end() ? nullptr : &c->second;
+  }
+
+  // The session lives `timeout_ns` from now on the store's clock.
+  void Touch(sim::Context& ctx, int64_t session, int64_t timeout_ns) {
+    Session& s = sessions_[session];
+    s.timeout_ns = timeout_ns;
+    s.expiry_local_ns = (ctx.MonotonicNow() + sim::TimeNs(timeout_ns)).ns();
+    ctx.Persist(SessionName(session, "expiry_local_ns"), s.expiry_local_ns);
+  }
+
+  void SaveChild(sim::Context& ctx, int64_t dir, int64_t seq, const Directory& directory) {
+    if (dir > max_dir_used_) {
+      max_dir_used_ = dir;
+      ctx.Persist("max_dir", max_dir_used_);
+    }
+    ctx.Persist(absl::StrCat("dir/", dir, "/next_seq"), directory.next_seq);
+    const Child& child = directory.children.at(seq);
+    ctx.Persist(ChildName(dir, seq, "holder"), child.holder);
+    ctx.Persist(ChildName(dir, seq, "session"), child.session);
+    // Written last: a non-zero create_rev is what marks the child as present.
+    ctx.Persist(ChildName(dir, seq, "create_rev"), child.create_rev);
+  }
+
+  // Ends every session whose time has run out (in id order) and deletes the
+  // children it owned (in directory, then sequence order): each deletion is
+  // a write and tells that child's watchers, once.
+  void ExpireSessionsDue(sim::Context& ctx) {
+    const int64_t now_ns = ctx.MonotonicNow().ns();
+    std::vector<int64_t> due;
+    for (const auto& [id, session] : sessions_) {
+      if (now_ns >= session.expiry_local_ns) due.push_back(id);
+    }
+    for (int64_t id : due) {
+      sessions_.erase(id);
+      ctx.Persist(SessionName(id, "expiry_local_ns"), 0);
+      for (auto& [dir, directory] : dirs_) {
+        std::vector<int64_t> owned;
+        for (const auto& [seq, child] : directory.children) {
+          if (child.session == id) owned.push_back(seq);
+        }
+        for (int64_t seq : owned) DeleteChild(ctx, dir, seq);
+      }
+    }
+  }
+
+  void DeleteChild(sim::Context& ctx, int64_t dir, int64_t seq) {
+    Directory& directory = dirs_.at(dir);
+    const Child child = directory.children.at(seq);
+    directory.children.erase(seq);
+    NextRevision(ctx);
+    ctx.Persist(ChildName(dir, seq, "create_rev"), 0);
+    auto watchers = child_watchers_.find({dir, seq});
+    if (watchers == child_watchers_.end()) return;
+    const sim::Message deleted = ChildDeleted{.dir = dir, .seq = seq, .holder = child.holder, .rev = revision_};
+    for (sim::NodeId watcher : watchers->second) ctx.Send(watcher, deleted);
+    child_watchers_.erase(watchers);  // one-shot, as ZooKeeper's watches are
+  }
+
+  // One timer at the earliest session expiry, so that a crashed client's
+  // children go (and its watchers hear of it) without waiting for a request.
+  void ArmSessionTimer(sim::Context& ctx) {
+    int64_t earliest_ns = 0;
+    for (const auto& [id, session] : sessions_) {
+      if (earliest_ns == 0 || session.expiry_local_ns < earliest_ns) earliest_ns = session.expiry_local_ns;
+    }
+    if (session_timer_.armed() && earliest_ns == session_deadline_ns_) return;
+    session_timer_.Cancel(ctx);
+    if (earliest_ns == 0) return;
+    session_timer_.Arm(ctx, sim::TimeNs(std::max<int64_t>(0, earliest_ns - ctx.MonotonicNow().ns())));
+    session_deadline_ns_ = earliest_ns;
+  }
+
   // Durable state (mirrored in stable storage).
   int64_t revision_ = 0;                // global revision of the last write
   int64_t max_key_used_ = -1;           // highest key id ever written: bounds the reload scan
   std::map<int64_t, Entry> keys_;       // live keys only
+  int64_t next_session_ = 1;
+  std::map<int64_t, Session> sessions_;  // open sessions, by id
+  int64_t max_dir_used_ = -1;           // highest directory ever written: bounds the reload scan
+  std::map<int64_t, Directory> dirs_;
   // Volatile state.
   std::map<int64_t, std::vector<sim::NodeId>> watchers_;  // per key, sorted, lost on restart
+  // Per child, the nodes watching for its deletion, in the order they asked.
+  std::map<std::pair<int64_t, int64_t>, std::vector<sim::NodeId>> child_watchers_;
   Timer expiry_timer_;  // at the earliest TTL, so watchers hear of an expiry promptly
   int64_t expiry_deadline_ns_ = 0;
+  Timer session_timer_;  // at the earliest session expiry
+  int64_t session_deadline_ns_ = 0;
 };
 
 }  // namespace

@@ -266,3 +266,123 @@ TEST(Store_Restart, LeaseThatRanOutWhileDownIsGone) {
 
 }  // namespace
 }  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+// ---- sessions and sequential children ----
+
+sim::Message Open(int64_t req, sim::TimeNs timeout) { return SessionOpenRequest{.req = req, .timeout = timeout.ns()}; }
+sim::Message Ping(int64_t req, int64_t session) { return SessionPingRequest{.req = req, .session = session}; }
+sim::Message Create(int64_t req, int64_t dir, int64_t holder, int64_t session) {
+  return CreateRequest{.req = req, .dir = dir, .holder = holder, .session = session};
+}
+sim::Message Predecessor(int64_t req, int64_t dir, int64_t seq) {
+  return PredecessorRequest{.req = req, .dir = dir, .seq = seq};
+}
+sim::Message WatchDelete(int64_t req, int64_t dir, int64_t seq) {
+  return WatchDeleteRequest{.req = req, .dir = dir, .seq = seq};
+}
+
+// The reply of type T to request `req` of `client`.
+template <typename T>
+std::optional<T> AnswerTo(const StoreRun& run, uint32_t client, int64_t req) {
+  for (const Received& r : run.received) {
+    const auto reply = r.message.As<T>();
+    if (r.to == sim::NodeId(client) && reply && reply->req == req) return reply;
+  }
+  ADD_FAILURE() << "no " << T::kType.name() << " to request " << req << " of client " << client;
+  return std::nullopt;
+}
+
+std::vector<std::pair<uint32_t, ChildDeleted>> Deletions(const StoreRun& run) {
+  std::vector<std::pair<uint32_t, ChildDeleted>> out;
+  for (const Received& r : run.received) {
+    if (const auto deleted = r.message.As<ChildDeleted>()) out.emplace_back(r.to.value(), *deleted);
+  }
+  return out;
+}
+
+// Sessions are numbered from 1 in the order the store opens them; children
+// of a directory from 1 in the order it creates them.
+TEST(Store_Session, AnExpiredSessionTakesItsChildrenAndTellsOnlyTheirWatchers) {
+  // Client 0 opens session 1 (100ms) and never pings; client 1 opens session
+  // 2 (10s). Children of dir 4: seq 1 (session 1), seq 2 (session 2), seq 3
+  // (session 1). Client 1 watches seq 1; nobody watches seq 3.
+  StoreRun run({{Ms(10), Open(1, Ms(100))}, {Ms(30), Create(2, 4, 0, 1)}, {Ms(50), Create(3, 4, 0, 1)}},
+               {{Ms(20), Open(1, sim::TimeNs::Seconds(10))},
+                {Ms(40), Create(2, 4, 1, 2)},
+                {Ms(60), WatchDelete(3, 4, 1)},
+                {Ms(300), Predecessor(4, 4, 3)},
+                {Ms(310), Ping(5, 1)}},
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(400)).ok());
+  EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 1)->session, 1);
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 2)->seq, 1);
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 1, 2)->seq, 2);
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 3)->seq, 3);
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 3)->ok, 1);
+  // Session 1 (opened at 11ms) expires at 111ms: seq 1 and 3 go; the one
+  // watcher of seq 1 hears of it once, at 112ms.
+  const auto deletions = Deletions(run);
+  ASSERT_EQ(deletions.size(), 1u);
+  EXPECT_EQ(deletions[0].first, 1u);
+  EXPECT_EQ(deletions[0].second.seq, 1);
+  EXPECT_EQ(deletions[0].second.holder, 0);
+  // Below 3 only seq 2 is left; session 1 is gone.
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 4)->seq, 2);
+  EXPECT_EQ(AnswerTo<SessionReply>(run, 1, 5)->ok, 0);
+}
+
+TEST(Store_Session, PingsKeepItAliveAndACreateOnAGoneSessionFails) {
+  StoreRun run({{Ms(10), Open(1, Ms(100))},
+                {Ms(80), Ping(2, 1)},
+                {Ms(160), Ping(3, 1)},
+                {Ms(230), Create(4, 0, 0, 1)},
+                {Ms(400), Ping(5, 1)},
+                {Ms(410), Create(6, 0, 0, 1)},
+                {Ms(420), Create(7, 0, 0, 0)}},
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 3)->ok, 1);
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 4)->ok, 1);   // alive at 231ms thanks to the ping at 161ms
+  EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 5)->ok, 0);  // expired at 261ms
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 6)->ok, 0);
+  // A persistent child needs no session, and sequence numbers are not reused.
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 7)->ok, 1);
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 7)->seq, 2);
+}
+
+TEST(Store_Children, PredecessorSkipsDeletedChildrenAndAWatchOnAGoneChildIsRefused) {
+  StoreRun run({{Ms(10), Open(1, Ms(50))}, {Ms(20), Create(2, 0, 0, 1)}},
+               {{Ms(10), Open(1, sim::TimeNs::Seconds(10))},
+                {Ms(30), Create(2, 0, 1, 2)},
+                {Ms(40), Create(3, 0, 1, 2)},
+                {Ms(50), Predecessor(4, 0, 3)},
+                {Ms(51), Predecessor(5, 0, 1)},
+                {Ms(200), Predecessor(6, 0, 2)},
+                {Ms(210), WatchDelete(7, 0, 1)}},
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 4)->seq, 2);
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 4)->holder, 1);
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 5)->seq, -1);  // nothing below the first
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 6)->seq, -1);  // seq 1 expired with its session
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 7)->ok, 0);
+  EXPECT_TRUE(Deletions(run).empty());
+}
+
+TEST(Store_Restart, SessionsAndChildrenSurviveAndNumbersAreNotReused) {
+  StoreRun run({{Ms(10), Open(1, sim::TimeNs::Seconds(10))}, {Ms(20), Create(2, 0, 0, 1)},
+                {Ms(150), Ping(3, 1)}, {Ms(160), Create(4, 0, 0, 1)}, {Ms(170), Open(5, sim::TimeNs::Seconds(1))}},
+               {{Ms(30), WatchDelete(1, 0, 1)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
+  EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 3)->ok, 1);
+  EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 4)->seq, 2);
+  EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 5)->session, 2);
+}
+
+}  // namespace
+}  // namespace algorithms::store

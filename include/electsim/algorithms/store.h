@@ -1,12 +1,13 @@
-// A simulated linearizable key-value store in the spirit of etcd's KV and
-// lease API, reduced to what lease-based leader election needs. It is one
-// process that handles requests one at a time in arrival order, so every
-// operation takes effect at a single point: linearizable by construction.
-// It is still an ordinary simulated node, so scenarios can slow, partition,
-// pause or crash it; its data lives in stable storage (as a replicated store's
-// would survive the loss of one replica), its watches do not.
+// A simulated linearizable store in the spirit of etcd's KV and lease API
+// and of ZooKeeper's sessions and sequential nodes, reduced to what leader
+// election needs. It is one process that handles requests one at a time in
+// arrival order, so every operation takes effect at a single point:
+// linearizable by construction. It is still an ordinary simulated node, so
+// scenarios can slow, partition, pause or crash it; its data (keys, sessions,
+// children) lives in stable storage (as a replicated store's would survive
+// the loss of one replica), its watches do not.
 //
-// Protocol (every field is an integer; see the k*Field names below):
+// Keys (etcd's side; every field is an integer):
 //   store.get            {req, key}                          -> store.reply
 //   store.put_if_absent  {req, key, holder, ttl}             -> store.reply
 //   store.cas            {req, key, version, holder, ttl}    -> store.reply
@@ -24,6 +25,26 @@
 // Replies and events always carry the key's current state, also on failure,
 // so a failed put_if_absent doubles as a read. An absent key reads as
 // holder -1 (vocab::kNobody), create_rev 0, mod_rev 0.
+//
+// Sessions and sequential children (ZooKeeper's side):
+//   store.session_open  {req, timeout}             -> store.session_reply {req, ok, session, rev}
+//   store.session_ping  {req, session}             -> store.session_reply (ok 0: the session is gone)
+//   store.create        {req, dir, holder, session} -> store.create_reply {req, ok, seq, create_rev, rev}
+//   store.predecessor   {req, dir, seq}            -> store.child_reply {req, ok, seq, holder, rev}
+//   store.watch_delete  {req, dir, seq}            -> store.child_reply, then one store.child_deleted
+//   store.child_deleted {dir, seq, holder, rev}
+// A session lives `timeout` on the store's clock from its last open or ping;
+// then it expires, and with it every child it owns (ephemeral), each
+// deletion a write. create makes a child of directory `dir` (0..kMaxKeyId)
+// with the next sequence number of that directory (1, 2, ...; never reused,
+// also across store restarts), owned by `session` (0: by none, persistent).
+// predecessor answers with the live child of `dir` with the largest
+// sequence number below `seq` (seq -1, holder -1: none), which is how a
+// recipe finds the node to watch without listing every child. watch_delete
+// sets a one-shot watch on one child: its deletion (or expiry) sends one
+// store.child_deleted to each watcher and clears the watch; ok 0 when the
+// child no longer exists (no watch is set). The sequence number of a child
+// is a fencing token: it only grows.
 #pragma once
 
 #include <cstdint>
@@ -95,6 +116,67 @@ struct Event {
   int64_t mod_rev = 0;
   int64_t rev = 0;
 };
+struct SessionOpenRequest {
+  static constexpr sim::RecordType kType{"store.session_open", {"req", "timeout"}};
+  int64_t req = 0;
+  int64_t timeout = 0;  // ns on the store's clock, > 0
+};
+struct SessionPingRequest {
+  static constexpr sim::RecordType kType{"store.session_ping", {"req", "session"}};
+  int64_t req = 0;
+  int64_t session = 0;
+};
+struct SessionReply {
+  static constexpr sim::RecordType kType{"store.session_reply", {"req", "ok", "session", "rev"}};
+  int64_t req = 0;
+  int64_t ok = 0;       // 1: the session is open (open, or pinged in time)
+  int64_t session = 0;  // the session's id (> 0)
+  int64_t rev = 0;
+};
+struct CreateRequest {
+  static constexpr sim::RecordType kType{"store.create", {"req", "dir", "holder", "session"}};
+  int64_t req = 0;
+  int64_t dir = 0;      // 0..kMaxKeyId
+  int64_t holder = 0;   // the child's value (a node id for election recipes)
+  int64_t session = 0;  // owner: the child goes with the session; 0: persistent
+};
+struct CreateReply {
+  static constexpr sim::RecordType kType{"store.create_reply", {"req", "ok", "seq", "create_rev", "rev"}};
+  int64_t req = 0;
+  int64_t ok = 0;  // 0: a bad directory, or the session is gone
+  int64_t seq = 0;
+  int64_t create_rev = 0;
+  int64_t rev = 0;
+};
+struct PredecessorRequest {
+  static constexpr sim::RecordType kType{"store.predecessor", {"req", "dir", "seq"}};
+  int64_t req = 0;
+  int64_t dir = 0;
+  int64_t seq = 0;
+};
+struct WatchDeleteRequest {
+  static constexpr sim::RecordType kType{"store.watch_delete", {"req", "dir", "seq"}};
+  int64_t req = 0;
+  int64_t dir = 0;
+  int64_t seq = 0;
+};
+// The answer to predecessor and watch_delete: a child and its holder.
+struct ChildReply {
+  static constexpr sim::RecordType kType{"store.child_reply", {"req", "ok", "seq", "holder", "rev"}};
+  int64_t req = 0;
+  int64_t ok = 0;
+  int64_t seq = 0;      // predecessor: the child found, -1 for none
+  int64_t holder = 0;   // -1 for none
+  int64_t rev = 0;
+};
+struct ChildDeleted {
+  static constexpr sim::RecordType kType{"store.child_deleted", {"dir", "seq", "holder", "rev"}};
+  int64_t dir = 0;
+  int64_t seq = 0;
+  int64_t holder = 0;
+  int64_t rev = 0;
+};
+
 inline constexpr const sim::RecordType& kStoreGet = GetRequest::kType;
 inline constexpr const sim::RecordType& kStorePutIfAbsent = PutIfAbsentRequest::kType;
 inline constexpr const sim::RecordType& kStoreCas = CasRequest::kType;
