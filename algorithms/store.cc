@@ -31,7 +31,7 @@ bool IsKeyRequest(const sim::Message& m) {
 }
 bool IsSessionRequest(const sim::Message& m) {
   return m.Is(SessionOpenRequest::kType) || m.Is(SessionPingRequest::kType) || m.Is(CreateRequest::kType) ||
-         m.Is(PredecessorRequest::kType) || m.Is(WatchDeleteRequest::kType);
+         m.Is(PredecessorRequest::kType) || m.Is(LowestRequest::kType) || m.Is(WatchDeleteRequest::kType);
 }
 
 class Store final : public sim::Process {
@@ -316,6 +316,13 @@ class Store final : public sim::Process {
           reply.seq = below->first;
           reply.holder = below->second.holder;
         }
+      }
+      ctx.Send(from, reply);
+    } else if (const auto query = m.As<LowestRequest>()) {
+      ChildReply reply{.req = query->req, .ok = ValidDir(query->dir), .seq = -1, .holder = -1, .rev = revision_};
+      if (auto dir = dirs_.find(query->dir); dir != dirs_.end() && !dir->second.children.empty()) {
+        reply.seq = dir->second.children.begin()->first;
+        reply.holder = dir->second.children.begin()->second.holder;
       }
       ctx.Send(from, reply);
     } else if (const auto watch = m.As<WatchDeleteRequest>()) {

@@ -280,6 +280,7 @@ sim::Message Create(int64_t req, int64_t dir, int64_t holder, int64_t session) {
 sim::Message Predecessor(int64_t req, int64_t dir, int64_t seq) {
   return PredecessorRequest{.req = req, .dir = dir, .seq = seq};
 }
+sim::Message Lowest(int64_t req, int64_t dir) { return LowestRequest{.req = req, .dir = dir}; }
 sim::Message WatchDelete(int64_t req, int64_t dir, int64_t seq) {
   return WatchDeleteRequest{.req = req, .dir = dir, .seq = seq};
 }
@@ -360,14 +361,19 @@ TEST(Store_Children, PredecessorSkipsDeletedChildrenAndAWatchOnAGoneChildIsRefus
                 {Ms(40), Create(3, 0, 1, 2)},
                 {Ms(50), Predecessor(4, 0, 3)},
                 {Ms(51), Predecessor(5, 0, 1)},
+                {Ms(52), Lowest(8, 0)},
                 {Ms(200), Predecessor(6, 0, 2)},
+                {Ms(205), Lowest(9, 0)},
                 {Ms(210), WatchDelete(7, 0, 1)}},
                {});
   ASSERT_TRUE(run.sim.RunUntil(Ms(300)).ok());
   EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 4)->seq, 2);
   EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 4)->holder, 1);
   EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 5)->seq, -1);  // nothing below the first
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 8)->seq, 1);
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 8)->holder, 0);
   EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 6)->seq, -1);  // seq 1 expired with its session
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 9)->seq, 2);
   EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 7)->ok, 0);
   EXPECT_TRUE(Deletions(run).empty());
 }

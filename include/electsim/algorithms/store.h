@@ -31,6 +31,7 @@
 //   store.session_ping  {req, session}             -> store.session_reply (ok 0: the session is gone)
 //   store.create        {req, dir, holder, session} -> store.create_reply {req, ok, seq, create_rev, rev}
 //   store.predecessor   {req, dir, seq}            -> store.child_reply {req, ok, seq, holder, rev}
+//   store.lowest        {req, dir}                 -> store.child_reply
 //   store.watch_delete  {req, dir, seq}            -> store.child_reply, then one store.child_deleted
 //   store.child_deleted {dir, seq, holder, rev}
 // A session lives `timeout` on the store's clock from its last open or ping;
@@ -40,7 +41,9 @@
 // also across store restarts), owned by `session` (0: by none, persistent).
 // predecessor answers with the live child of `dir` with the largest
 // sequence number below `seq` (seq -1, holder -1: none), which is how a
-// recipe finds the node to watch without listing every child. watch_delete
+// recipe finds the node to watch without listing every child; lowest, with
+// the live child of smallest number, which is how it finds the leader (as
+// ZooKeeper clients do from a listing). watch_delete
 // sets a one-shot watch on one child: its deletion (or expiry) sends one
 // store.child_deleted to each watcher and clears the watch; ok 0 when the
 // child no longer exists (no watch is set). The sequence number of a child
@@ -154,18 +157,23 @@ struct PredecessorRequest {
   int64_t dir = 0;
   int64_t seq = 0;
 };
+struct LowestRequest {
+  static constexpr sim::RecordType kType{"store.lowest", {"req", "dir"}};
+  int64_t req = 0;
+  int64_t dir = 0;
+};
 struct WatchDeleteRequest {
   static constexpr sim::RecordType kType{"store.watch_delete", {"req", "dir", "seq"}};
   int64_t req = 0;
   int64_t dir = 0;
   int64_t seq = 0;
 };
-// The answer to predecessor and watch_delete: a child and its holder.
+// The answer to predecessor, lowest and watch_delete: a child and its holder.
 struct ChildReply {
   static constexpr sim::RecordType kType{"store.child_reply", {"req", "ok", "seq", "holder", "rev"}};
   int64_t req = 0;
   int64_t ok = 0;
-  int64_t seq = 0;      // predecessor: the child found, -1 for none
+  int64_t seq = 0;      // predecessor, lowest: the child found, -1 for none
   int64_t holder = 0;   // -1 for none
   int64_t rev = 0;
 };
