@@ -247,6 +247,7 @@ class Store final : public sim::Process {
     int64_t holder = -1;
     int64_t session = 0;  // 0: persistent
     int64_t create_rev = 0;
+    int64_t create_req = 0;  // the request that made it, with the session: a repeat finds it
   };
   struct Directory {
     int64_t next_seq = 1;
@@ -272,7 +273,8 @@ class Store final : public sim::Process {
         if (create_rev == 0) continue;
         directory.children[seq] = Child{.holder = ctx.Load(ChildName(dir, seq, "holder")).value_or(-1),
                                         .session = ctx.Load(ChildName(dir, seq, "session")).value_or(0),
-                                        .create_rev = create_rev};
+                                        .create_rev = create_rev,
+                                        .create_req = ctx.Load(ChildName(dir, seq, "create_req")).value_or(0)};
       }
     }
   }
@@ -299,11 +301,21 @@ class Store final : public sim::Process {
       CreateReply reply{.req = create->req, .ok = ok, .seq = 0, .create_rev = 0, .rev = 0};
       if (ok) {
         Directory& directory = dirs_[create->dir];
-        reply.seq = directory.next_seq++;
-        reply.create_rev = NextRevision(ctx);
-        directory.children[reply.seq] =
-            Child{.holder = create->holder, .session = create->session, .create_rev = reply.create_rev};
-        SaveChild(ctx, create->dir, reply.seq, directory);
+        const auto repeat = std::find_if(directory.children.begin(), directory.children.end(), [&](const auto& c) {
+          return create->session != 0 && c.second.session == create->session && c.second.create_req == create->req;
+        });
+        if (repeat != directory.children.end()) {
+          reply.seq = repeat->first;
+          reply.create_rev = repeat->second.create_rev;
+        } else {
+          reply.seq = directory.next_seq++;
+          reply.create_rev = NextRevision(ctx);
+          directory.children[reply.seq] = Child{.holder = create->holder,
+                                                .session = create->session,
+                                                .create_rev = reply.create_rev,
+                                                .create_req = create->req};
+          SaveChild(ctx, create->dir, reply.seq, directory);
+        }
       }
       reply.rev = revision_;
       ctx.Send(from, reply);
@@ -366,6 +378,7 @@ class Store final : public sim::Process {
     const Child& child = directory.children.at(seq);
     ctx.Persist(ChildName(dir, seq, "holder"), child.holder);
     ctx.Persist(ChildName(dir, seq, "session"), child.session);
+    ctx.Persist(ChildName(dir, seq, "create_req"), child.create_req);
     // Written last: a non-zero create_rev is what marks the child as present.
     ctx.Persist(ChildName(dir, seq, "create_rev"), child.create_rev);
   }

@@ -354,6 +354,20 @@ TEST(Store_Session, PingsKeepItAliveAndACreateOnAGoneSessionFails) {
   EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 7)->seq, 2);
 }
 
+TEST(Store_Children, ARepeatedCreateFindsTheFirstChildInsteadOfMakingAnother) {
+  StoreRun run({{Ms(10), Open(1, sim::TimeNs::Seconds(10))},
+                {Ms(20), Create(2, 0, 0, 1)},
+                {Ms(30), Create(2, 0, 0, 1)},   // the same request again (a duplicate, a retry)
+                {Ms(40), Create(3, 0, 0, 1)}},  // a new request: a new child
+               {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  std::vector<int64_t> seqs;
+  for (const Received& r : run.received) {
+    if (const auto created = r.message.As<CreateReply>()) seqs.push_back(created->seq);
+  }
+  EXPECT_EQ(seqs, (std::vector<int64_t>{1, 1, 2}));
+}
+
 TEST(Store_Children, PredecessorSkipsDeletedChildrenAndAWatchOnAGoneChildIsRefused) {
   StoreRun run({{Ms(10), Open(1, Ms(50))}, {Ms(20), Create(2, 0, 0, 1)}},
                {{Ms(10), Open(1, sim::TimeNs::Seconds(10))},

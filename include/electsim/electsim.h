@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,7 @@ struct Verdict {
   uint64_t trace_hash = 0;         // the run's fingerprint ("trace-hash: 0x..." in the summary)
   std::vector<std::string> violations;           // one line per checker that fired
   std::vector<std::string> failed_expectations;  // empty when the run met its scenario's expect block
+  std::map<std::string, uint64_t> messages_by_type;  // sends per message type, services included
   bool met_expectations() const { return failed_expectations.empty(); }
 };
 

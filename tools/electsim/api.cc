@@ -19,6 +19,7 @@ absl::StatusOr<Verdict> RunScenarioFile(const std::string& path, std::optional<u
     verdict.violations.push_back(checkers::DescribeViolation(violation));
   }
   verdict.failed_expectations = result->failed_expectations;
+  verdict.messages_by_type = result->metrics.messages_by_type;
   return verdict;
 }
 

@@ -35,6 +35,7 @@
 #include "tools/electsim/sweep.h"
 #include "tools/electsim/termination.h"
 #include "tools/electsim/trace_export.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/terminal_text.h"
 
 namespace electsim {
@@ -109,14 +110,14 @@ int Run(const std::string& path, std::optional<uint64_t> seed, const std::option
   std::ostream& notes = json_summary ? std::cerr : out;
   if (!result->violations.empty() && repro_path) {
     if (auto status = WriteReproFile(*repro_path, *scenario, *result, inputs); status.ok()) {
-      notes << fmt::format("repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(*repro_path));
+      notes << fmt::format("repro: {0} (replay: {1} replay {0})\n", EscapeForTerminal(*repro_path), ProgramName());
     } else {
       out << std::flush;
       outcome.CouldNotWrite(status);
     }
   }
   if (outcome.failed()) {
-    notes << fmt::format("reproduce: build/electsim run {} --seed {}\n", EscapeForTerminal(path), run_seed);
+    notes << fmt::format("reproduce: {} run {} --seed {}\n", ProgramName(), EscapeForTerminal(path), run_seed);
   }
   out << std::flush;
   notes << std::flush;
@@ -411,6 +412,7 @@ int RunCommandLine(int argc, char** argv) {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  if (argc > 0) SetProgramName(argv[0]);
   // No exception leaves here: out of memory, or anything else unforeseen,
   // is a message and exit status 3. Unwinding to here runs the destructors
   // that remove temporary files.

@@ -21,6 +21,7 @@
 #include "tools/electsim/repro_writer.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/shrink.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/terminal_text.h"
 #include "tools/electsim/termination.h"
 
@@ -127,9 +128,8 @@ absl::Status CheckOverrides(const FuzzConfig& config, const FuzzOptions& options
 
 // The command that rebuilds a seed's scenario and runs it.
 std::string ReproduceCommand(const FuzzConfig& config, uint64_t seed) {
-  return fmt::format("build/electsim fuzz {0} --seed {1} --emit-scenario > fuzz-seed{1}.json && "
-                     "build/electsim run fuzz-seed{1}.json",
-                     config.flags, seed);
+  return fmt::format("{2} fuzz {0} --seed {1} --emit-scenario > fuzz-seed{1}.json && {2} run fuzz-seed{1}.json",
+                     config.flags, seed, ProgramName());
 }
 
 // --- the summary ------------------------------------------------------------
@@ -443,7 +443,7 @@ class Fuzzer {
       outcome_.CouldNotWrite(status);
       return;
     }
-    lines += fmt::format("repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(path));
+    lines += fmt::format("repro: {0} (replay: {1} replay {0})\n", EscapeForTerminal(path), ProgramName());
     // A timeline a CI job can attach: one self-contained page next to the repro.
     const std::string timeline_path = path.substr(0, path.size() - std::string_view(".repro.json").size()) + ".html";
     if (auto status = WriteHtmlTimeline(*scenario, seed, timeline_path); status.ok()) {

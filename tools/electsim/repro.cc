@@ -1,3 +1,4 @@
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/repro.h"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, cons
       {"trace_hash", sim::FormatTraceHash(result.trace_hash)},
       {"trace_records", result.trace_records},
       {"violations", violations},
-      {"replay", fmt::format("build/electsim replay {}", repro_path)},
+      {"replay", fmt::format("{} replay {}", ProgramName(), repro_path)},
       {"scenario", scenario.document},
   };
 }

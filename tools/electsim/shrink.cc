@@ -1,3 +1,4 @@
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/shrink.h"
 
 #include <algorithm>
@@ -343,8 +344,8 @@ int Shrink(const ShrinkOptions& options) {
   if (auto status = WriteShrinkOutputs(outputs, *shrunk, inputs); !status.ok()) {
     outcome.CouldNotWrite(status);
   } else {
-    std::cout << fmt::format("  scenario: {0}\n  repro: {1} (replay: build/electsim replay {1})\n",
-                             EscapeForTerminal(outputs.scenario), EscapeForTerminal(outputs.repro));
+    std::cout << fmt::format("  scenario: {0}\n  repro: {1} (replay: {2} replay {1})\n",
+                             EscapeForTerminal(outputs.scenario), EscapeForTerminal(outputs.repro), ProgramName());
   }
   if (const int signal_number = StopSignal(); signal_number != 0) {
     outcome.Finish();

@@ -1,4 +1,5 @@
 #include "tools/electsim/sweep.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/terminal_text.h"
 
 #include <unistd.h>
@@ -211,8 +212,8 @@ class ScenarioSweep {
       reasons += fmt::format("{}{}", reasons.empty() ? "" : "; ", failure);
     }
     if (options_.json_summary) tally_.failing_seeds.push_back(seed);
-    Text() << fmt::format("{}: seed {} FAILED: {}; reproduce: build/electsim run {} --seed {}\n", scenario_.name,
-                          seed, reasons, EscapeForTerminal(scenario_.source), seed);
+    Text() << fmt::format("{}: seed {} FAILED: {}; reproduce: {} run {} --seed {}\n", scenario_.name, seed,
+                          reasons, ProgramName(), EscapeForTerminal(scenario_.source), seed);
     if (options_.repro_dir.empty() || tally_.repros >= options_.max_repros) return;
     ++tally_.repros;
     const std::string path = ReproFilePath(options_.repro_dir, scenario_.name, seed);
@@ -221,7 +222,7 @@ class ScenarioSweep {
       outcome_.CouldNotWrite(status);
       return;
     }
-    Text() << fmt::format("  repro: {0} (replay: build/electsim replay {0})\n", EscapeForTerminal(path));
+    Text() << fmt::format("  repro: {0} (replay: {1} replay {0})\n", EscapeForTerminal(path), ProgramName());
   }
 
   // Where the text lines go: standard output, or standard error under --json.

@@ -240,7 +240,8 @@ TEST_F(CliTest, UnexpectedViolationExitsOne) {
   const std::string path = Write("unexpected.json", doc.dump());
   const Outcome out = Electsim("run " + path + " --repro-dir " + dir_.string());
   EXPECT_EQ(out.exit_status, 1) << out.output;
-  EXPECT_NE(out.output.find("reproduce: build/electsim run"), std::string::npos) << out.output;
+  // The line names the binary as it was started, so it can be pasted back.
+  EXPECT_NE(out.output.find("reproduce: " + std::string(ELECTSIM_BINARY) + " run"), std::string::npos) << out.output;
 }
 
 TEST_F(CliTest, UnusableOutputPathsExitTwoBeforeAnythingRuns) {

@@ -39,6 +39,10 @@
 // deletion a write. create makes a child of directory `dir` (0..kMaxKeyId)
 // with the next sequence number of that directory (1, 2, ...; never reused,
 // also across store restarts), owned by `session` (0: by none, persistent).
+// A create repeated within a session (a duplicate, or a retry under the
+// same req) answers with the child the first one made, as ZooKeeper's
+// "protected" creates find theirs by a GUID in the name: a second child
+// would wait in line for ever behind the first.
 // predecessor answers with the live child of `dir` with the largest
 // sequence number below `seq` (seq -1, holder -1: none), which is how a
 // recipe finds the node to watch without listing every child; lowest, with
