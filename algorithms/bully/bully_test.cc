@@ -290,16 +290,7 @@ uint64_t RunHash(uint64_t seed) {
   sim::LinkConfig link;
   link.latency = sim::LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(20));
   link.drop = sim::Probability::FromParts(sim::Probability::kOne / 20);
-  ClusterHarness h(BullyAlgorithm(), 5, seed, link);
-  sim::TraceHasher hasher;
-  h.sim().AddTraceSink(&hasher);
-  EXPECT_TRUE(h.validation().ok());
-  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_TRUE(h.sim().Crash(NodeId(4)).ok());
-  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
-  EXPECT_TRUE(h.sim().Restart(NodeId(4)).ok());
-  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
-  return hasher.hash();
+  return testing::CrashRestartTraceHash(BullyAlgorithm(), seed, link, NodeId(4));
 }
 
 TEST(BullyTest, Determinism_SameSeedSameTraceHash) {

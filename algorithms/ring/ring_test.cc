@@ -343,16 +343,7 @@ uint64_t RunHash(uint64_t seed) {
   sim::LinkConfig link;
   link.latency = sim::LatencyModel::Uniform(TimeNs::Millis(1), TimeNs::Millis(10));
   link.drop = sim::Probability::FromParts(sim::Probability::kOne / 20);
-  ClusterHarness h(RingAlgorithm(), 5, seed, link);
-  sim::TraceHasher hasher;
-  h.sim().AddTraceSink(&hasher);
-  EXPECT_TRUE(h.validation().ok());
-  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  EXPECT_TRUE(h.sim().Crash(NodeId(2)).ok());
-  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
-  EXPECT_TRUE(h.sim().Restart(NodeId(2)).ok());
-  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
-  return hasher.hash();
+  return testing::CrashRestartTraceHash(RingAlgorithm(), seed, link, NodeId(2));
 }
 
 TEST(RingTest, Determinism_SameSeedSameTraceHash) {

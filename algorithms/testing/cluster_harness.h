@@ -13,6 +13,7 @@
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/vocab/vocabulary.h"
+#include "gtest/gtest.h"
 #include "sim/simulator.h"
 
 namespace algorithms::testing {
@@ -167,5 +168,22 @@ class ClusterHarness {
   ObservationTracker tracker_;
   absl::Status validation_;
 };
+
+// The trace hash of five nodes of `algorithm` under `seed` on `link`, with
+// node `crashed` down from 1s to 2s, run to 3s: for the tests that the same
+// seed gives the same trace, and another seed another.
+inline uint64_t CrashRestartTraceHash(const Algorithm& algorithm, uint64_t seed, const sim::LinkConfig& link,
+                                      sim::NodeId crashed) {
+  ClusterHarness h(algorithm, 5, seed, link);
+  sim::TraceHasher hasher;
+  h.sim().AddTraceSink(&hasher);
+  EXPECT_TRUE(h.validation().ok());
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
+  EXPECT_TRUE(h.sim().Crash(crashed).ok());
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(2)).ok());
+  EXPECT_TRUE(h.sim().Restart(crashed).ok());
+  EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+  return hasher.hash();
+}
 
 }  // namespace algorithms::testing

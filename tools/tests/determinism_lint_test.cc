@@ -1,6 +1,7 @@
 // Cheap insurance against the usual determinism traps creeping into the code
-// that runs inside a simulation (sim/, vocab/, algorithms/, checkers/ and the
-// public headers in include/): hash-container iteration order, global or
+// that runs inside a simulation (sim/, vocab/, algorithms/, checkers/, the
+// public headers in include/ and the example algorithms in examples/):
+// hash-container iteration order, global or
 // hardware randomness, <random> distributions, clocks, threads and the
 // environment. Parallelism and I/O belong in tools/.
 #include <algorithm>
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 
 std::vector<fs::path> SimulationSources() {
   std::vector<fs::path> sources;
-  for (const char* dir : {"include", "sim", "vocab", "algorithms", "checkers"}) {
+  for (const char* dir : {"include", "sim", "vocab", "algorithms", "checkers", "examples"}) {
     for (const auto& entry : fs::recursive_directory_iterator(fs::path(ELECTSIM_SOURCE_DIR) / dir)) {
       const std::string ext = entry.path().extension().string();
       if (entry.is_regular_file() && (ext == ".h" || ext == ".cc")) sources.push_back(entry.path());
