@@ -4,53 +4,83 @@ namespace checkers {
 
 bool ClusterView::Apply(const sim::TraceRecord& r) {
   if (!IsElectionNode(r.node)) return false;
-  NodeView& n = nodes_[r.node.value()];
+  const uint32_t index = r.node.value();
   switch (r.kind) {
     case sim::TraceKind::kStart:    // a fresh process: volatile beliefs start empty
     case sim::TraceKind::kCrash:    // a crashed node is in no role at all
     case sim::TraceKind::kRestart:
-      n.up = r.kind != sim::TraceKind::kCrash;
-      // A process booting while its node is frozen stays frozen.
-      if (r.kind != sim::TraceKind::kStart) n.paused = false;
-      n.role = vocab::Role::kFollower;
-      n.believed_leader = vocab::kNobody;
-      n.leads_unreported = false;
+      Update(index, [&](NodeView& n) {
+        n.up = r.kind != sim::TraceKind::kCrash;
+        // A process booting while its node is frozen stays frozen.
+        if (r.kind != sim::TraceKind::kStart) n.paused = false;
+        n.role = vocab::Role::kFollower;
+        n.believed_leader = vocab::kNobody;
+        n.leads_unreported = false;
+      });
       return true;
     case sim::TraceKind::kPause:
-      n.paused = true;
+      Update(index, [](NodeView& n) { n.paused = true; });
       return true;
     case sim::TraceKind::kResume:
-      n.paused = false;
+      Update(index, [](NodeView& n) { n.paused = false; });
       return true;
     case sim::TraceKind::kObserve: {
       if (r.payload == nullptr) return false;
       const sim::Observation& o = *r.payload;
       if (const auto role = o.As<vocab::RoleChanged>()) {
-        n.role = static_cast<vocab::Role>(role->role);
-        n.role_term = role->term;
-        n.leads_unreported = false;
-        n.claimed_at = r.index;
+        Update(index, [&](NodeView& n) {
+          n.role = static_cast<vocab::Role>(role->role);
+          n.role_term = role->term;
+          n.leads_unreported = false;
+          n.claimed_at = r.index;
+        });
         return true;
       }
       if (const auto belief = o.As<vocab::BeliefChanged>()) {
-        n.believed_leader = belief->leader;
+        Update(index, [&](NodeView& n) { n.believed_leader = belief->leader; });
         return true;
       }
       return false;
     }
     case sim::TraceKind::kSend: {
-      if (roles_ == nullptr || r.payload == nullptr || n.role == vocab::Role::kLeader) return false;
+      if (roles_ == nullptr || r.payload == nullptr || nodes_[index].role == vocab::Role::kLeader) return false;
       const std::optional<int64_t> term = roles_->LeaderTerm(*r.payload);
       if (!term) return false;
-      n.role = vocab::Role::kLeader;
-      n.role_term = *term;
-      n.leads_unreported = true;
-      n.claimed_at = r.index;
+      Update(index, [&](NodeView& n) {
+        n.role = vocab::Role::kLeader;
+        n.role_term = *term;
+        n.leads_unreported = true;
+        n.claimed_at = r.index;
+      });
       return true;
     }
     default:
       return false;
   }
+}
+
+ClusterView::Share ClusterView::ShareOf(uint32_t index) const {
+  const NodeView& n = nodes_[index];
+  Share share;
+  share.index = index;
+  share.live = IsLive(index);
+  share.holds_role = HoldsLeaderRole(index);
+  share.live_leader = share.live && n.role == vocab::Role::kLeader;
+  if (share.live && n.believed_leader >= 0 && n.believed_leader < static_cast<int64_t>(nodes_.size())) {
+    share.believes = n.believed_leader;
+  }
+  return share;
+}
+
+void ClusterView::Count(const Share& share, int sign) {
+  live_count_ += share.live ? sign : 0;
+  role_holders_ += share.holds_role ? sign : 0;
+  if (share.live_leader) {
+    live_leaders_ += sign;
+    // Modulo 2^64: adding and taking away ids leaves the sole leader's.
+    live_leader_id_sum_ += static_cast<uint64_t>(static_cast<int64_t>(sign)) * share.index;
+  }
+  if (share.believes >= 0) believers_[static_cast<size_t>(share.believes)] += sign;
 }
 
 std::vector<sim::NodeId> ClusterView::RoleHolders() const {
@@ -82,8 +112,15 @@ sim::NodeId ClusterView::LatestLeader() const {
 }
 
 bool ClusterView::LeaderKnownToAll() const {
-  const std::vector<sim::NodeId> leaders = LiveLeaders();
-  return leaders.size() == 1 && LiveNonBelievers(leaders[0].value()).empty();
+  const sim::NodeId leader = SoleLiveLeader();
+  return leader != sim::kNoNode && AllLiveBelieve(leader.value());
+}
+
+bool ClusterView::AllLiveBelieve(uint32_t leader) const {
+  // The leader's own belief does not count: holding the role is its belief.
+  const bool live = IsLive(leader);
+  const bool believes_itself = live && nodes_[leader].believed_leader == static_cast<int64_t>(leader);
+  return believers_[leader] - (believes_itself ? 1 : 0) == live_count_ - (live ? 1 : 0);
 }
 
 std::vector<sim::NodeId> ClusterView::LiveNonBelievers(uint32_t leader) const {

@@ -37,7 +37,7 @@ class ClusterView {
   // With `roles`, a node that sends one of its leader-only messages while not
   // reported in the leader role is taken to be in it (see NodeView).
   explicit ClusterView(uint32_t node_count, const vocab::MessageRoles* roles = nullptr)
-      : nodes_(node_count), roles_(roles) {}
+      : nodes_(node_count), roles_(roles), believers_(node_count, 0), live_count_(node_count) {}
 
   // Applies one record; returns true when some election node's view changed
   // (callers re-evaluate their conditions only then).
@@ -54,6 +54,15 @@ class ClusterView {
   // Up and not paused: able to take steps and to learn who leads.
   bool IsLive(uint32_t index) const { return nodes_[index].up && !nodes_[index].paused; }
 
+  // Counts kept as records come, so the questions asked after every record
+  // cost the same for five nodes as for ten thousand.
+  uint32_t role_holder_count() const { return role_holders_; }
+  uint32_t live_leader_count() const { return live_leaders_; }
+  // The one live leader when there is exactly one; kNoNode otherwise.
+  sim::NodeId SoleLiveLeader() const {
+    return live_leaders_ == 1 ? sim::NodeId(static_cast<uint32_t>(live_leader_id_sum_)) : sim::kNoNode;
+  }
+
   // Nodes holding the leader role (paused ones included), by id.
   std::vector<sim::NodeId> RoleHolders() const;
   // Live nodes in the leader role, by id.
@@ -68,10 +77,36 @@ class ClusterView {
   // Exactly one live node holds the leader role and every other live node
   // believes in it.
   bool LeaderKnownToAll() const;
+  // Every live node other than `leader` believes in it (LiveNonBelievers is empty).
+  bool AllLiveBelieve(uint32_t leader) const;
 
  private:
+  // What one node adds to the counts.
+  struct Share {
+    uint32_t index = 0;
+    bool live = false;
+    bool holds_role = false;
+    bool live_leader = false;
+    int64_t believes = -1;  // an election node it believes in while live, or -1
+  };
+  Share ShareOf(uint32_t index) const;
+  void Count(const Share& share, int sign);
+  // Changes node `index` by `change`, keeping the counts.
+  template <typename Change>
+  void Update(uint32_t index, Change change) {
+    Count(ShareOf(index), -1);
+    change(nodes_[index]);
+    Count(ShareOf(index), +1);
+  }
+
   std::vector<NodeView> nodes_;
   const vocab::MessageRoles* roles_;
+  // Per election node, how many live nodes believe in it (itself included).
+  std::vector<uint32_t> believers_;
+  uint32_t live_count_ = 0;
+  uint32_t role_holders_ = 0;
+  uint32_t live_leaders_ = 0;
+  uint64_t live_leader_id_sum_ = 0;  // the sole live leader's id, when there is one
 };
 
 }  // namespace checkers

@@ -16,6 +16,9 @@ class CommittedAgreementChecker final : public Checker {
   explicit CommittedAgreementChecker(const CheckerConfig& config) : node_count_(config.node_count) {}
 
   std::string_view name() const override { return "committed_agreement"; }
+  // Commit observations.
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= node_count_) return;

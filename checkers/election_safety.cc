@@ -20,6 +20,9 @@ class ElectionSafetyChecker final : public Checker {
       : node_count_(config.node_count), roles_(config.message_roles) {}
 
   std::string_view name() const override { return "election_safety"; }
+  // Leader claims and leader-only messages.
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
+
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;

@@ -27,6 +27,11 @@ class LeaderCompletenessChecker final : public Checker {
       : logs_(config.node_count), leading_term_(config.node_count) {}
 
   std::string_view name() const override { return "leader_completeness"; }
+  // Logs and leader claims; a crash or a boot forgets a node's log.
+  sim::TraceKinds kinds() const override {
+    return {sim::TraceKind::kStart, sim::TraceKind::kCrash, sim::TraceKind::kRestart, sim::TraceKind::kObserve};
+  }
+
 
   void OnRecord(const sim::TraceRecord& r) override {
     logs_.Apply(r);

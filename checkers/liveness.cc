@@ -111,9 +111,9 @@ class LivenessChecker final : public Checker {
   void CloseInstant() {
     if (!changed_) return;
     changed_ = false;
-    const std::vector<sim::NodeId> leaders = view_.LiveLeaders();
-    const bool agreed = leaders.size() == 1 && view_.LiveNonBelievers(leaders[0].value()).empty();
-    if (stretch_ && (!agreed || leaders[0] != stretch_->leader)) {
+    const bool agreed = view_.LeaderKnownToAll();
+    const sim::NodeId leader = view_.SoleLiveLeader();
+    if (stretch_ && (!agreed || leader != stretch_->leader)) {
       Stretch ended = *stretch_;
       ended.end = now_;
       ended.end_index = last_index_;
@@ -123,7 +123,7 @@ class LivenessChecker final : public Checker {
       stretch_.reset();
     }
     if (agreed && !stretch_) {
-      stretch_ = Stretch{.leader = leaders[0], .term = view_.node(leaders[0].value()).role_term, .start = now_};
+      stretch_ = Stretch{.leader = leader, .term = view_.node(leader.value()).role_term, .start = now_};
     }
   }
 

@@ -23,7 +23,7 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   AdvanceTo(r.time);
   if (r.kind == sim::TraceKind::kSend) {
     ++metrics_.messages_sent;
-    ++metrics_.messages_by_type[r.payload == nullptr ? std::string() : std::string(r.payload->type_name())];
+    CountSend(r.payload == nullptr ? nullptr : r.payload->type());
     switch (Classify(r)) {
       case MessageClass::kElection: {
         const uint64_t bytes = SentBytes(r);
@@ -46,8 +46,26 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   }
   if (r.kind == sim::TraceKind::kObserve && r.payload != nullptr) CountObservation(*r.payload);
   if (!view_.Apply(r)) return;
-  role_holders_ = view_.RoleHolders().size();
+  role_holders_ = view_.role_holder_count();
   TrackLeadership(r);
+}
+
+void MetricsCollector::CountSend(const sim::RecordType* type) {
+  for (auto& [known, count] : sent_by_type_) {
+    if (known == type || (known != nullptr && type != nullptr && *known == *type)) {
+      ++count;
+      return;
+    }
+  }
+  sent_by_type_.emplace_back(type, 1);
+}
+
+const RunMetrics& MetricsCollector::metrics() const {
+  metrics_.messages_by_type.clear();
+  for (const auto& [type, count] : sent_by_type_) {
+    metrics_.messages_by_type[type == nullptr ? std::string() : std::string(type->name())] += count;
+  }
+  return metrics_;
 }
 
 MessageClass MetricsCollector::Classify(const sim::TraceRecord& send) const {
@@ -129,7 +147,7 @@ void MetricsCollector::TrackLeadership(const sim::TraceRecord& r) {
   // be another node, whose following says nothing about this episode).
   Election& latest = metrics_.elections.back();
   if (current_leader_ && latest.elected && !latest.known && latest.leader == sim::NodeId(*current_leader_) &&
-      view_.LiveNonBelievers(*current_leader_).empty()) {
+      view_.AllLiveBelieve(*current_leader_)) {
     latest.known = r.time;
   }
 }

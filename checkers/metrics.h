@@ -72,14 +72,19 @@ class MetricsCollector final : public sim::TraceSink {
   explicit MetricsCollector(uint32_t node_count, const vocab::MessageRoles* roles = nullptr);
   MessageClass Classify(const sim::TraceRecord& send) const;
   void OnRecord(const sim::TraceRecord& record) override;
+  // What ClusterView reads, sends included. Leaving out the other records
+  // leaves every figure as it is: the no/multi leader times integrate a
+  // state that changes only on these.
+  sim::TraceKinds kinds() const override { return sim::kNodeStateKinds; }
   // Closes open intervals at `end`; call once (later calls do nothing).
   void Finish(sim::TimeNs end);
-  const RunMetrics& metrics() const { return metrics_; }
+  const RunMetrics& metrics() const;
 
  private:
   // Adds the span since the last record to the no/multi leader times.
   void AdvanceTo(sim::TimeNs time);
   void CountObservation(const sim::Observation& observation);
+  void CountSend(const sim::RecordType* type);
   // Election episodes, after the view has taken the record in.
   void TrackLeadership(const sim::TraceRecord& record);
   void OpenEpisode(sim::TimeNs at, std::string cause);
@@ -87,13 +92,16 @@ class MetricsCollector final : public sim::TraceSink {
 
   ClusterView view_;
   const vocab::MessageRoles* roles_;
-  RunMetrics metrics_;
+  mutable RunMetrics metrics_;  // messages_by_type is filled in by metrics()
   // Time of the last record; no/multi leader time is counted up to here.
   sim::TimeNs last_time_;
   // Nodes holding the leader role since the last record.
   size_t role_holders_ = 0;
   // Leader of the latest episode while it still leads; unset while an episode waits for its leader.
   std::optional<uint32_t> current_leader_;
+  // Sends per message type, by type, in first-sent order (a handful of
+  // types: a scan beats hashing a name per send); named in metrics().
+  std::vector<std::pair<const sim::RecordType*, uint64_t>> sent_by_type_;
   bool finished_ = false;
 };
 

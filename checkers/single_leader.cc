@@ -31,7 +31,7 @@ class SingleLeaderChecker final : public Checker {
     if (r.time > now_) CloseInstant();
     now_ = r.time;
     if (!view_.Apply(r)) return;
-    const bool several = view_.RoleHolders().size() >= 2;
+    const bool several = view_.role_holder_count() >= 2;
     if (several && !overlap_since_index_) overlap_since_index_ = r.index;
     if (!several) overlap_since_index_.reset();
   }

@@ -17,6 +17,9 @@ class StaleTokenChecker final : public Checker {
   explicit StaleTokenChecker(const CheckerConfig&) {}
 
   std::string_view name() const override { return "stale_token"; }
+  // The resource's accepted writes.
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+
 
   void OnRecord(const sim::TraceRecord& r) override {
     const std::optional<AcceptedWrite> write = AcceptedWriteOf(r);

@@ -25,6 +25,9 @@ class TermMonotonicChecker final : public Checker {
       : highest_(config.node_count), roles_(config.message_roles) {}
 
   std::string_view name() const override { return "term_monotonic"; }
+  // Term observations and the terms of leader-only messages.
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
+
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= highest_.size()) return;

@@ -21,6 +21,9 @@ class UniqueTokenChecker final : public Checker {
   explicit UniqueTokenChecker(const CheckerConfig&) {}
 
   std::string_view name() const override { return "unique_token"; }
+  // The resource's accepted writes.
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+
 
   void OnRecord(const sim::TraceRecord& r) override {
     const std::optional<AcceptedWrite> write = AcceptedWriteOf(r);

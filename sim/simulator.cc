@@ -236,9 +236,16 @@ void Simulator::Hold(Node& node, const Event& event) {
   ++held_events_;
 }
 
+void Simulator::AddTraceSink(TraceSink* sink) {
+  const TraceKinds kinds = sink->kinds();
+  for (int kind = 0; kind < kTraceKindCount; ++kind) {
+    if (kinds.Has(static_cast<TraceKind>(kind))) sinks_by_kind_[kind].push_back(sink);
+  }
+}
+
 void Simulator::Emit(TraceRecord record) {
   record.index = next_record_index_++;
-  for (TraceSink* sink : sinks_) sink->OnRecord(record);
+  for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
 }
 
 void Simulator::Fail(absl::Status status) {

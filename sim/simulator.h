@@ -3,6 +3,7 @@
 // insertion order and a run is a pure function of (setup, seed).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -76,8 +77,10 @@ class Simulator {
   // The same model for every node; before Start. Draws come from one stream
   // per node ("node-model/<id>"), so no other stream shifts.
   absl::Status SetNodeModel(const NodeModel& model);
-  // Sinks see every record from then on; they must outlive the simulator's use.
-  void AddTraceSink(TraceSink* sink) { sinks_.push_back(sink); }
+  // Sinks see every record of the kinds they read (TraceSink::kinds) from
+  // then on, in the order they were added; they must outlive the
+  // simulator's use.
+  void AddTraceSink(TraceSink* sink);
 
   // Boots every node at time 0 (in id order).
   absl::Status Start();
@@ -218,7 +221,8 @@ class Simulator {
   uint64_t next_timer_serial_ = 1;
   uint64_t next_message_id_ = 1;
   std::vector<std::function<void()>> actions_;
-  std::vector<TraceSink*> sinks_;
+  // Per record kind, the sinks that read it, in the order they were added.
+  std::array<std::vector<TraceSink*>, kTraceKindCount> sinks_by_kind_;
   uint64_t next_record_index_ = 0;
   bool stop_requested_ = false;
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones

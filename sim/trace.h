@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,7 +38,31 @@ enum class TraceKind : uint8_t {
   kSync,          // buffered writes made durable; value = how many keys
 };
 
+inline constexpr int kTraceKindCount = static_cast<int>(TraceKind::kSync) + 1;
+
 std::string_view TraceKindName(TraceKind kind);
+
+// A set of record kinds: what a sink reads.
+class TraceKinds {
+ public:
+  constexpr TraceKinds(std::initializer_list<TraceKind> kinds) {
+    for (TraceKind kind : kinds) mask_ |= Bit(kind);
+  }
+  static constexpr TraceKinds All() { return TraceKinds((uint32_t{1} << kTraceKindCount) - 1); }
+  constexpr bool Has(TraceKind kind) const { return (mask_ & Bit(kind)) != 0; }
+  constexpr TraceKinds With(TraceKinds other) const { return TraceKinds(mask_ | other.mask_); }
+
+ private:
+  constexpr explicit TraceKinds(uint32_t mask) : mask_(mask) {}
+  static constexpr uint32_t Bit(TraceKind kind) { return uint32_t{1} << static_cast<int>(kind); }
+  uint32_t mask_ = 0;
+};
+
+// The kinds that change what a node is (up, paused, its role and beliefs,
+// as checkers::ClusterView rebuilds it): lifecycle, observations and sends.
+inline constexpr TraceKinds kNodeStateKinds = {TraceKind::kStart,  TraceKind::kCrash,   TraceKind::kRestart,
+                                               TraceKind::kPause,  TraceKind::kResume,  TraceKind::kObserve,
+                                               TraceKind::kSend};
 
 struct TraceRecord {
   uint64_t index = 0;          // position in the trace, from 0
@@ -56,6 +81,10 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void OnRecord(const TraceRecord& record) = 0;
+  // The kinds this sink reads; records of other kinds never reach it (most
+  // sinks ignore timer and storage records, the most numerous). Asked once,
+  // when the sink is added. Records still reach it in trace order.
+  virtual TraceKinds kinds() const { return TraceKinds::All(); }
 };
 
 // Folds records into a 64-bit hash over their canonical fields.

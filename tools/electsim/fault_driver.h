@@ -41,6 +41,8 @@ class ClusterWatch final : public sim::TraceSink {
 
   ClusterWatch(uint32_t node_count, Listener* listener) : view_(node_count), listener_(listener) {}
   void OnRecord(const sim::TraceRecord& record) override;
+  // What the view reads (write_begin is an observation).
+  sim::TraceKinds kinds() const override { return sim::kNodeStateKinds; }
   const checkers::ClusterView& view() const { return view_; }
 
  private:

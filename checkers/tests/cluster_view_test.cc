@@ -1,0 +1,75 @@
+// ClusterView keeps counts as records come so that "who leads, and does
+// everyone know" costs the same for any cluster size. These tests hold the
+// counts to the plain definitions (the vectors RoleHolders, LiveLeaders and
+// LiveNonBelievers) over long random record sequences.
+#include "checkers/cluster_view.h"
+
+#include "checkers/tests/trace_builder.h"
+#include "electsim/sim/rng.h"
+#include "gtest/gtest.h"
+
+namespace checkers {
+namespace {
+
+using trace_testing::Ms;
+
+TEST(ClusterView_Counts, AgreeWithThePlainDefinitionsOverRandomRecords) {
+  constexpr uint32_t kNodes = 5;
+  sim::Rng rng(42);
+  ClusterView view(kNodes);
+  trace_testing::TraceBuilder t;
+  uint64_t known = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const uint32_t node = static_cast<uint32_t>(rng.Below(kNodes));
+    const sim::TimeNs at = Ms(step);
+    uint64_t index = 0;
+    switch (rng.Below(7)) {
+      case 0: index = t.Event(at, sim::TraceKind::kCrash, node); break;
+      case 1: index = t.Event(at, sim::TraceKind::kRestart, node); break;
+      case 2: index = t.Event(at, rng.Chance(sim::Probability::FromParts(sim::Probability::kOne / 2))
+                                      ? sim::TraceKind::kPause
+                                      : sim::TraceKind::kResume,
+                              node);
+        break;
+      case 3: index = t.Lead(at, node, step); break;
+      case 4: index = t.Follow(at, node, step); break;
+      default: {  // beliefs, some of them in nobody
+        const uint32_t leader = static_cast<uint32_t>(rng.Below(kNodes + 1));
+        index = t.Believe(at, node, leader == kNodes ? sim::kNoNode.value() : leader, step);
+        break;
+      }
+    }
+    view.Apply(t.records()[index]);
+
+    const std::vector<sim::NodeId> leaders = view.LiveLeaders();
+    ASSERT_EQ(view.role_holder_count(), view.RoleHolders().size()) << "step " << step;
+    ASSERT_EQ(view.live_leader_count(), leaders.size()) << "step " << step;
+    const bool plain_known = leaders.size() == 1 && view.LiveNonBelievers(leaders[0].value()).empty();
+    ASSERT_EQ(view.LeaderKnownToAll(), plain_known) << "step " << step;
+    ASSERT_EQ(view.SoleLiveLeader(), leaders.size() == 1 ? leaders[0] : sim::kNoNode) << "step " << step;
+    for (uint32_t leader = 0; leader < kNodes; ++leader) {
+      ASSERT_EQ(view.AllLiveBelieve(leader), view.LiveNonBelievers(leader).empty()) << "step " << step;
+    }
+    known += plain_known ? 1 : 0;
+  }
+  // The sequence reaches both answers often enough to test them.
+  EXPECT_GT(known, 100u);
+  EXPECT_LT(known, 19900u);
+}
+
+TEST(ClusterView_LatestLeader, IsTheHolderThatClaimedLast) {
+  ClusterView view(3);
+  trace_testing::TraceBuilder t;
+  view.Apply(t.records()[t.Lead(Ms(1), 2, 1)]);
+  view.Apply(t.records()[t.Lead(Ms(2), 0, 2)]);
+  EXPECT_EQ(view.LatestLeader(), sim::NodeId(0));
+  view.Apply(t.records()[t.Event(Ms(3), sim::TraceKind::kPause, 0)]);
+  EXPECT_EQ(view.LatestLeader(), sim::NodeId(0));  // a paused leader still holds the role
+  view.Apply(t.records()[t.Event(Ms(4), sim::TraceKind::kCrash, 0)]);
+  EXPECT_EQ(view.LatestLeader(), sim::NodeId(2));
+  view.Apply(t.records()[t.Follow(Ms(5), 2, 3)]);
+  EXPECT_EQ(view.LatestLeader(), sim::kNoNode);
+}
+
+}  // namespace
+}  // namespace checkers
