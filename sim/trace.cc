@@ -50,9 +50,7 @@ uint64_t LoadBigEndian64(const unsigned char* p) {
 }
 }  // namespace
 
-void TraceHasher::MixText(std::string_view text, uint64_t tag) {
-  // The length goes in first so that ("ab", "c") and ("a", "bc") differ.
-  Mix((tag << 32) ^ text.size());
+void TraceHasher::MixBytes(std::string_view text) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   size_t at = 0;
   for (; at + 8 <= text.size(); at += 8) Mix(LoadBigEndian64(bytes + at));
@@ -70,13 +68,18 @@ void TraceHasher::OnRecord(const TraceRecord& r) {
   Mix(r.message_id);
   Mix(static_cast<uint64_t>(r.local_time.ns()));
   Mix(static_cast<uint64_t>(r.value));
-  MixText(r.detail, static_cast<uint64_t>(r.kind));
+  // One word says what follows: the kind, whether there is a payload and
+  // how many of its fields are present, and the detail's length (so that
+  // ("ab", "c") and ("a", "bc") differ).
+  const uint64_t fields = r.payload == nullptr ? 0 : static_cast<uint64_t>(r.payload->size());
+  Mix((static_cast<uint64_t>(r.kind) << 56) | (uint64_t{r.payload != nullptr} << 55) | (fields << 48) |
+      (r.detail.size() & ((uint64_t{1} << 48) - 1)));
+  if (!r.detail.empty()) MixBytes(r.detail);
   if (r.payload != nullptr) {
-    MixText(r.payload->type_name(), 0);
-    for (const Field& f : r.payload->fields()) {
-      MixText(f.key, 0);
-      Mix(static_cast<uint64_t>(f.value));
-    }
+    // The type by its name's FNV-1a (RecordType::id), the fields by value:
+    // the names of a type's fields are fixed by the type.
+    Mix(r.payload->type() == nullptr ? 0 : r.payload->type()->id());
+    for (int i = 0; i < r.payload->size(); ++i) Mix(static_cast<uint64_t>(r.payload->value(i)));
   }
 }
 

@@ -87,7 +87,9 @@ class TraceSink {
   virtual TraceKinds kinds() const { return TraceKinds::All(); }
 };
 
-// Folds records into a 64-bit hash over their canonical fields.
+// Folds records into a 64-bit hash over their canonical binary fields; the
+// function is specified in docs/trace.md ("The trace hash") and pinned by a
+// known-answer test.
 class TraceHasher final : public TraceSink {
  public:
   void OnRecord(const TraceRecord& record) override;
@@ -96,8 +98,8 @@ class TraceHasher final : public TraceSink {
 
  private:
   void Mix(uint64_t word);
-  // `tag` (below 2^32) is folded in with the length, saving a word.
-  void MixText(std::string_view text, uint64_t tag);
+  // Text as big-endian 8-byte words, the last one padded with zero bytes at the top.
+  void MixBytes(std::string_view text);
   uint64_t hash_ = 0x6a09e667f3bcc909ULL;
   uint64_t records_ = 0;
 };

@@ -3,13 +3,14 @@
 #include <string>
 
 #include "electsim/vocab/vocabulary.h"
-#include "fmt/format.h"
+#include "absl/strings/str_cat.h"
 
 namespace algorithms::raft {
 namespace {
 
-std::string TermKey(LogIndex index) { return fmt::format("log.{}.term", index.value()); }
-std::string IdKey(LogIndex index) { return fmt::format("log.{}.id", index.value()); }
+// StrCat rather than fmt: these are built for every entry written.
+std::string TermKey(LogIndex index) { return absl::StrCat("log.", index.value(), ".term"); }
+std::string IdKey(LogIndex index) { return absl::StrCat("log.", index.value(), ".id"); }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "electsim/sim/check.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
@@ -346,9 +347,12 @@ void RaftNode::CommitTo(sim::Context& ctx, LogIndex index) {
 
 EntryId RaftNode::NewEntryId() {
   // Creator, incarnation, count: unique without coordination even when a bug
-  // lets one node lead the same term twice. Room for 64 nodes, 2^24 boots
-  // and 2^32 entries per boot.
-  return EntryId((uint64_t{self_.value()} << 56) | ((boot_ & 0xffffff) << 32) | (++entries_created_ & 0xffffffff));
+  // lets one node lead the same term twice. Room for 2^20 nodes, 2^16 boots
+  // of each and 2^28 entries per boot (a write every 100ms for 300 days).
+  ++entries_created_;
+  SIM_CHECK(self_.value() < (1u << 20) && boot_ < (1u << 16) && entries_created_ < (1u << 28),
+            "a Raft entry id has room for 2^20 nodes, 2^16 boots and 2^28 entries per boot");
+  return EntryId((uint64_t{self_.value()} << 44) | (boot_ << 28) | entries_created_);
 }
 
 void RaftNode::BecomeFollower(sim::Context& ctx, sim::Term term, sim::NodeId leader) {

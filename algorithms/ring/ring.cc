@@ -64,8 +64,7 @@ class RingNode final : public EpochElectionNode {
   RingNode(sim::NodeId self, RingConfig config)
       : EpochElectionNode(self, "ring", config.base),
         config_(std::move(config)),
-        own_id_(config_.ids[self.value()]),
-        dead_until_(config_.base.node_count, sim::TimeNs(0)) {}
+        own_id_(config_.ids[self.value()]) {}
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
@@ -87,7 +86,7 @@ class RingNode final : public EpochElectionNode {
     const bool ours = message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) ||
                       message.Is(kRingHeartbeat);
     if (!ours || from.value() >= config_.base.node_count) return;  // e.g. the resource's acks to our writes
-    dead_until_[from.value()] = sim::TimeNs(0);  // it is alive after all
+    dead_until_.erase(from.value());  // it is alive after all
     const uint64_t epoch = EpochOf(message);
     ObserveEpoch(ctx, epoch);
     if (const auto ack = message.As<ring::Ack>()) {
@@ -303,7 +302,8 @@ class RingNode final : public EpochElectionNode {
     std::optional<sim::NodeId> next;
     for (uint32_t step = 1; step < config_.base.node_count; ++step) {
       const uint32_t node = (self_.value() + step) % config_.base.node_count;
-      if (dead_until_[node] <= ctx.MonotonicNow()) {
+      const auto dead = dead_until_.find(node);
+      if (dead == dead_until_.end() || dead->second <= ctx.MonotonicNow()) {
         next = sim::NodeId(node);
         break;
       }
@@ -342,7 +342,8 @@ class RingNode final : public EpochElectionNode {
   // The last ELECTED passed on, so a duplicate is not passed on again.
   std::pair<uint64_t, sim::NodeId> forwarded_elected_{0, sim::kNoNode};
   // Per ring position, the monotonic time until which it is skipped as dead.
-  std::vector<sim::TimeNs> dead_until_;
+  // (Only the ones marked: memory does not grow with the cluster.)
+  std::map<uint32_t, sim::TimeNs> dead_until_;
   // Hops awaiting an ack, by sequence number. Numbers never repeat across
   // restarts (epoch_.id_base()): an ack sent to an earlier incarnation must
   // not be taken for one of ours.

@@ -36,11 +36,13 @@ TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
   EXPECT_EQ(FormatTraceHash(0xabc), "0x0000000000000abc");
 }
 
-// Pins the hash function: these records must hash to this value with any
-// compiler, standard library and byte order, or committed repro files stop
-// replaying. The value was computed by an independent Python rendering of
-// TraceHasher (128-bit multiply-fold per word, text as big-endian words
-// after a (tag << 32 ^ length) word).
+// Pins the hash function (docs/trace.md, "The trace hash"): these records
+// must hash to this value with any compiler, standard library and byte
+// order, or committed repro files stop replaying. The value was computed by
+// an independent Python rendering of that specification (128-bit
+// multiply-fold per word; a header word of kind, payload presence, field
+// count and detail length; text as big-endian words; a payload as the FNV-1a
+// of its type name and its field values).
 TEST(Trace_Hash, KnownAnswer) {
   const Message message(kVote, {2, 1});
   TraceHasher hasher;
@@ -49,7 +51,7 @@ TEST(Trace_Hash, KnownAnswer) {
   // 13 bytes of text: one whole 8-byte word and a 5-byte tail; negative values.
   hasher.OnRecord({.time = TimeNs(12), .kind = TraceKind::kNote, .local_time = TimeNs(-3), .value = -1,
                    .detail = "hello, world!"});
-  EXPECT_EQ(FormatTraceHash(hasher.hash()), "0xe01993e3544d526c");
+  EXPECT_EQ(FormatTraceHash(hasher.hash()), "0xdae793379cbebe58");
   EXPECT_EQ(hasher.records(), 2u);
 }
 

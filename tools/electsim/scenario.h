@@ -127,7 +127,9 @@ struct Scenario {
   std::optional<sim::TimeNs> LivenessAfter() const;
 };
 
-inline constexpr uint32_t kMaxNodes = 64;
+// Election nodes a scenario may have. Set-up and memory are linear in nodes
+// (and in the links used); results/performance.md measures up to this.
+inline constexpr uint32_t kMaxNodes = 10000;
 
 // `source` names the text in messages (a file path).
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);

@@ -48,7 +48,7 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   // A bad value names the flag, the file and the JSON path, exit 2.
   out = Electsim("run " + scenario + " --set nodes=0");
   EXPECT_EQ(out.exit_status, 2) << out.output;
-  EXPECT_NE(out.output.find("--set nodes=0: " + scenario + ": at /nodes: expected an integer in [1, 64], got the "
+  EXPECT_NE(out.output.find("--set nodes=0: " + scenario + ": at /nodes: expected an integer in [1, 10000], got the "
                             "integer 0"),
             std::string::npos)
       << out.output;
@@ -324,7 +324,7 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
       {"missing.json", without("violations"),
        "at /violations: expected an array of violations (this key is required)"},
       {"format.json", with("electsim_repro", 99), "at /electsim_repro: expected 1"},
-      {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 64]"},
+      {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 10000]"},
   };
   for (const Case& c : cases) {
     const std::string path = Write(c.name, c.text);

@@ -40,10 +40,15 @@ class TempDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("electsim-" + std::string(info->test_suite_name()) + "-" + std::string(info->name()));
+    // The process id too: two checkouts may run the same test at once.
+    dir_ = fs::path(::testing::TempDir()) / ("electsim-" + std::string(info->test_suite_name()) + "-" +
+                                             std::string(info->name()) + "-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+  }
+  // A failed test's files stay, to look at.
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
   }
   std::string Write(const std::string& name, const std::string& text) const {
     const fs::path path = dir_ / name;
