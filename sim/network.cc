@@ -91,15 +91,17 @@ std::string LatencyModel::Describe() const {
 
 Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
     : node_count_(node_count),
+      seed_(seed),
+      link_name_prefix_hash_(HashName("network/link/")),
       links_(static_cast<size_t>(node_count) * node_count, default_link),
+      link_rngs_(static_cast<size_t>(node_count) * node_count),
       cut_count_(static_cast<size_t>(node_count) * node_count, 0),
-      last_arrival_(static_cast<size_t>(node_count) * node_count, TimeNs(0)) {
-  link_rngs_.reserve(links_.size());
-  for (uint32_t from = 0; from < node_count; ++from) {
-    for (uint32_t to = 0; to < node_count; ++to) {
-      link_rngs_.push_back(Rng::ForStream(seed, fmt::format("network/link/{}/{}", from, to)));
-    }
-  }
+      last_arrival_(static_cast<size_t>(node_count) * node_count, TimeNs(0)) {}
+
+Rng Network::DeriveLinkRng(NodeId from, NodeId to) const {
+  // The stream named "network/link/<from>/<to>", hashed without building the name.
+  const uint64_t from_hash = ExtendNameHash(ExtendNameHashDecimal(link_name_prefix_hash_, from.value()), "/");
+  return Rng::ForStreamHash(seed_, ExtendNameHashDecimal(from_hash, to.value()));
 }
 
 absl::Status Network::CheckNode(NodeId node) const {
@@ -187,7 +189,7 @@ Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
     return routing;
   }
   const LinkConfig& config = links_[index];
-  Rng& rng = link_rngs_[index];
+  Rng& rng = LinkRng(from, to);
   if (rng.Chance(config.drop)) {
     routing.outcome = Routing::Outcome::kLost;
     return routing;

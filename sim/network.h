@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,9 +109,21 @@ class Network {
     return static_cast<size_t>(from.value()) * node_count_ + to.value();
   }
 
+  // The stream of the link, derived on the link's first message: deriving
+  // n^2 streams up front cost seconds and hundreds of MB for a few thousand
+  // nodes, most of whose links never carry a message.
+  Rng& LinkRng(NodeId from, NodeId to) {
+    std::optional<Rng>& rng = link_rngs_[Index(from, to)];
+    if (!rng.has_value()) [[unlikely]] rng = DeriveLinkRng(from, to);
+    return *rng;
+  }
+  Rng DeriveLinkRng(NodeId from, NodeId to) const;
+
   uint32_t node_count_;
+  uint64_t seed_;
+  uint64_t link_name_prefix_hash_;  // HashName("network/link/")
   std::vector<LinkConfig> links_;
-  std::vector<Rng> link_rngs_;       // one stream per directed link
+  std::vector<std::optional<Rng>> link_rngs_;  // one stream per directed link, once used
   std::vector<uint32_t> cut_count_;  // cuts in force per directed link
   std::vector<TimeNs> last_arrival_;  // for FIFO links
 };

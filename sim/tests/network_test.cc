@@ -1,5 +1,8 @@
 // Each network fault, observed through what processes actually receive.
 #include <memory>
+#include <vector>
+
+#include "fmt/format.h"
 
 #include "gtest/gtest.h"
 #include "sim/network.h"
@@ -55,6 +58,26 @@ TEST(Network_Latency, UniformLatencyStaysInRangeAndVaries) {
   EXPECT_LE(hi, TimeNs::Millis(5));
   EXPECT_LT(lo, TimeNs::Millis(2));
   EXPECT_GT(hi, TimeNs::Millis(4));
+}
+
+TEST(Network_LinkStreams, EachLinkDrawsFromTheStreamNamedAfterIt) {
+  // Streams are derived on a link's first message, in whatever order links
+  // are first used; each must still be Rng::ForStream of the link's name.
+  LinkConfig link;
+  link.latency = LatencyModel::Uniform(TimeNs(0), TimeNs::Seconds(1));
+  constexpr uint64_t kSeed = 77;
+  Network network(130, kSeed, link);
+  const std::vector<Link> links = {{NodeId(129), NodeId(3)}, {NodeId(0), NodeId(1)}, {NodeId(10), NodeId(100)},
+                                   {NodeId(5), NodeId(5)},   {NodeId(1), NodeId(0)}, {NodeId(100), NodeId(10)}};
+  for (int round = 0; round < 3; ++round) {
+    for (const Link& l : links) {
+      Rng named = Rng::ForStream(kSeed, fmt::format("network/link/{}/{}", l.from.value(), l.to.value()));
+      TimeNs expected;
+      for (int i = 0; i <= round; ++i) expected = link.latency.Draw(named);
+      EXPECT_EQ(network.Route(l.from, l.to, TimeNs(0)).arrival[0], expected)
+          << l.from.value() << "->" << l.to.value() << " draw " << round;
+    }
+  }
 }
 
 TEST(Network_Latency, LongTailsRespectMinimumAndCap) {
