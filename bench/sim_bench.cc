@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/alloc_counter.h"
 #include "benchmark/benchmark.h"
 #include "sim/event_queue.h"
 #include "sim/simulator.h"
@@ -148,6 +149,46 @@ void BM_MessageDeliveryHashed(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_MessageDeliveryHashed);
+
+// A process that does nothing: set-up costs without any algorithm's.
+class Idle final : public sim::Process {
+ public:
+  void OnStart(sim::Context&) override {}
+  void OnMessage(sim::Context&, sim::NodeId, const sim::Message&) override {}
+  void OnTimer(sim::Context&, sim::TimerId, uint64_t) override {}
+};
+
+// Building a Simulator of N idle nodes and running their start events: the
+// cost paid before a large cluster's first real event. Counters: the bytes
+// the started simulator holds (bytes_held) and the peak during set-up
+// (peak_bytes), as malloc sized them.
+void BM_SimulatorSetup(benchmark::State& state) {
+  const auto nodes = static_cast<uint32_t>(state.range(0));
+  bench::AllocStats held;
+  bench::AllocStats peak;
+  for (auto _ : state) {
+    bench::ResetPeakLiveBytes();
+    const bench::AllocStats before = bench::CurrentAllocStats();
+    {
+      sim::Simulator simulator(1, nodes, sim::LinkConfig::Fixed(sim::TimeNs::Millis(1)));
+      for (uint32_t i = 0; i < nodes; ++i) {
+        (void)simulator.SetProcess(sim::NodeId(i), [](sim::NodeId) { return std::make_unique<Idle>(); });
+      }
+      (void)simulator.Start();
+      (void)simulator.RunUntil(sim::TimeNs(0));
+      held = bench::CurrentAllocStats();
+      held.live_bytes -= before.live_bytes;
+      held.allocations -= before.allocations;
+    }
+    peak = bench::CurrentAllocStats();
+    peak.peak_live_bytes -= before.live_bytes;
+  }
+  state.counters["bytes_held"] = static_cast<double>(held.live_bytes);
+  state.counters["peak_bytes"] = static_cast<double>(peak.peak_live_bytes);
+  state.counters["allocations"] = static_cast<double>(held.allocations);
+  state.counters["bytes_per_node"] = static_cast<double>(held.live_bytes) / nodes;
+}
+BENCHMARK(BM_SimulatorSetup)->Arg(5)->Arg(50)->Arg(500)->Arg(2000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

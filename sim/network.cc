@@ -91,15 +91,17 @@ std::string LatencyModel::Describe() const {
 
 Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
     : node_count_(node_count),
-      links_(static_cast<size_t>(node_count) * node_count, default_link),
-      cut_count_(static_cast<size_t>(node_count) * node_count, 0),
-      last_arrival_(static_cast<size_t>(node_count) * node_count, TimeNs(0)) {
-  link_rngs_.reserve(links_.size());
-  for (uint32_t from = 0; from < node_count; ++from) {
-    for (uint32_t to = 0; to < node_count; ++to) {
-      link_rngs_.push_back(Rng::ForStream(seed, fmt::format("network/link/{}/{}", from, to)));
-    }
-  }
+      seed_(seed),
+      link_name_prefix_hash_(HashName("network/link/")),
+      default_link_(default_link),
+      link_overrides_(node_count),
+      cut_count_(node_count),
+      link_states_(node_count) {}
+
+Rng Network::DeriveLinkRng(NodeId from, NodeId to) const {
+  // The stream named "network/link/<from>/<to>", hashed without building the name.
+  const uint64_t from_hash = ExtendNameHash(ExtendNameHashDecimal(link_name_prefix_hash_, from.value()), "/");
+  return Rng::ForStreamHash(seed_, ExtendNameHashDecimal(from_hash, to.value()));
 }
 
 absl::Status Network::CheckNode(NodeId node) const {
@@ -114,13 +116,14 @@ absl::Status Network::SetLink(NodeId from, NodeId to, const LinkConfig& config) 
   if (auto s = CheckNode(from); !s.ok()) return s;
   if (auto s = CheckNode(to); !s.ok()) return s;
   if (auto s = config.Validate(); !s.ok()) return s;
-  links_[Index(from, to)] = config;
+  link_overrides_.FindOrInsert(from, to) = config;
   return absl::OkStatus();
 }
 
 absl::Status Network::SetAllLinks(const LinkConfig& config) {
   if (auto s = config.Validate(); !s.ok()) return s;
-  std::fill(links_.begin(), links_.end(), config);
+  default_link_ = config;
+  link_overrides_.Clear();
   return absl::OkStatus();
 }
 
@@ -161,7 +164,7 @@ absl::Status Network::Cut(const std::vector<Link>& links) {
     if (auto s = CheckNode(link.from); !s.ok()) return s;
     if (auto s = CheckNode(link.to); !s.ok()) return s;
   }
-  for (const Link& link : links) ++cut_count_[Index(link.from, link.to)];
+  for (const Link& link : links) ++cut_count_.FindOrInsert(link.from, link.to);
   return absl::OkStatus();
 }
 
@@ -171,23 +174,24 @@ absl::Status Network::Restore(const std::vector<Link>& links) {
     if (auto s = CheckNode(link.to); !s.ok()) return s;
   }
   for (const Link& link : links) {
-    uint32_t& count = cut_count_[Index(link.from, link.to)];
-    if (count > 0) --count;  // already healed: nothing left to restore
+    uint32_t* count = cut_count_.Find(link.from, link.to);
+    if (count == nullptr) continue;  // already healed: nothing left to restore
+    if (--*count == 0) cut_count_.Erase(link.from, link.to);
   }
   return absl::OkStatus();
 }
 
-void Network::HealAll() { std::fill(cut_count_.begin(), cut_count_.end(), 0); }
+void Network::HealAll() { cut_count_.Clear(); }
 
 Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
   Routing routing;
-  const size_t index = Index(from, to);
-  if (cut_count_[index] > 0) {
+  if (IsCut(from, to)) {
     routing.outcome = Routing::Outcome::kPartitioned;
     return routing;
   }
-  const LinkConfig& config = links_[index];
-  Rng& rng = link_rngs_[index];
+  const LinkConfig& config = link(from, to);
+  LinkState& state = StateOf(from, to);
+  Rng& rng = state.rng;
   if (rng.Chance(config.drop)) {
     routing.outcome = Routing::Outcome::kLost;
     return routing;
@@ -197,8 +201,8 @@ Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
     // Latencies are bounded by kMaxLatency, so this cannot overflow before
     // the end of representable time; past it, saturate.
     TimeNs arrival = now > TimeNs::Max() - kMaxLatency ? TimeNs::Max() : now + config.latency.Draw(rng);
-    if (config.fifo) arrival = std::max(arrival, last_arrival_[index]);
-    last_arrival_[index] = std::max(last_arrival_[index], arrival);
+    if (config.fifo) arrival = std::max(arrival, state.last_arrival);
+    state.last_arrival = std::max(state.last_arrival, arrival);
     routing.arrival[copy] = arrival;
   }
   return routing;

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "electsim/sim/rng.h"
 #include "electsim/sim/types.h"
+#include "sim/link_table.h"
 
 namespace sim {
 
@@ -76,13 +77,18 @@ struct Routing {
 
 class Network {
  public:
+  // Set-up costs time and memory linear in nodes: settings and state are
+  // kept only for the links that have them (see LinkTable).
   Network(uint32_t node_count, uint64_t seed, LinkConfig default_link);
 
   uint32_t node_count() const { return node_count_; }
 
   absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
   absl::Status SetAllLinks(const LinkConfig& config);
-  const LinkConfig& link(NodeId from, NodeId to) const { return links_[Index(from, to)]; }
+  const LinkConfig& link(NodeId from, NodeId to) const {
+    const LinkConfig* config = link_overrides_.Find(from, to);
+    return config != nullptr ? *config : default_link_;
+  }
 
   // The directed links a partition into `groups` cuts: every link between
   // nodes of different groups. Nodes named in no group form one more group,
@@ -96,7 +102,7 @@ class Network {
   absl::Status Restore(const std::vector<Link>& links);
   // Removes every cut and partition.
   void HealAll();
-  bool IsCut(NodeId from, NodeId to) const { return cut_count_[Index(from, to)] > 0; }
+  bool IsCut(NodeId from, NodeId to) const { return cut_count_.Find(from, to) != nullptr; }
 
   // Decides a send at global time `now`. Consumes only the link's own stream.
   Routing Route(NodeId from, NodeId to, TimeNs now);
@@ -104,15 +110,29 @@ class Network {
   absl::Status CheckNode(NodeId node) const;
 
  private:
-  size_t Index(NodeId from, NodeId to) const {
-    return static_cast<size_t>(from.value()) * node_count_ + to.value();
+  // What a link keeps once it has carried a message.
+  struct LinkState {
+    // Derived on the link's first message: deriving n^2 streams up front cost
+    // seconds and hundreds of MB for a few thousand nodes, most of whose links
+    // never carry a message.
+    Rng rng{0};
+    TimeNs last_arrival;  // for FIFO links
+  };
+  LinkState& StateOf(NodeId from, NodeId to) {
+    bool inserted;
+    LinkState& state = link_states_.FindOrInsert(from, to, &inserted);
+    if (inserted) [[unlikely]] state.rng = DeriveLinkRng(from, to);
+    return state;
   }
+  Rng DeriveLinkRng(NodeId from, NodeId to) const;
 
   uint32_t node_count_;
-  std::vector<LinkConfig> links_;
-  std::vector<Rng> link_rngs_;       // one stream per directed link
-  std::vector<uint32_t> cut_count_;  // cuts in force per directed link
-  std::vector<TimeNs> last_arrival_;  // for FIFO links
+  uint64_t seed_;
+  uint64_t link_name_prefix_hash_;  // HashName("network/link/")
+  LinkConfig default_link_;
+  LinkTable<LinkConfig> link_overrides_;  // links set one by one since the last SetAllLinks
+  LinkTable<uint32_t> cut_count_;         // cuts in force, only for links that have some
+  LinkTable<LinkState> link_states_;      // links that have carried a message
 };
 
 }  // namespace sim

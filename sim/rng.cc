@@ -15,13 +15,25 @@ uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-uint64_t HashName(std::string_view name) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : name) {
+uint64_t HashName(std::string_view name) { return ExtendNameHash(0xcbf29ce484222325ULL, name); }
+
+uint64_t ExtendNameHash(uint64_t prefix_hash, std::string_view more) {
+  uint64_t h = prefix_hash;
+  for (unsigned char c : more) {
     h ^= c;
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+uint64_t ExtendNameHashDecimal(uint64_t prefix_hash, uint64_t value) {
+  char digits[20];  // UINT64_MAX has 20
+  size_t first = sizeof(digits);
+  do {
+    digits[--first] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  return ExtendNameHash(prefix_hash, std::string_view(digits + first, sizeof(digits) - first));
 }
 
 absl::StatusOr<Probability> Probability::FromDouble(double p) {
@@ -36,8 +48,10 @@ Rng::Rng(uint64_t seed) {
   for (uint64_t& word : s_) word = SplitMix64(state);
 }
 
-Rng Rng::ForStream(uint64_t seed, std::string_view stream_name) {
-  uint64_t mix = HashName(stream_name);
+Rng Rng::ForStream(uint64_t seed, std::string_view stream_name) { return ForStreamHash(seed, HashName(stream_name)); }
+
+Rng Rng::ForStreamHash(uint64_t seed, uint64_t stream_name_hash) {
+  uint64_t mix = stream_name_hash;
   uint64_t derived = SplitMix64(mix) ^ seed;
   return Rng(derived);
 }

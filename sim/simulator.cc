@@ -23,11 +23,33 @@ bool IsZero(const LatencyModel& model) {
 }
 }  // namespace
 
+class Simulator::NodeContext final : public Context {
+ public:
+  NodeContext() = default;
+  NodeContext(Simulator* sim, NodeId id) : sim_(sim), id_(id) {}
+  NodeId self() const override { return id_; }
+  TimeNs MonotonicNow() const override { return sim_->MonotonicTime(id_); }
+  TimeNs WallNow() const override { return sim_->WallTime(id_); }
+  void Send(NodeId to, const Message& message) override { sim_->SendFrom(id_, to, message); }
+  TimerId SetTimer(TimeNs delay, uint64_t tag) override { return sim_->SetTimerFor(id_, delay, tag); }
+  void CancelTimer(TimerId timer) override { sim_->CancelTimerFor(id_, timer); }
+  Rng& rng() override;
+  void Persist(std::string_view key, int64_t value) override { sim_->Persist(id_, key, value); }
+  void Write(std::string_view key, int64_t value) override { sim_->Write(id_, key, value); }
+  void Sync() override { sim_->Sync(id_); }
+  std::optional<int64_t> Load(std::string_view key) const override;
+  void Observe(const Observation& observation) override { sim_->Observe(id_, observation); }
+
+ private:
+  Simulator* sim_ = nullptr;
+  NodeId id_;
+};
+
 struct Simulator::Node {
   NodeId id;
   ProcessFactory factory;
   std::unique_ptr<Process> process;
-  std::unique_ptr<NodeContext> context;
+  NodeContext context;
   bool up = true;
   bool paused = false;
   uint32_t incarnation = 0;  // bumped on restart; stale start events skip
@@ -82,41 +104,24 @@ struct Simulator::Node {
   }
 };
 
-class Simulator::NodeContext final : public Context {
- public:
-  NodeContext(Simulator* sim, NodeId id) : sim_(sim), id_(id) {}
-  NodeId self() const override { return id_; }
-  TimeNs MonotonicNow() const override { return sim_->MonotonicTime(id_); }
-  TimeNs WallNow() const override { return sim_->WallTime(id_); }
-  void Send(NodeId to, const Message& message) override { sim_->SendFrom(id_, to, message); }
-  TimerId SetTimer(TimeNs delay, uint64_t tag) override { return sim_->SetTimerFor(id_, delay, tag); }
-  void CancelTimer(TimerId timer) override { sim_->CancelTimerFor(id_, timer); }
-  Rng& rng() override { return sim_->nodes_[id_.value()]->rng; }
-  void Persist(std::string_view key, int64_t value) override { sim_->Persist(id_, key, value); }
-  void Write(std::string_view key, int64_t value) override { sim_->Write(id_, key, value); }
-  void Sync() override { sim_->Sync(id_); }
-  std::optional<int64_t> Load(std::string_view key) const override {
-    const Node& node = *sim_->nodes_[id_.value()];
-    if (auto it = node.unsynced.find(key); it != node.unsynced.end()) return it->second;
-    if (auto it = node.storage.find(key); it != node.storage.end()) return it->second;
-    return std::nullopt;
-  }
-  void Observe(const Observation& observation) override { sim_->Observe(id_, observation); }
+Rng& Simulator::NodeContext::rng() { return sim_->nodes_[id_.value()].rng; }
 
- private:
-  Simulator* sim_;
-  NodeId id_;
-};
+std::optional<int64_t> Simulator::NodeContext::Load(std::string_view key) const {
+  const Node& node = sim_->nodes_[id_.value()];
+  if (auto it = node.unsynced.find(key); it != node.unsynced.end()) return it->second;
+  if (auto it = node.storage.find(key); it != node.storage.end()) return it->second;
+  return std::nullopt;
+}
 
 Simulator::Simulator(uint64_t seed, uint32_t node_count, LinkConfig default_link)
-    : seed_(seed), network_(node_count, seed, default_link) {
-  nodes_.reserve(node_count);
+    : seed_(seed), network_(node_count, seed, default_link), nodes_(node_count) {
+  // Each node's stream is "node/<id>", hashed without building the name.
+  const uint64_t name_prefix_hash = HashName("node/");
   for (uint32_t i = 0; i < node_count; ++i) {
-    auto node = std::make_unique<Node>();
-    node->id = NodeId(i);
-    node->context = std::make_unique<NodeContext>(this, NodeId(i));
-    node->rng = Rng::ForStream(seed, fmt::format("node/{}", i));
-    nodes_.push_back(std::move(node));
+    Node& node = nodes_[i];
+    node.id = NodeId(i);
+    node.context = NodeContext(this, NodeId(i));
+    node.rng = Rng::ForStreamHash(seed, ExtendNameHashDecimal(name_prefix_hash, i));
   }
 }
 
@@ -126,7 +131,7 @@ absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
   if (auto s = CheckNode(id); !s.ok()) return s;
   if (started_) return absl::FailedPreconditionError("SetProcess after Start");
   if (!factory) return absl::InvalidArgumentError("empty process factory");
-  nodes_[id.value()]->factory = std::move(factory);
+  nodes_[id.value()].factory = std::move(factory);
   return absl::OkStatus();
 }
 
@@ -142,20 +147,21 @@ absl::Status Simulator::SetNodeModel(const NodeModel& model) {
   node_model_ = model;
   models_processing_ = !IsZero(model.processing);
   models_persist_ = !IsZero(model.persist);
-  for (const auto& node : nodes_) node->model_rng = Rng::ForStream(seed_, fmt::format("node-model/{}", node->id.value()));
+  const uint64_t name_prefix_hash = HashName("node-model/");
+  for (Node& node : nodes_) node.model_rng = Rng::ForStreamHash(seed_, ExtendNameHashDecimal(name_prefix_hash, node.id.value()));
   return absl::OkStatus();
 }
 
 absl::Status Simulator::Start() {
   if (started_) return absl::FailedPreconditionError("Start called twice");
-  for (const auto& node : nodes_) {
-    if (!node->factory) {
-      return absl::FailedPreconditionError(absl::StrCat("node ", node->id.value(), " has no process"));
+  for (const Node& node : nodes_) {
+    if (!node.factory) {
+      return absl::FailedPreconditionError(absl::StrCat("node ", node.id.value(), " has no process"));
     }
   }
   started_ = true;
-  for (const auto& node : nodes_) {
-    queue_.Push(now_.ns(), EventKind::kStart, node->id.value(), node->incarnation);
+  for (const Node& node : nodes_) {
+    queue_.Push(now_.ns(), EventKind::kStart, node.id.value(), node.incarnation);
   }
   return absl::OkStatus();
 }
@@ -198,7 +204,7 @@ bool Simulator::Step() {
 void Simulator::Dispatch(const Event& event) {
   switch (event.kind) {
     case EventKind::kStart: {
-      Node& node = *nodes_[event.node];
+      Node& node = nodes_[event.node];
       if (!node.up || node.incarnation != event.arg) break;
       if (node.paused) {
         Hold(node, event);  // a frozen node boots when it resumes
@@ -223,12 +229,12 @@ void Simulator::Dispatch(const Event& event) {
 }
 
 void Simulator::StartProcess(NodeId id) {
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   node.process = node.factory(id);
   node.sends_held_until = TimeNs(0);
   Emit({.time = now_, .kind = TraceKind::kStart, .node = id, .local_time = node.ReadClock(now_),
         .value = node.incarnation});
-  node.process->OnStart(*node.context);
+  node.process->OnStart(node.context);
 }
 
 void Simulator::Hold(Node& node, const Event& event) {
@@ -254,25 +260,25 @@ void Simulator::Fail(absl::Status status) {
 
 TimeNs Simulator::MonotonicTime(NodeId node) const {
   if (node.value() >= nodes_.size()) return TimeNs(0);
-  return nodes_[node.value()]->ReadClock(now_);
+  return nodes_[node.value()].ReadClock(now_);
 }
 
 TimeNs Simulator::WallTime(NodeId node) const {
   if (node.value() >= nodes_.size()) return TimeNs(0);
-  return nodes_[node.value()]->ReadWallClock(now_);
+  return nodes_[node.value()].ReadWallClock(now_);
 }
 
-bool Simulator::IsUp(NodeId node) const { return node.value() < nodes_.size() && nodes_[node.value()]->up; }
+bool Simulator::IsUp(NodeId node) const { return node.value() < nodes_.size() && nodes_[node.value()].up; }
 bool Simulator::IsPaused(NodeId node) const {
-  return node.value() < nodes_.size() && nodes_[node.value()]->paused;
+  return node.value() < nodes_.size() && nodes_[node.value()].paused;
 }
 
 const std::map<std::string, int64_t, std::less<>>& Simulator::StableStorageOf(NodeId node) const {
-  return nodes_.at(node.value())->storage;
+  return nodes_.at(node.value()).storage;
 }
 
 const std::map<std::string, int64_t, std::less<>>& Simulator::UnsyncedWritesOf(NodeId node) const {
-  return nodes_.at(node.value())->unsynced;
+  return nodes_.at(node.value()).unsynced;
 }
 
 // ---- messages ----
@@ -285,11 +291,11 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
   }
   const uint64_t message_id = next_message_id_++;
   ++stats_.messages_sent;
-  const TimeNs local = nodes_[from.value()]->ReadClock(now_);
+  const TimeNs local = nodes_[from.value()].ReadClock(now_);
   Emit({.time = now_, .kind = TraceKind::kSend, .node = from, .peer = to, .message_id = message_id,
         .local_time = local, .payload = &message});
   // A sync earlier in this handler holds the send until the disk is done.
-  const Routing routing = network_.Route(from, to, std::max(now_, nodes_[from.value()]->sends_held_until));
+  const Routing routing = network_.Route(from, to, std::max(now_, nodes_[from.value()].sends_held_until));
   if (routing.outcome != Routing::Outcome::kDeliver) {
     ++stats_.messages_dropped;
     Emit({.time = now_, .kind = TraceKind::kDrop, .node = from, .peer = to, .message_id = message_id,
@@ -319,7 +325,7 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
 void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   const uint32_t slot = static_cast<uint32_t>(event.arg);
   const bool processed = (event.arg & kProcessedDelivery) != 0;
-  Node& node = *nodes_[event.node];
+  Node& node = nodes_[event.node];
   const InFlight& flight = in_flight_[slot];
   const char* drop_reason = nullptr;
   // A message in hand when its node crashed died with that process, even if
@@ -354,14 +360,14 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
         .message_id = delivered.message_id, .local_time = node.ReadClock(now_),
         .payload = &delivered.message});
   node.sends_held_until = TimeNs(0);
-  node.process->OnMessage(*node.context, delivered.from, delivered.message);
+  node.process->OnMessage(node.context, delivered.from, delivered.message);
 }
 
 void Simulator::DropInFlight(uint32_t slot, const char* reason) {
   const InFlight& flight = in_flight_[slot];
   ++stats_.messages_dropped;
   Emit({.time = now_, .kind = TraceKind::kDrop, .node = flight.from, .peer = flight.to,
-        .message_id = flight.message_id, .local_time = nodes_[flight.to.value()]->ReadClock(now_),
+        .message_id = flight.message_id, .local_time = nodes_[flight.to.value()].ReadClock(now_),
         .detail = reason});
   free_in_flight_.push_back(slot);
 }
@@ -387,7 +393,7 @@ TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
 
 void Simulator::ScheduleTimerEvent(uint32_t slot) {
   const TimerSlot& timer = timers_[slot];
-  const TimeNs fire_at = GlobalTimeForLocal(*nodes_[timer.node.value()], timer.local_deadline);
+  const TimeNs fire_at = GlobalTimeForLocal(nodes_[timer.node.value()], timer.local_deadline);
   queue_.Push(fire_at.ns(), EventKind::kTimer, timer.node.value(),
               slot | (static_cast<uint64_t>(timer.generation) << 32));
 }
@@ -406,7 +412,7 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
     slot = static_cast<uint32_t>(timers_.size());
     timers_.emplace_back();
   }
-  Node& node = *nodes_[node_id.value()];
+  Node& node = nodes_[node_id.value()];
   TimerSlot& timer = timers_[slot];
   timer.node = node_id;
   timer.serial = (next_timer_serial_++ << kTimerSlotBits) | slot;
@@ -427,7 +433,7 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
   Emit({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
-        .local_time = nodes_[node_id.value()]->ReadClock(now_), .value = static_cast<int64_t>(timer.serial)});
+        .local_time = nodes_[node_id.value()].ReadClock(now_), .value = static_cast<int64_t>(timer.serial)});
   timer.serial = 0;
   ++timer.generation;
   free_timers_.push_back(static_cast<uint32_t>(slot));
@@ -438,7 +444,7 @@ void Simulator::FireTimer(const Event& event) {
   const uint32_t generation = static_cast<uint32_t>(event.arg >> 32);
   TimerSlot& timer = timers_[slot];
   if (timer.serial == 0 || timer.generation != generation) return;  // cancelled or rescheduled
-  Node& node = *nodes_[timer.node.value()];
+  Node& node = nodes_[timer.node.value()];
   if (node.paused) {
     Hold(node, event);
     return;
@@ -452,7 +458,7 @@ void Simulator::FireTimer(const Event& event) {
   Emit({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
         .value = static_cast<int64_t>(serial)});
   node.sends_held_until = TimeNs(0);
-  node.process->OnTimer(*node.context, TimerId(serial), tag);
+  node.process->OnTimer(node.context, TimerId(serial), tag);
 }
 
 void Simulator::RescheduleTimers(NodeId node) {
@@ -485,7 +491,7 @@ void Simulator::WaitForDisk(Node& node) {
 }
 
 void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
-  Node& n = *nodes_[node.value()];
+  Node& n = nodes_[node.value()];
   // Durable at once, and newer than any buffered value of the key.
   if (auto it = n.unsynced.find(key); it != n.unsynced.end()) n.unsynced.erase(it);
   n.storage[std::string(key)] = value;
@@ -495,14 +501,14 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
 }
 
 void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
-  Node& n = *nodes_[node.value()];
+  Node& n = nodes_[node.value()];
   n.unsynced[std::string(key)] = value;
   Emit({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
 }
 
 void Simulator::Sync(NodeId node) {
-  Node& n = *nodes_[node.value()];
+  Node& n = nodes_[node.value()];
   const auto synced = static_cast<int64_t>(n.unsynced.size());
   for (auto& [key, value] : n.unsynced) n.storage[key] = value;
   n.unsynced.clear();
@@ -512,7 +518,7 @@ void Simulator::Sync(NodeId node) {
 
 void Simulator::Observe(NodeId node, const Observation& observation) {
   Emit({.time = now_, .kind = TraceKind::kObserve, .node = node,
-        .local_time = nodes_[node.value()]->ReadClock(now_), .payload = &observation});
+        .local_time = nodes_[node.value()].ReadClock(now_), .payload = &observation});
 }
 
 // ---- faults ----
@@ -529,7 +535,7 @@ absl::Status Simulator::ScheduleAt(TimeNs at, std::function<void()> action) {
 
 absl::Status Simulator::Crash(NodeId id, CrashKind kind) {
   if (auto s = CheckNode(id); !s.ok()) return s;
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   if (!node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is already down"));
   int64_t lost_writes = 0;
   if (kind == CrashKind::kPowerLoss) {
@@ -563,7 +569,7 @@ absl::Status Simulator::Crash(NodeId id, CrashKind kind) {
 
 absl::Status Simulator::Restart(NodeId id) {
   if (auto s = CheckNode(id); !s.ok()) return s;
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   if (node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is not down"));
   node.up = true;
   ++node.incarnation;
@@ -577,7 +583,7 @@ absl::Status Simulator::Restart(NodeId id) {
 
 absl::Status Simulator::Pause(NodeId id) {
   if (auto s = CheckNode(id); !s.ok()) return s;
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   if (!node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is down"));
   if (node.paused) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is already paused"));
   node.paused = true;
@@ -587,7 +593,7 @@ absl::Status Simulator::Pause(NodeId id) {
 
 absl::Status Simulator::Resume(NodeId id) {
   if (auto s = CheckNode(id); !s.ok()) return s;
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   if (!node.paused) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is not paused"));
   node.paused = false;
   Emit({.time = now_, .kind = TraceKind::kResume, .node = id, .local_time = node.ReadClock(now_),
@@ -617,7 +623,7 @@ absl::Status Simulator::SetClockDrift(NodeId id, int64_t drift_ppm) {
     return absl::InvalidArgumentError(
         absl::StrCat("clock drift must be within (-500000, 500000) ppm, got ", drift_ppm));
   }
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   node.anchor_local = node.ReadClock(now_);
   node.anchor_global = now_;
   node.drift_ppm = drift_ppm;
@@ -629,7 +635,7 @@ absl::Status Simulator::SetClockDrift(NodeId id, int64_t drift_ppm) {
 
 absl::Status Simulator::StepWallClock(NodeId id, TimeNs delta) {
   if (auto s = CheckNode(id); !s.ok()) return s;
-  Node& node = *nodes_[id.value()];
+  Node& node = nodes_[id.value()];
   const TimeNs reading = node.ReadWallClock(now_);
   const __int128 stepped_ns = static_cast<__int128>(reading.ns()) + delta.ns();
   if (stepped_ns > kMaxClockReading.ns() || stepped_ns < -kMaxClockReading.ns()) {

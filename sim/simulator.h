@@ -70,7 +70,7 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   uint64_t seed() const { return seed_; }
-  uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
+  uint32_t node_count() const { return network_.node_count(); }
 
   // Installs node `id`'s process factory. Every node needs one before Start.
   absl::Status SetProcess(NodeId id, ProcessFactory factory);
@@ -213,7 +213,7 @@ class Simulator {
   bool started_ = false;
   EventQueue queue_;
   Network network_;
-  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<Node> nodes_;  // sized once at construction: a NodeContext's address never changes
   std::vector<InFlight> in_flight_;
   std::vector<uint32_t> free_in_flight_;
   std::vector<TimerSlot> timers_;

@@ -1,5 +1,9 @@
 // Each network fault, observed through what processes actually receive.
+#include <algorithm>
 #include <memory>
+#include <vector>
+
+#include "fmt/format.h"
 
 #include "gtest/gtest.h"
 #include "sim/network.h"
@@ -55,6 +59,174 @@ TEST(Network_Latency, UniformLatencyStaysInRangeAndVaries) {
   EXPECT_LE(hi, TimeNs::Millis(5));
   EXPECT_LT(lo, TimeNs::Millis(2));
   EXPECT_GT(hi, TimeNs::Millis(4));
+}
+
+TEST(Network_LinkStreams, EachLinkDrawsFromTheStreamNamedAfterIt) {
+  // Streams are derived on a link's first message, in whatever order links
+  // are first used; each must still be Rng::ForStream of the link's name.
+  LinkConfig link;
+  link.latency = LatencyModel::Uniform(TimeNs(0), TimeNs::Seconds(1));
+  constexpr uint64_t kSeed = 77;
+  Network network(130, kSeed, link);
+  const std::vector<Link> links = {{NodeId(129), NodeId(3)}, {NodeId(0), NodeId(1)}, {NodeId(10), NodeId(100)},
+                                   {NodeId(5), NodeId(5)},   {NodeId(1), NodeId(0)}, {NodeId(100), NodeId(10)}};
+  for (int round = 0; round < 3; ++round) {
+    for (const Link& l : links) {
+      Rng named = Rng::ForStream(kSeed, fmt::format("network/link/{}/{}", l.from.value(), l.to.value()));
+      TimeNs expected;
+      for (int i = 0; i <= round; ++i) expected = link.latency.Draw(named);
+      EXPECT_EQ(network.Route(l.from, l.to, TimeNs(0)).arrival[0], expected)
+          << l.from.value() << "->" << l.to.value() << " draw " << round;
+    }
+  }
+}
+
+// The network as it was when every setting and every link's state was a
+// dense n x n array, with each link's stream derived by name up front.
+class DenseNetworkModel {
+ public:
+  DenseNetworkModel(uint32_t n, uint64_t seed, LinkConfig link)
+      : n_(n), links_(n * n, link), cuts_(n * n, 0), last_arrival_(n * n) {
+    for (uint32_t from = 0; from < n; ++from) {
+      for (uint32_t to = 0; to < n; ++to) rngs_.push_back(Rng::ForStream(seed, fmt::format("network/link/{}/{}", from, to)));
+    }
+  }
+  void SetLink(Link l, const LinkConfig& config) { links_[Index(l)] = config; }
+  void SetAllLinks(const LinkConfig& config) { std::fill(links_.begin(), links_.end(), config); }
+  void Cut(const std::vector<Link>& links) {
+    for (const Link& l : links) ++cuts_[Index(l)];
+  }
+  void Restore(const std::vector<Link>& links) {
+    for (const Link& l : links) cuts_[Index(l)] -= cuts_[Index(l)] > 0;
+  }
+  void HealAll() { std::fill(cuts_.begin(), cuts_.end(), 0); }
+  bool IsCut(Link l) const { return cuts_[Index(l)] > 0; }
+  const LinkConfig& link(Link l) const { return links_[Index(l)]; }
+  Routing Route(Link l, TimeNs now) {
+    Routing routing;
+    const size_t i = Index(l);
+    if (cuts_[i] > 0) {
+      routing.outcome = Routing::Outcome::kPartitioned;
+      return routing;
+    }
+    if (rngs_[i].Chance(links_[i].drop)) {
+      routing.outcome = Routing::Outcome::kLost;
+      return routing;
+    }
+    routing.copies = rngs_[i].Chance(links_[i].duplicate) ? 2 : 1;
+    for (int copy = 0; copy < routing.copies; ++copy) {
+      TimeNs arrival = now + links_[i].latency.Draw(rngs_[i]);
+      if (links_[i].fifo) arrival = std::max(arrival, last_arrival_[i]);
+      last_arrival_[i] = std::max(last_arrival_[i], arrival);
+      routing.arrival[copy] = arrival;
+    }
+    return routing;
+  }
+
+ private:
+  size_t Index(Link l) const { return size_t{l.from.value()} * n_ + l.to.value(); }
+  uint32_t n_;
+  std::vector<LinkConfig> links_;
+  std::vector<uint32_t> cuts_;
+  std::vector<TimeNs> last_arrival_;
+  std::vector<Rng> rngs_;
+};
+
+// Random settings, cuts, restores, heals and sends on the network and on the
+// dense model: every setting read, cut check and routing decision must agree.
+void CheckAgainstDenseModel(uint32_t n, uint64_t seed) {
+  Rng rng(seed);
+  auto random_config = [&] {
+    LinkConfig config;
+    switch (rng.Below(3)) {
+      case 0: config.latency = LatencyModel::Fixed(TimeNs(static_cast<int64_t>(rng.Below(1000)))); break;
+      case 1: config.latency = LatencyModel::Uniform(TimeNs(10), TimeNs(10 + static_cast<int64_t>(rng.Below(5000)))); break;
+      default: config.latency = LatencyModel::Exponential(TimeNs(5), TimeNs(300), TimeNs(4000)); break;
+    }
+    config.drop = rng.Below(3) == 0 ? *Probability::FromDouble(0.3) : Probability::Never();
+    config.duplicate = rng.Below(3) == 0 ? *Probability::FromDouble(0.2) : Probability::Never();
+    config.fifo = rng.Below(2) == 0;
+    return config;
+  };
+  auto random_link = [&] {
+    return Link{NodeId(static_cast<uint32_t>(rng.Below(n))), NodeId(static_cast<uint32_t>(rng.Below(n)))};
+  };
+  const LinkConfig initial = random_config();
+  Network network(n, seed, initial);
+  DenseNetworkModel model(n, seed, initial);
+  std::vector<std::vector<Link>> cuts_made;
+  TimeNs now;
+  for (int op = 0; op < 20000; ++op) {
+    const uint64_t kind = rng.Below(100);
+    if (kind < 5) {
+      const Link l = random_link();
+      const LinkConfig config = random_config();
+      ASSERT_TRUE(network.SetLink(l.from, l.to, config).ok());
+      model.SetLink(l, config);
+    } else if (kind < 6) {
+      const LinkConfig config = random_config();
+      ASSERT_TRUE(network.SetAllLinks(config).ok());
+      model.SetAllLinks(config);
+    } else if (kind < 9) {
+      std::vector<Link> links;
+      if (rng.Below(2) == 0) {
+        for (uint64_t i = rng.Below(4); i > 0; --i) links.push_back(random_link());
+      } else {
+        auto partition = network.PartitionLinks({{NodeId(static_cast<uint32_t>(rng.Below(n)))}});
+        ASSERT_TRUE(partition.ok());
+        links = *partition;
+      }
+      ASSERT_TRUE(network.Cut(links).ok());
+      model.Cut(links);
+      cuts_made.push_back(links);
+    } else if (kind < 12 && !cuts_made.empty()) {
+      const size_t which = rng.Below(cuts_made.size());
+      ASSERT_TRUE(network.Restore(cuts_made[which]).ok());
+      model.Restore(cuts_made[which]);
+      cuts_made.erase(cuts_made.begin() + static_cast<std::ptrdiff_t>(which));
+    } else if (kind < 13) {
+      network.HealAll();
+      model.HealAll();
+    } else {
+      const Link l = random_link();
+      now += TimeNs(static_cast<int64_t>(rng.Below(100)));
+      const Routing got = network.Route(l.from, l.to, now);
+      const Routing want = model.Route(l, now);
+      ASSERT_EQ(got.outcome, want.outcome) << "op " << op;
+      ASSERT_EQ(got.copies, want.copies) << "op " << op;
+      for (int copy = 0; copy < want.copies; ++copy) ASSERT_EQ(got.arrival[copy], want.arrival[copy]) << "op " << op;
+    }
+    const Link probe = random_link();
+    ASSERT_EQ(network.IsCut(probe.from, probe.to), model.IsCut(probe)) << "op " << op;
+    const LinkConfig& got = network.link(probe.from, probe.to);
+    const LinkConfig& want = model.link(probe);
+    ASSERT_EQ(got.latency.Describe(), want.latency.Describe()) << "op " << op;
+    ASSERT_EQ(got.drop, want.drop);
+    ASSERT_EQ(got.duplicate, want.duplicate);
+    ASSERT_EQ(got.fifo, want.fifo);
+  }
+}
+
+TEST(Network_SparseLinks, BehaveAsDenseOnesInASmallCluster) { CheckAgainstDenseModel(5, 11); }
+
+TEST(Network_SparseLinks, BehaveAsDenseOnesInAHashedCluster) { CheckAgainstDenseModel(40, 12); }
+
+TEST(Network_SparseLinks, SetUpAndFirstMessagesOfAHugeClusterStayCheap) {
+  // Dense per-link arrays would take 10^10 entries here.
+  constexpr uint32_t kNodes = 100000;
+  Network network(kNodes, 3, LinkConfig::Fixed(TimeNs(5)));
+  ASSERT_TRUE(network.SetLink(NodeId(kNodes - 1), NodeId(0), LinkConfig::Fixed(TimeNs(9))).ok());
+  ASSERT_TRUE(network.Cut({Link{NodeId(12345), NodeId(67890)}}).ok());
+  EXPECT_EQ(network.Route(NodeId(kNodes - 1), NodeId(0), TimeNs(0)).arrival[0], TimeNs(9));
+  EXPECT_EQ(network.Route(NodeId(0), NodeId(kNodes - 1), TimeNs(0)).arrival[0], TimeNs(5));
+  EXPECT_EQ(network.Route(NodeId(12345), NodeId(67890), TimeNs(0)).outcome, Routing::Outcome::kPartitioned);
+  EXPECT_FALSE(network.IsCut(NodeId(67890), NodeId(12345)));
+  // Each link's stream is still the one named after it.
+  LinkConfig uniform;
+  uniform.latency = LatencyModel::Uniform(TimeNs(0), TimeNs::Seconds(1));
+  ASSERT_TRUE(network.SetAllLinks(uniform).ok());
+  Rng named = Rng::ForStream(3, "network/link/99999/54321");
+  EXPECT_EQ(network.Route(NodeId(99999), NodeId(54321), TimeNs(0)).arrival[0], uniform.latency.Draw(named));
 }
 
 TEST(Network_Latency, LongTailsRespectMinimumAndCap) {

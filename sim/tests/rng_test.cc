@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace sim {
@@ -68,6 +70,21 @@ TEST(Rng_Streams, UsingOneStreamDoesNotShiftAnother) {
 TEST(Rng_Streams, DifferentNamesAndSeedsGiveDifferentStreams) {
   EXPECT_NE(Rng::ForStream(7, "network").Next(), Rng::ForStream(7, "faults").Next());
   EXPECT_NE(Rng::ForStream(7, "network").Next(), Rng::ForStream(8, "network").Next());
+}
+
+TEST(Rng_Streams, ExtendedNameHashesEqualTheWholeNamesHash) {
+  EXPECT_EQ(ExtendNameHash(HashName("network/"), "link/3/4"), HashName("network/link/3/4"));
+  EXPECT_EQ(ExtendNameHash(HashName(""), ""), HashName(""));
+  for (uint64_t value : {uint64_t{0}, uint64_t{7}, uint64_t{10}, uint64_t{99}, uint64_t{100000},
+                         uint64_t{4294967295u}, UINT64_MAX}) {
+    const std::string name = absl::StrCat("node/", value);
+    EXPECT_EQ(ExtendNameHashDecimal(HashName("node/"), value), HashName(name)) << name;
+  }
+  // The hash of a stream's name picks the same stream as the name.
+  Rng by_name = Rng::ForStream(9, "network/link/12/345");
+  Rng by_hash = Rng::ForStreamHash(
+      9, ExtendNameHashDecimal(ExtendNameHash(ExtendNameHashDecimal(HashName("network/link/"), 12), "/"), 345));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(by_name.Next(), by_hash.Next());
 }
 
 TEST(Rng_Below, StaysInRangeAndCoversIt) {

@@ -17,6 +17,12 @@ uint64_t SplitMix64(uint64_t& state);
 
 // FNV-1a of a name, used to derive independent streams from (seed, name).
 uint64_t HashName(std::string_view name);
+// FNV-1a continued over `more` from `prefix_hash`, the hash of a prefix:
+// ExtendNameHash(HashName(a), b) == HashName(a + b). Lets a family of names
+// ("network/link/<from>/<to>") hash in time independent of its prefix.
+uint64_t ExtendNameHash(uint64_t prefix_hash, std::string_view more);
+// The same over the decimal digits of `value`, as fmt::format("{}") writes them.
+uint64_t ExtendNameHashDecimal(uint64_t prefix_hash, uint64_t value);
 
 // A probability held as an integer fraction of 2^32, so a Bernoulli draw is an
 // integer comparison. Constructed from a double only through validation.
@@ -44,6 +50,8 @@ class Rng {
   // An independent stream: its draws do not move when another stream is used
   // more or less, which is what lets two runs share "the same weather".
   static Rng ForStream(uint64_t seed, std::string_view stream_name);
+  // ForStream for a name given by its hash (HashName or ExtendNameHash).
+  static Rng ForStreamHash(uint64_t seed, uint64_t stream_name_hash);
 
   uint64_t Next();
   // Uniform in [0, bound); bound must be > 0. Lemire's multiply-shift with
