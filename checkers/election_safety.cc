@@ -41,7 +41,7 @@ class ElectionSafetyChecker final : public Checker {
   // empty for a role change observation.
   struct Claimer {
     sim::NodeId node;
-    std::string sent;
+    std::string_view sent;  // a RecordType's name: static, outlives the run
   };
 
   static std::string How(const Claimer& claimer) {
@@ -50,9 +50,9 @@ class ElectionSafetyChecker final : public Checker {
   }
 
   void Claim(const sim::TraceRecord& r, int64_t term, std::string_view sent, int64_t token) {
-    auto [it, inserted] = first_claimer_by_term_.try_emplace(term, Claimer{r.node, std::string(sent)});
+    auto [it, inserted] = first_claimer_by_term_.try_emplace(term, Claimer{r.node, sent});
     if (inserted || it->second.node == r.node) return;
-    const Claimer second{r.node, std::string(sent)};
+    const Claimer second{r.node, sent};
     const std::string message =
         it->second.sent.empty() && sent.empty()
             ? fmt::format("nodes {} and {} both claimed leadership of term {}", it->second.node.value(),

@@ -32,34 +32,40 @@ class TermMonotonicChecker final : public Checker {
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= highest_.size()) return;
     if (r.kind == sim::TraceKind::kObserve) {
-      if (const auto term = r.payload->As<vocab::TermChanged>()) See(r, term->term, "reported term");
+      if (const auto term = r.payload->As<vocab::TermChanged>()) See(r, term->term, nullptr);
     } else if (r.kind == sim::TraceKind::kSend) {
       std::optional<int64_t> term = roles_.LeaderTerm(*r.payload);
       if (!term) term = roles_.GrantTerm(*r.payload);
-      if (term) See(r, *term, fmt::format("sent {} of term", r.payload->type_name()));
+      if (term) See(r, *term, r.payload->type());
     }
   }
 
  private:
+  // How a node showed a term: by reporting it (`sent` null) or by sending a
+  // message of type `sent` (a static constant: the pointer outlives the run).
   struct Seen {
     int64_t term;
-    std::string how;  // "reported term", "sent raft.append of term"
+    const sim::RecordType* sent;
   };
 
-  void See(const sim::TraceRecord& r, int64_t term, std::string how) {
+  static std::string How(const sim::RecordType* sent) {
+    return sent == nullptr ? "reported term" : fmt::format("sent {} of term", sent->name());
+  }
+
+  void See(const sim::TraceRecord& r, int64_t term, const sim::RecordType* sent) {
     std::optional<Seen>& highest = highest_[r.node.value()];
     if (highest && term < highest->term) {
       Report({.time = r.time,
               .trace_index = r.index,
               .nodes = {r.node},
               .term = term,
-              .message = highest->how == "reported term" && how == "reported term"
+              .message = highest->sent == nullptr && sent == nullptr
                              ? fmt::format("node {}'s term went down from {} to {}", r.node.value(), highest->term,
                                            term)
-                             : fmt::format("node {}'s term went down: it {} {} after it {} {}", r.node.value(), how,
-                                           term, highest->how, highest->term)});
+                             : fmt::format("node {}'s term went down: it {} {} after it {} {}", r.node.value(),
+                                           How(sent), term, How(highest->sent), highest->term)});
     }
-    if (!highest || term >= highest->term) highest = Seen{term, std::move(how)};
+    if (!highest || term >= highest->term) highest = Seen{term, sent};
   }
 
   // Highest term each election node reported or acted in; untouched by

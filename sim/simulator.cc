@@ -60,8 +60,18 @@ struct Simulator::Node {
   // Wall clock = monotonic clock + the sum of the wall-clock steps so far.
   int64_t wall_offset_ns = 0;
   Rng rng{0};
-  std::map<std::string, int64_t, std::less<>> storage;   // durable
-  std::map<std::string, int64_t, std::less<>> unsynced;  // written, not yet synced; shadows `storage`
+  StableStorage storage;  // durable
+  // Written, not yet synced, one entry per key in the order first written;
+  // shadows `storage`. A vector: a handler writes a few keys and syncs, and
+  // the cleared vector keeps its capacity for the next handler.
+  std::vector<std::pair<std::string, int64_t>> unsynced;
+
+  std::pair<std::string, int64_t>* FindUnsynced(std::string_view key) {
+    for (auto& write : unsynced) {
+      if (write.first == key) return &write;
+    }
+    return nullptr;
+  }
   std::vector<Event> held;  // events that arrived while paused, in order
   // The node model's state (see NodeModel).
   Rng model_rng{0};
@@ -107,8 +117,8 @@ struct Simulator::Node {
 Rng& Simulator::NodeContext::rng() { return sim_->nodes_[id_.value()].rng; }
 
 std::optional<int64_t> Simulator::NodeContext::Load(std::string_view key) const {
-  const Node& node = sim_->nodes_[id_.value()];
-  if (auto it = node.unsynced.find(key); it != node.unsynced.end()) return it->second;
+  Node& node = sim_->nodes_[id_.value()];
+  if (const auto* write = node.FindUnsynced(key); write != nullptr) return write->second;
   if (auto it = node.storage.find(key); it != node.storage.end()) return it->second;
   return std::nullopt;
 }
@@ -273,12 +283,11 @@ bool Simulator::IsPaused(NodeId node) const {
   return node.value() < nodes_.size() && nodes_[node.value()].paused;
 }
 
-const std::map<std::string, int64_t, std::less<>>& Simulator::StableStorageOf(NodeId node) const {
-  return nodes_.at(node.value()).storage;
-}
+const StableStorage& Simulator::StableStorageOf(NodeId node) const { return nodes_.at(node.value()).storage; }
 
-const std::map<std::string, int64_t, std::less<>>& Simulator::UnsyncedWritesOf(NodeId node) const {
-  return nodes_.at(node.value()).unsynced;
+StableStorage Simulator::UnsyncedWritesOf(NodeId node) const {
+  const auto& unsynced = nodes_.at(node.value()).unsynced;
+  return StableStorage(unsynced.begin(), unsynced.end());
 }
 
 // ---- messages ----
@@ -493,8 +502,12 @@ void Simulator::WaitForDisk(Node& node) {
 void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   Node& n = nodes_[node.value()];
   // Durable at once, and newer than any buffered value of the key.
-  if (auto it = n.unsynced.find(key); it != n.unsynced.end()) n.unsynced.erase(it);
-  n.storage[std::string(key)] = value;
+  if (auto* write = n.FindUnsynced(key); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
+  if (auto it = n.storage.find(key); it != n.storage.end()) {
+    it->second = value;
+  } else {
+    n.storage.emplace(key, value);
+  }
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
@@ -502,7 +515,11 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
 
 void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
   Node& n = nodes_[node.value()];
-  n.unsynced[std::string(key)] = value;
+  if (auto* write = n.FindUnsynced(key); write != nullptr) {
+    write->second = value;
+  } else {
+    n.unsynced.emplace_back(key, value);
+  }
   Emit({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
 }
@@ -510,7 +527,13 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
 void Simulator::Sync(NodeId node) {
   Node& n = nodes_[node.value()];
   const auto synced = static_cast<int64_t>(n.unsynced.size());
-  for (auto& [key, value] : n.unsynced) n.storage[key] = value;
+  for (auto& [key, value] : n.unsynced) {
+    if (auto it = n.storage.find(key); it != n.storage.end()) {
+      it->second = value;
+    } else {
+      n.storage.emplace(std::move(key), value);
+    }
+  }
   n.unsynced.clear();
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <map>
+#include "absl/container/btree_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
@@ -60,6 +61,10 @@ struct NodeModel {
 
   absl::Status Validate() const;
 };
+
+// A node's stable storage by key, in key order. A B-tree holds several keys
+// per allocation, where std::map allocates one node per key.
+using StableStorage = absl::btree_map<std::string, int64_t, std::less<>>;
 
 class Simulator {
  public:
@@ -154,9 +159,9 @@ class Simulator {
   TimeNs MonotonicTime(NodeId node) const;
   TimeNs WallTime(NodeId node) const;
   // A node's durable stable storage (what a power loss would leave), for tests and tools.
-  const std::map<std::string, int64_t, std::less<>>& StableStorageOf(NodeId node) const;
+  const StableStorage& StableStorageOf(NodeId node) const;
   // A node's buffered writes that no Sync has made durable yet.
-  const std::map<std::string, int64_t, std::less<>>& UnsyncedWritesOf(NodeId node) const;
+  StableStorage UnsyncedWritesOf(NodeId node) const;
   const Network& network() const { return network_; }
 
  private:
@@ -222,7 +227,9 @@ class Simulator {
   uint64_t next_message_id_ = 1;
   std::vector<std::function<void()>> actions_;
   // Per record kind, the sinks that read it, in the order they were added.
-  std::array<std::vector<TraceSink*>, kTraceKindCount> sinks_by_kind_;
+  // Inline: a run adds about ten sinks, and a vector per kind would cost
+  // dozens of allocations per run.
+  std::array<absl::InlinedVector<TraceSink*, 12>, kTraceKindCount> sinks_by_kind_;
   uint64_t next_record_index_ = 0;
   bool stop_requested_ = false;
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones

@@ -210,8 +210,8 @@ std::vector<std::map<std::string, int64_t>> BootsAfterCrash(CrashKind kind, Reco
   EXPECT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) { return std::make_unique<StorageScript>(ops, &boots); }).ok());
   EXPECT_TRUE(sim.Start().ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(45), [&] {
-    EXPECT_EQ(sim.StableStorageOf(NodeId(0)), (std::map<std::string, int64_t, std::less<>>{{"a", 1}, {"c", 4}}));
-    EXPECT_EQ(sim.UnsyncedWritesOf(NodeId(0)), (std::map<std::string, int64_t, std::less<>>{{"a", 2}, {"b", 3}}));
+    EXPECT_EQ(sim.StableStorageOf(NodeId(0)), (StableStorage{{"a", 1}, {"c", 4}}));
+    EXPECT_EQ(sim.UnsyncedWritesOf(NodeId(0)), (StableStorage{{"a", 2}, {"b", 3}}));
   }).ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(50), [&] { EXPECT_TRUE(sim.Crash(NodeId(0), kind).ok()); }).ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(60), [&] { EXPECT_TRUE(sim.Restart(NodeId(0)).ok()); }).ok());
