@@ -31,16 +31,19 @@ class EventQueue {
   const Event& top() const { return heap_.front(); }
   Event Pop() {
     Event out = heap_.front();
-    heap_.front() = heap_.back();
+    const Event last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) SiftDown(0);
+    if (!heap_.empty()) ReplaceTop(last);
     return out;
   }
 
  private:
-  static bool Before(const Event& a, const Event& b) {
-    return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.seq < b.seq;
+  // (time, seq) as one 128-bit key: a single wide compare, no branch on
+  // equal times. Event times are never negative.
+  static unsigned __int128 Key(const Event& e) {
+    return (static_cast<unsigned __int128>(static_cast<uint64_t>(e.time_ns)) << 64) | e.seq;
   }
+  static bool Before(const Event& a, const Event& b) { return Key(a) < Key(b); }
   void SiftUp(size_t i) {
     Event moving = heap_[i];
     while (i > 0) {
@@ -51,18 +54,22 @@ class EventQueue {
     }
     heap_[i] = moving;
   }
-  void SiftDown(size_t i) {
+  // Puts `moving` at the root and restores the heap. Floyd's way, as
+  // std::pop_heap does: walk the hole down to a leaf along the smaller
+  // children (one compare per level), then sift `moving` up from there; the
+  // last element, which `moving` usually is, belongs near the bottom.
+  void ReplaceTop(const Event& moving) {
     const size_t n = heap_.size();
-    Event moving = heap_[i];
+    size_t hole = 0;
     while (true) {
-      size_t child = 2 * i + 1;
+      size_t child = 2 * hole + 1;
       if (child >= n) break;
       if (child + 1 < n && Before(heap_[child + 1], heap_[child])) ++child;
-      if (!Before(heap_[child], moving)) break;
-      heap_[i] = heap_[child];
-      i = child;
+      heap_[hole] = heap_[child];
+      hole = child;
     }
-    heap_[i] = moving;
+    heap_[hole] = moving;
+    SiftUp(hole);
   }
 
   std::vector<Event> heap_;

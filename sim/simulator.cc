@@ -259,11 +259,6 @@ void Simulator::AddTraceSink(TraceSink* sink) {
   }
 }
 
-void Simulator::Emit(TraceRecord record) {
-  record.index = next_record_index_++;
-  for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
-}
-
 void Simulator::Fail(absl::Status status) {
   if (status_.ok()) status_ = std::move(status);
 }
@@ -387,6 +382,14 @@ TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
   // The first global instant at which the node's clock reads >= local.
   // 128 bits: the distance to a deadline near TimeNs::Max() times the rate
   // does not fit in 64 (and wrapping would make it fire at once).
+  if (node.drift_ppm == 0) {
+    // The common case in 64 bits: no wide arithmetic, no division.
+    int64_t ahead_ns, global_ns;
+    if (!__builtin_sub_overflow(local.ns(), node.anchor_local.ns(), &ahead_ns) &&
+        !__builtin_add_overflow(node.anchor_global.ns(), std::max<int64_t>(ahead_ns, 0), &global_ns)) {
+      return std::max(now_, TimeNs(global_ns));
+    }
+  }
   const __int128 ahead = static_cast<__int128>(local.ns()) - node.anchor_local.ns();
   if (ahead <= 0) return std::max(now_, node.anchor_global);
   __int128 global = node.anchor_global.ns();
