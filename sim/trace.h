@@ -97,9 +97,6 @@ class TraceHasher final : public TraceSink {
   uint64_t records() const { return records_; }
 
  private:
-  void Mix(uint64_t word);
-  // Text as big-endian 8-byte words, the last one padded with zero bytes at the top.
-  void MixBytes(std::string_view text);
   uint64_t hash_ = 0x6a09e667f3bcc909ULL;
   uint64_t records_ = 0;
 };

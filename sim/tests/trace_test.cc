@@ -33,14 +33,32 @@ TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
   EXPECT_NE(h, hash_of({other_kind}));
   EXPECT_NE(hash_of({base, other_time}), hash_of({other_time, base}));
   EXPECT_EQ(h, hash_of({base}));
+  // Words are multiplied in pairs and summed: swapping the two words of a
+  // pair, or two fields, or moving a value to another pair must still show.
+  TraceRecord swapped_in_pair = base;
+  swapped_in_pair.message_id = 0;
+  swapped_in_pair.local_time = TimeNs(1);
+  EXPECT_NE(h, hash_of({swapped_in_pair}));
+  const Message vote(kVote, {2, 1});
+  const Message vote_swapped(kVote, {1, 2});
+  TraceRecord with_vote = base;
+  with_vote.payload = &vote;
+  TraceRecord with_vote_swapped = base;
+  with_vote_swapped.payload = &vote_swapped;
+  EXPECT_NE(hash_of({with_vote}), hash_of({with_vote_swapped}));
+  TraceRecord value_not_id = base;
+  value_not_id.message_id = 0;
+  value_not_id.value = 1;
+  EXPECT_NE(h, hash_of({value_not_id}));
   EXPECT_EQ(FormatTraceHash(0xabc), "0x0000000000000abc");
 }
 
 // Pins the hash function (docs/trace.md, "The trace hash"): these records
 // must hash to this value with any compiler, standard library and byte
 // order, or committed repro files stop replaying. The value was computed by
-// an independent Python rendering of that specification (128-bit
-// multiply-fold per word; a header word of kind, payload presence, field
+// an independent Python rendering of that specification (a record's words
+// multiplied in position-keyed pairs and summed, one 128-bit multiply-fold
+// per record into the state; a header word of kind, payload presence, field
 // count and detail length; text as big-endian words; a payload as the FNV-1a
 // of its type name and its field values).
 TEST(Trace_Hash, KnownAnswer) {
@@ -51,7 +69,7 @@ TEST(Trace_Hash, KnownAnswer) {
   // 13 bytes of text: one whole 8-byte word and a 5-byte tail; negative values.
   hasher.OnRecord({.time = TimeNs(12), .kind = TraceKind::kNote, .local_time = TimeNs(-3), .value = -1,
                    .detail = "hello, world!"});
-  EXPECT_EQ(FormatTraceHash(hasher.hash()), "0xdae793379cbebe58");
+  EXPECT_EQ(FormatTraceHash(hasher.hash()), "0x40d1ee260fa0c44d");
   EXPECT_EQ(hasher.records(), 2u);
 }
 
