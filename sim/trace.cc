@@ -108,7 +108,17 @@ void TraceHasher::OnRecord(const TraceRecord& r) {
   uint64_t sum = MumPair(static_cast<uint64_t>(r.time.ns()), (uint64_t{r.node.value()} << 32) | r.peer.value(), 0) +
                  MumPair(r.message_id, static_cast<uint64_t>(r.local_time.ns()), 1) +
                  MumPair(static_cast<uint64_t>(r.value), header, 2);
-  if (!r.detail.empty() || r.payload != nullptr) {
+  if (r.detail.empty() && r.payload != nullptr) {
+    // The common tail, a message or observation without text: its type and
+    // fields, paired without TailDigest's bookkeeping.
+    const sim::Payload& payload = *r.payload;
+    uint64_t words[Payload::kMaxFields + 2];
+    int count = 0;
+    words[count++] = payload.type() == nullptr ? 0 : payload.type()->id();
+    for (int i = 0; i < payload.size(); ++i) words[count++] = static_cast<uint64_t>(payload.value(i));
+    words[count] = 0;  // the odd word out's partner
+    for (int at = 0; at < count; at += 2) sum += MumPair(words[at], words[at + 1], 3 + static_cast<uint64_t>(at / 2));
+  } else if (!r.detail.empty() || r.payload != nullptr) {
     TailDigest tail;
     if (!r.detail.empty()) tail.AddBytes(r.detail);
     if (r.payload != nullptr) {
