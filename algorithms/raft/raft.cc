@@ -37,8 +37,6 @@ vocab::Role Reported(Role role) {
 RaftNode::RaftNode(sim::NodeId self, RaftConfig config)
     : self_(self),
       config_(std::move(config)),
-      granted_(config_.node_count, false),
-      recently_active_(config_.node_count, false),
       work_(config_.resource, config_.leader_work) {
 }
 
@@ -190,7 +188,7 @@ void RaftNode::StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Mes
 
 void RaftNode::StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
   // Any message of our term shows the peer can reach us.
-  recently_active_[from.value()] = true;
+  if (config_.check_quorum) recently_active_[from.value()] = true;
   if (message.Is(kRequestVote)) {
     HandleRequestVote(ctx, from, message);
   } else if (message.Is(kAppendReply)) {
@@ -272,7 +270,14 @@ void RaftNode::HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim:
     const bool progress = index > match_index_[peer];
     if (progress) match_index_[peer] = index;
     if (Next(index) > next_index_[peer]) next_index_[peer] = Next(index);
-    AdvanceLeaderCommit(ctx);
+    // Only a match index that passed the commit index can commit more; the
+    // rest (heartbeat replies, mostly) would make the leader count all
+    // followers again for nothing: O(nodes^2) per heartbeat round.
+    if (progress && index > commit_index_) {
+      AdvanceLeaderCommit(ctx);
+    } else {
+      MakeDurable(ctx);  // what AdvanceLeaderCommit would have done first
+    }
     if (progress && next_index_[peer] <= log_.last_index()) SendAppend(ctx, from);
     return;
   }
@@ -478,13 +483,17 @@ void RaftNode::ResetElectionTimer(sim::Context& ctx) {
 }
 
 bool RaftNode::CountGrant(sim::NodeId from) {
-  granted_[from.value()] = true;  // a duplicated reply counts once
-  uint32_t count = 0;
-  for (bool granted : granted_) count += granted ? 1 : 0;
-  return count >= quorum();
+  if (!granted_[from.value()]) {  // a duplicated reply counts once
+    granted_[from.value()] = true;
+    ++grant_count_;
+  }
+  return grant_count_ >= quorum();
 }
 
-void RaftNode::ResetGrants() { granted_.assign(config_.node_count, false); }
+void RaftNode::ResetGrants() {
+  granted_.assign(config_.node_count, false);
+  grant_count_ = 0;
+}
 
 bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
   if (role_ == Role::kLeader) return true;

@@ -258,9 +258,13 @@ class RaftNode final : public sim::Process, private LogStorage {
   LeadershipReport report_;
   // Monotonic time of the last AppendEntries from the current leader.
   std::optional<sim::TimeNs> last_leader_contact_;
-  // Peers that granted this round's (pre-)vote, indexed by node.
+  // Peers that granted this round's (pre-)vote, indexed by node, and how
+  // many. Sized when a round starts: a follower of a 10,000-node cluster
+  // holds no per-peer state.
   std::vector<bool> granted_;
-  // Leader with check_quorum: peers heard from in this quorum period.
+  uint32_t grant_count_ = 0;
+  // Leader with check_quorum: peers heard from in this quorum period (sized
+  // on becoming leader).
   std::vector<bool> recently_active_;
   // Leader: per peer, the next index to send and the highest index known to
   // match (Figure 2's nextIndex and matchIndex).
