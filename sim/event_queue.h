@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <vector>
 
 #include "electsim/sim/types.h"
@@ -25,6 +26,17 @@ class EventQueue {
   void Push(int64_t time_ns, EventKind kind, uint32_t node, uint64_t arg) {
     heap_.push_back(Event{time_ns, next_seq_++, kind, node, arg});
     SiftUp(heap_.size() - 1);
+  }
+  // Removes every event `dead` says will do nothing when popped, and
+  // rebuilds the heap in O(size). The order of the rest is unchanged: it is
+  // fixed by their unique (time, seq) keys, not by where they sit.
+  template <typename Predicate>
+  size_t RemoveIf(Predicate dead) {
+    const size_t removed = std::erase_if(heap_, dead);
+    if (removed != 0) {
+      for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
+    }
+    return removed;
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
@@ -70,6 +82,20 @@ class EventQueue {
     }
     heap_[hole] = moving;
     SiftUp(hole);
+  }
+
+  void SiftDown(size_t i) {
+    const size_t n = heap_.size();
+    const Event moving = heap_[i];
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && Before(heap_[child + 1], heap_[child])) ++child;
+      if (!Before(heap_[child], moving)) break;
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    heap_[i] = moving;
   }
 
   std::vector<Event> heap_;

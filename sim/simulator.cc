@@ -184,8 +184,13 @@ absl::Status Simulator::RunUntil(TimeNs end) {
   while (status_.ok() && !queue_.empty() && queue_.top().time_ns <= end.ns()) {
     if (stop_requested_ && queue_.top().time_ns > now_.ns()) break;
     Step();
-    // Checked here rather than at each push: one comparison per event.
-    if (queue_.size() + held_events_ > max_pending_events_) [[unlikely]] FailPendingEventsExceeded();
+    // Checked here rather than at each push: one comparison per event. Stale
+    // timer events do not count against the limit.
+    if (queue_.size() >= compact_at_queue_size_) [[unlikely]] CompactQueue();
+    if (queue_.size() + held_events_ > max_pending_events_) [[unlikely]] {
+      CompactQueue();
+      if (queue_.size() + held_events_ > max_pending_events_) FailPendingEventsExceeded();
+    }
   }
   if (stop_requested_) {
     stop_requested_ = false;
@@ -193,6 +198,15 @@ absl::Status Simulator::RunUntil(TimeNs end) {
   }
   if (status_.ok()) now_ = end;
   return status_;
+}
+
+void Simulator::CompactQueue() {
+  queue_.RemoveIf([this](const Event& event) {
+    if (event.kind != EventKind::kTimer) return false;
+    const TimerSlot& timer = timers_[static_cast<uint32_t>(event.arg & 0xffffffffu)];
+    return timer.serial == 0 || timer.generation != static_cast<uint32_t>(event.arg >> 32);
+  });
+  compact_at_queue_size_ = std::max<size_t>(4096, 2 * queue_.size());
 }
 
 void Simulator::FailPendingEventsExceeded() {

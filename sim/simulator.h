@@ -197,6 +197,12 @@ class Simulator {
   }
   // Keeps `event` for when the paused `node` resumes.
   void Hold(Node& node, const Event& event);
+  // Called when the queue outgrows its bound: drops timer events that went
+  // stale (cancelled or re-armed timers) and resets the bound to twice what
+  // is left, so that each compaction is paid for by as many pushes. A
+  // cluster re-arming election timers on every heartbeat would otherwise
+  // queue a stale event per heartbeat until its old deadline.
+  void CompactQueue();
   void FailPendingEventsExceeded();
   void Fail(absl::Status status);
   absl::Status CheckNode(NodeId node) const { return network_.CheckNode(node); }
@@ -239,6 +245,7 @@ class Simulator {
   bool stop_requested_ = false;
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones
   uint64_t max_pending_events_ = 1000000;  // see SetMaxPendingEvents
+  size_t compact_at_queue_size_ = 4096;    // see CompactQueue
   SimulatorStats stats_;
   absl::Status status_;
 };

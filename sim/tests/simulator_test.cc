@@ -453,6 +453,46 @@ TEST(Simulator_BadInput, EventsHeldAtAPausedNodeCountAsPending) {
   EXPECT_LT(sim.now(), TimeNs::Millis(10));
 }
 
+// Re-arms a long timeout on every short tick, as a follower re-arms its
+// election timeout on every heartbeat: each tick leaves a stale event queued
+// until the old deadline.
+class RearmOnTick final : public Process {
+ public:
+  explicit RearmOnTick(int* timeouts) : timeouts_(timeouts) {}
+  void OnStart(Context& ctx) override {
+    timeout_ = ctx.SetTimer(TimeNs::Seconds(3600), 0);
+    ctx.SetTimer(TimeNs::Millis(1), 1);
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
+    if (tag == 0) {
+      ++*timeouts_;
+      return;
+    }
+    ctx.CancelTimer(timeout_);
+    timeout_ = ctx.SetTimer(TimeNs::Seconds(3600), 0);
+    ctx.SetTimer(TimeNs::Millis(1), 1);
+  }
+
+ private:
+  int* timeouts_;
+  TimerId timeout_;
+};
+
+TEST(Simulator_BadInput, CancelledTimersDoNotCountAgainstThePendingEventCap) {
+  // 20,000 ticks each cancel an hour-long timeout: without dropping stale
+  // events the queue would hold 20,000 of them, far past a cap of 100, with
+  // only two live timers at any moment.
+  Simulator sim(8, 1);
+  int timeouts = 0;
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&timeouts](NodeId) { return std::make_unique<RearmOnTick>(&timeouts); }).ok());
+  sim.SetMaxPendingEvents(100);
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(20)).ok()) << sim.status();
+  EXPECT_EQ(sim.stats().timers_fired, 20000u);
+  EXPECT_EQ(timeouts, 0);  // none of the cancelled timeouts fired
+}
+
 // Two-node ping-pong over 1ms links with `model`; returns what the nodes saw.
 Seen RunPingPongWithModel(const NodeModel& model, int pings, TimeNs interval,
                           const std::function<void(Simulator&)>& faults = {}) {
