@@ -162,8 +162,7 @@ void BM_MessageDeliveryHashed(benchmark::State& state) {
   sim::LinkConfig link;
   link.latency = sim::LatencyModel::Uniform(sim::TimeNs::Micros(100), sim::TimeNs::Millis(10));
   sim::Simulator simulator(1, nodes, link);
-  sim::TraceHasher hasher;
-  simulator.AddTraceSink(&hasher);
+  simulator.EnableTraceHash();
   for (uint32_t i = 0; i < nodes; ++i) {
     (void)simulator.SetProcess(sim::NodeId(i), [&](sim::NodeId) { return std::make_unique<Gossip>(nodes, 4); });
   }
@@ -172,7 +171,7 @@ void BM_MessageDeliveryHashed(benchmark::State& state) {
   const AllocsPerIteration allocs;
   for (auto _ : state) simulator.Step();
   allocs.Report(state);
-  benchmark::DoNotOptimize(hasher.hash());
+  benchmark::DoNotOptimize(simulator.trace_hasher().hash());
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_MessageDeliveryHashed);

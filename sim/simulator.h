@@ -86,6 +86,12 @@ class Simulator {
   // then on, in the order they were added; they must outlive the
   // simulator's use.
   void AddTraceSink(TraceSink* sink);
+  // Hashes every record from now on, before any sink sees it (so a sink may
+  // read trace_hasher() for the hash up to and including its record). The
+  // same as adding a TraceHasher as the first sink, without a virtual call
+  // per record: every real run hashes its trace.
+  void EnableTraceHash() { hash_trace_ = true; }
+  const TraceHasher& trace_hasher() const { return trace_hasher_; }
 
   // Boots every node at time 0 (in id order).
   absl::Status Start();
@@ -193,6 +199,7 @@ class Simulator {
   // the compiler drops building its record.
   void Emit(TraceRecord record) {
     record.index = next_record_index_++;
+    if (hash_trace_) trace_hasher_.Add(record);
     for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
   }
   // Keeps `event` for when the paused `node` resumes.
@@ -242,6 +249,8 @@ class Simulator {
   // dozens of allocations per run.
   std::array<absl::InlinedVector<TraceSink*, 12>, kTraceKindCount> sinks_by_kind_;
   uint64_t next_record_index_ = 0;
+  bool hash_trace_ = false;
+  TraceHasher trace_hasher_;
   bool stop_requested_ = false;
   uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones
   uint64_t max_pending_events_ = 1000000;  // see SetMaxPendingEvents

@@ -14,8 +14,8 @@
 namespace electsim {
 namespace {
 
-// Reads the run's hasher after every `every` records (the hasher sees each
-// record first: it is registered first).
+// Reads the run's hasher after every `every` records (the simulator hashes
+// each record before any sink sees it).
 class CheckpointRecorder final : public sim::TraceSink {
  public:
   CheckpointRecorder(const sim::TraceHasher& hasher, TraceCheckpoints& checkpoints)
@@ -57,7 +57,6 @@ class ScenarioDriver {
   absl::StatusOr<RunResult> Run(const RunOptions& options) {
     RunResult result;
     result.seed = sim_.seed();
-    sim::TraceHasher hasher;
     checkers::MetricsCollector metrics(scenario_.nodes, &scenario_.algorithm->message_roles());
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers::CheckerConfig config;
@@ -73,8 +72,8 @@ class ScenarioDriver {
       if (!checker.ok()) return checker.status();
       checkers.push_back(std::move(*checker));
     }
-    sim_.AddTraceSink(&hasher);
-    CheckpointRecorder checkpoints(hasher, result.checkpoints);
+    sim_.EnableTraceHash();
+    CheckpointRecorder checkpoints(sim_.trace_hasher(), result.checkpoints);
     sim_.AddTraceSink(&checkpoints);
     sim_.AddTraceSink(faults_.watch());
     sim_.AddTraceSink(&metrics);
@@ -121,7 +120,7 @@ class ScenarioDriver {
       checker->Finish(sim_.now());
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
-    result.trace_hash = hasher.hash();
+    result.trace_hash = sim_.trace_hasher().hash();
     result.trace_records = sim_.trace_records();
     result.end = sim_.now();
     result.stats = sim_.stats();
