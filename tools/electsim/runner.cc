@@ -21,7 +21,8 @@ class CheckpointRecorder final : public sim::TraceSink {
   CheckpointRecorder(const sim::TraceHasher& hasher, TraceCheckpoints& checkpoints)
       : hasher_(hasher), checkpoints_(checkpoints) {}
   void OnRecord(const sim::TraceRecord& r) override {
-    if ((r.index + 1) % checkpoints_.every != 0) return;
+    // `every` is a power of two (64, doubled): a mask, not a division, per record.
+    if (((r.index + 1) & (checkpoints_.every - 1)) != 0) return;
     if (checkpoints_.hashes.size() == TraceCheckpoints::kMaxCheckpoints) {
       // Keep the checkpoints at multiples of twice the spacing.
       for (size_t i = 0; 2 * i + 1 < checkpoints_.hashes.size(); ++i) checkpoints_.hashes[i] = checkpoints_.hashes[2 * i + 1];

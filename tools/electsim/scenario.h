@@ -128,7 +128,7 @@ struct Scenario {
 };
 
 // Election nodes a scenario may have. Set-up and memory are linear in nodes
-// (and in the links used); results/performance.md measures up to this.
+// (and in the links used); results/scale.md measures up to this.
 inline constexpr uint32_t kMaxNodes = 10000;
 
 // `source` names the text in messages (a file path).
