@@ -95,7 +95,7 @@ class TraceHasher final : public TraceSink {
   void OnRecord(const TraceRecord& record) override;
   // OnRecord without the virtual call, inlined where the simulator emits
   // (Simulator::EnableTraceHash): constant fields fold at each call site.
-  inline void Add(const TraceRecord& record);
+  [[gnu::always_inline]] inline void Add(const TraceRecord& record);
   uint64_t hash() const { return hash_; }
   uint64_t records() const { return records_; }
 
@@ -167,7 +167,7 @@ class TailDigest {
 };
 }  // namespace trace_hash_internal
 
-inline void TraceHasher::Add(const TraceRecord& r) {
+[[gnu::always_inline]] inline void TraceHasher::Add(const TraceRecord& r) {
   using namespace trace_hash_internal;
   ++records_;
   // One word says what follows: the kind, whether there is a payload and
