@@ -1,6 +1,7 @@
 #include "tools/electsim/runner.h"
 
 #include <algorithm>
+#include <bit>
 #include <memory>
 
 #include "electsim/algorithms/leader_work.h"
@@ -19,19 +20,22 @@ namespace {
 class CheckpointRecorder final : public sim::TraceSink {
  public:
   CheckpointRecorder(const sim::TraceHasher& hasher, TraceCheckpoints& checkpoints)
-      : hasher_(hasher), checkpoints_(checkpoints) {}
+      : hasher_(hasher), checkpoints_(checkpoints) {
+    SIM_CHECK(std::has_single_bit(checkpoints_.every), "checkpoint spacing is a power of two");
+  }
   void OnRecord(const sim::TraceRecord& r) override {
     // `every` is a power of two (64, doubled): a mask, not a division, per record.
-    if (((r.index + 1) & (checkpoints_.every - 1)) != 0) return;
+    if (!AtCheckpoint(r)) return;
     if (checkpoints_.hashes.size() == TraceCheckpoints::kMaxCheckpoints) {
       // Keep the checkpoints at multiples of twice the spacing.
       for (size_t i = 0; 2 * i + 1 < checkpoints_.hashes.size(); ++i) checkpoints_.hashes[i] = checkpoints_.hashes[2 * i + 1];
       checkpoints_.hashes.resize(checkpoints_.hashes.size() / 2);
       checkpoints_.every *= 2;
-      if ((r.index + 1) % checkpoints_.every != 0) return;
+      if (!AtCheckpoint(r)) return;
     }
     checkpoints_.hashes.push_back(hasher_.hash());
   }
+  bool AtCheckpoint(const sim::TraceRecord& r) const { return ((r.index + 1) & (checkpoints_.every - 1)) == 0; }
 
  private:
   const sim::TraceHasher& hasher_;
