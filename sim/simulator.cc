@@ -60,17 +60,22 @@ struct Simulator::Node {
   // Wall clock = monotonic clock + the sum of the wall-clock steps so far.
   int64_t wall_offset_ns = 0;
   Rng rng{0};
-  StableStorage storage;  // durable
+  // Durable values by key number (StorageKeys); unset for keys never made durable.
+  std::vector<std::optional<int64_t>> durable;
   // Written, not yet synced, one entry per key in the order first written;
-  // shadows `storage`. A vector: a handler writes a few keys and syncs, and
+  // shadows `durable`. A vector: a handler writes a few keys and syncs, and
   // the cleared vector keeps its capacity for the next handler.
-  std::vector<std::pair<std::string, int64_t>> unsynced;
+  std::vector<std::pair<StorageKeyId, int64_t>> unsynced;
 
-  std::pair<std::string, int64_t>* FindUnsynced(std::string_view key) {
+  std::pair<StorageKeyId, int64_t>* FindUnsynced(StorageKeyId key) {
     for (auto& write : unsynced) {
       if (write.first == key) return &write;
     }
     return nullptr;
+  }
+  void MakeDurable(StorageKeyId key, int64_t value) {
+    if (key >= durable.size()) durable.resize(key + 1);
+    durable[key] = value;
   }
   std::vector<Event> held;  // events that arrived while paused, in order
   // The node model's state (see NodeModel).
@@ -117,10 +122,11 @@ struct Simulator::Node {
 Rng& Simulator::NodeContext::rng() { return sim_->nodes_[id_.value()].rng; }
 
 std::optional<int64_t> Simulator::NodeContext::Load(std::string_view key) const {
+  const std::optional<StorageKeyId> id = sim_->storage_keys_.Find(key);
+  if (!id) return std::nullopt;  // no node has written it
   Node& node = sim_->nodes_[id_.value()];
-  if (const auto* write = node.FindUnsynced(key); write != nullptr) return write->second;
-  if (auto it = node.storage.find(key); it != node.storage.end()) return it->second;
-  return std::nullopt;
+  if (const auto* write = node.FindUnsynced(*id); write != nullptr) return write->second;
+  return *id < node.durable.size() ? node.durable[*id] : std::nullopt;
 }
 
 Simulator::Simulator(uint64_t seed, uint32_t node_count, LinkConfig default_link)
@@ -292,11 +298,19 @@ bool Simulator::IsPaused(NodeId node) const {
   return node.value() < nodes_.size() && nodes_[node.value()].paused;
 }
 
-const StableStorage& Simulator::StableStorageOf(NodeId node) const { return nodes_.at(node.value()).storage; }
+StableStorage Simulator::StableStorageOf(NodeId node) const {
+  StableStorage storage;
+  const auto& durable = nodes_.at(node.value()).durable;
+  for (StorageKeyId key = 0; key < durable.size(); ++key) {
+    if (durable[key]) storage.emplace(storage_keys_.Name(key), *durable[key]);
+  }
+  return storage;
+}
 
 StableStorage Simulator::UnsyncedWritesOf(NodeId node) const {
-  const auto& unsynced = nodes_.at(node.value()).unsynced;
-  return StableStorage(unsynced.begin(), unsynced.end());
+  StableStorage storage;
+  for (const auto& [key, value] : nodes_.at(node.value()).unsynced) storage.emplace(storage_keys_.Name(key), value);
+  return storage;
 }
 
 // ---- messages ----
@@ -518,13 +532,10 @@ void Simulator::WaitForDisk(Node& node) {
 
 void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   Node& n = nodes_[node.value()];
+  const StorageKeyId id = storage_keys_.Intern(key);
   // Durable at once, and newer than any buffered value of the key.
-  if (auto* write = n.FindUnsynced(key); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
-  if (auto it = n.storage.find(key); it != n.storage.end()) {
-    it->second = value;
-  } else {
-    n.storage.emplace(key, value);
-  }
+  if (auto* write = n.FindUnsynced(id); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
+  n.MakeDurable(id, value);
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
@@ -532,10 +543,11 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
 
 void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
   Node& n = nodes_[node.value()];
-  if (auto* write = n.FindUnsynced(key); write != nullptr) {
+  const StorageKeyId id = storage_keys_.Intern(key);
+  if (auto* write = n.FindUnsynced(id); write != nullptr) {
     write->second = value;
   } else {
-    n.unsynced.emplace_back(key, value);
+    n.unsynced.emplace_back(id, value);
   }
   Emit({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
@@ -544,13 +556,7 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
 void Simulator::Sync(NodeId node) {
   Node& n = nodes_[node.value()];
   const auto synced = static_cast<int64_t>(n.unsynced.size());
-  for (auto& [key, value] : n.unsynced) {
-    if (auto it = n.storage.find(key); it != n.storage.end()) {
-      it->second = value;
-    } else {
-      n.storage.emplace(std::move(key), value);
-    }
-  }
+  for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value);
   n.unsynced.clear();
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});

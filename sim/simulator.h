@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
+#include "sim/storage_keys.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/rng.h"
 #include "sim/trace.h"
@@ -62,8 +63,8 @@ struct NodeModel {
   absl::Status Validate() const;
 };
 
-// A node's stable storage by key, in key order. A B-tree holds several keys
-// per allocation, where std::map allocates one node per key.
+// A node's stable storage by key, in key order, as tests and tools read it
+// (the simulator keeps it by key number, see StorageKeys).
 using StableStorage = absl::btree_map<std::string, int64_t, std::less<>>;
 
 class Simulator {
@@ -165,7 +166,7 @@ class Simulator {
   TimeNs MonotonicTime(NodeId node) const;
   TimeNs WallTime(NodeId node) const;
   // A node's durable stable storage (what a power loss would leave), for tests and tools.
-  const StableStorage& StableStorageOf(NodeId node) const;
+  StableStorage StableStorageOf(NodeId node) const;
   // A node's buffered writes that no Sync has made durable yet.
   StableStorage UnsyncedWritesOf(NodeId node) const;
   const Network& network() const { return network_; }
@@ -236,6 +237,7 @@ class Simulator {
   bool started_ = false;
   EventQueue queue_;
   Network network_;
+  StorageKeys storage_keys_;  // every node's keys, numbered by first use
   std::vector<Node> nodes_;  // sized once at construction: a NodeContext's address never changes
   std::vector<InFlight> in_flight_;
   std::vector<uint32_t> free_in_flight_;

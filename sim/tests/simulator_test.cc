@@ -255,6 +255,30 @@ TEST(Simulator_Storage, PersistOverridesABufferedValueOfItsKey) {
   EXPECT_EQ(boots[1], (std::map<std::string, int64_t>{{"a", 5}}));
 }
 
+TEST(Simulator_Storage, EachNodeHasItsOwnStorageUnderTheSameKeys) {
+  // The simulator numbers keys once for all nodes; the values stay each node's.
+  Simulator sim(1, 2);
+  std::vector<std::map<std::string, int64_t>> boots0, boots1;
+  std::vector<std::pair<TimeNs, StorageScript::Op>> ops0 = {
+      {TimeNs::Millis(10), [](Context& ctx) { ctx.Persist("a", 1); ctx.Write("b", 2); ctx.Sync(); }},
+  };
+  std::vector<std::pair<TimeNs, StorageScript::Op>> ops1 = {
+      {TimeNs::Millis(20), [](Context& ctx) {
+         EXPECT_EQ(ctx.Load("a"), std::nullopt);  // node 0's keys, not node 1's
+         ctx.Write("c", 3);
+         ctx.Persist("b", 4);
+       }},
+  };
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) { return std::make_unique<StorageScript>(ops0, &boots0); }).ok());
+  ASSERT_TRUE(sim.SetProcess(NodeId(1), [&](NodeId) { return std::make_unique<StorageScript>(ops1, &boots1); }).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(100)).ok());
+  EXPECT_EQ(sim.StableStorageOf(NodeId(0)), (StableStorage{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(sim.StableStorageOf(NodeId(1)), (StableStorage{{"b", 4}}));
+  EXPECT_EQ(sim.UnsyncedWritesOf(NodeId(0)), StableStorage{});
+  EXPECT_EQ(sim.UnsyncedWritesOf(NodeId(1)), (StableStorage{{"c", 3}}));
+}
+
 TEST(Simulator_Clock, FastClockFiresTimersEarlyByTheDriftRatio) {
   // +100000 ppm: the clock gains 0.1s per second, so a 1.1s local wait takes 1s.
   ProbeRun fast({TimeNs::Millis(1100)});
