@@ -24,29 +24,41 @@ struct Event {
 class EventQueue {
  public:
   void Push(int64_t time_ns, EventKind kind, uint32_t node, uint64_t arg) {
-    heap_.push_back(Event{time_ns, next_seq_++, kind, node, arg});
-    SiftUp(heap_.size() - 1);
+    const Event event{time_ns, next_seq_++, kind, node, arg};
+    if (root_taken_) {
+      // The usual step: a handler schedules the next event where the one it
+      // is handling was. One walk down replaces a pop's and a push's walks.
+      root_taken_ = false;
+      ReplaceTop(event);
+      return;
+    }
+    heap_.emplace_back();  // written once, at its final place, by SiftUp
+    SiftUp(heap_.size() - 1, event);
   }
   // Removes every event `dead` says will do nothing when popped, and
   // rebuilds the heap in O(size). The order of the rest is unchanged: it is
   // fixed by their unique (time, seq) keys, not by where they sit.
   template <typename Predicate>
   size_t RemoveIf(Predicate dead) {
+    Settle();
     const size_t removed = std::erase_if(heap_, dead);
     if (removed != 0) {
       for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
     }
     return removed;
   }
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  const Event& top() const { return heap_.front(); }
+  bool empty() const { return size() == 0; }
+  size_t size() const { return heap_.size() - (root_taken_ ? 1 : 0); }
+  const Event& top() const {
+    Settle();
+    return heap_.front();
+  }
+  // The earliest event. Its slot is given back lazily: the next Push fills
+  // it (see Push), anything else first removes it.
   Event Pop() {
-    Event out = heap_.front();
-    const Event last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) ReplaceTop(last);
-    return out;
+    Settle();
+    root_taken_ = true;
+    return heap_.front();
   }
 
  private:
@@ -56,8 +68,20 @@ class EventQueue {
     return (static_cast<unsigned __int128>(static_cast<uint64_t>(e.time_ns)) << 64) | e.seq;
   }
   static bool Before(const Event& a, const Event& b) { return Key(a) < Key(b); }
-  void SiftUp(size_t i) {
-    Event moving = heap_[i];
+  // Removes the root that Pop handed out, if no Push has replaced it.
+  // Const because the queue's contents do not change: the root was already
+  // gone as far as callers can tell.
+  void Settle() const {
+    if (!root_taken_) return;
+    root_taken_ = false;
+    const Event last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) ReplaceTop(last);
+  }
+  // Puts `moving` at hole `i` or above it. `moving` comes in registers
+  // rather than being read back from the slot just written, which would
+  // stall on store-to-load forwarding.
+  void SiftUp(size_t i, const Event& moving) const {
     while (i > 0) {
       size_t parent = (i - 1) / 2;
       if (!Before(moving, heap_[parent])) break;
@@ -70,7 +94,7 @@ class EventQueue {
   // std::pop_heap does: walk the hole down to a leaf along the smaller
   // children (one compare per level), then sift `moving` up from there; the
   // last element, which `moving` usually is, belongs near the bottom.
-  void ReplaceTop(const Event& moving) {
+  void ReplaceTop(const Event& moving) const {
     const size_t n = heap_.size();
     size_t hole = 0;
     while (true) {
@@ -80,8 +104,7 @@ class EventQueue {
       heap_[hole] = heap_[child];
       hole = child;
     }
-    heap_[hole] = moving;
-    SiftUp(hole);
+    SiftUp(hole, moving);
   }
 
   void SiftDown(size_t i) {
@@ -98,7 +121,9 @@ class EventQueue {
     heap_[i] = moving;
   }
 
-  std::vector<Event> heap_;
+  // Mutable for Settle only.
+  mutable std::vector<Event> heap_;
+  mutable bool root_taken_ = false;  // heap_.front() was popped and awaits its replacement
   uint64_t next_seq_ = 0;
 };
 
