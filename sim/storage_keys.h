@@ -61,8 +61,19 @@ class StorageKeys {
       std::memcpy(&word, key.data() + at, 8);
       hash = Fold(hash ^ word);
     }
+    // The last 1-7 bytes as wyhash reads them: two overlapping 4-byte loads,
+    // or three single bytes; no call to a variable-length memcpy.
+    const size_t rest = key.size() - at;
+    const auto* p = reinterpret_cast<const unsigned char*>(key.data() + at);
     uint64_t tail = 0;
-    std::memcpy(&tail, key.data() + at, key.size() - at);
+    if (rest >= 4) {
+      uint32_t first, last;
+      std::memcpy(&first, p, 4);
+      std::memcpy(&last, p + rest - 4, 4);
+      tail = (uint64_t{first} << 32) | last;
+    } else if (rest > 0) {
+      tail = (uint64_t{p[0]} << 16) | (uint64_t{p[rest / 2]} << 8) | p[rest - 1];
+    }
     return Fold(hash ^ tail);
   }
   static uint64_t Fold(uint64_t x) {
