@@ -83,6 +83,9 @@ class StorageKeys {
 
   void Grow() {
     const size_t capacity = slots_.empty() ? 16 : slots_.size() * 2;
+    // Room for as many keys as the table takes before it grows again.
+    names_.reserve(capacity / 2);
+    hashes_.reserve(capacity / 2);
     slots_.assign(capacity, kEmpty);
     mask_ = capacity - 1;
     for (StorageKeyId id = 0; id < names_.size(); ++id) {
