@@ -92,6 +92,8 @@ class Simulator {
   // same as adding a TraceHasher as the first sink, without a virtual call
   // per record: every real run hashes its trace.
   void EnableTraceHash() { hash_trace_ = true; }
+  // See TraceHasher::KeepCheckpoints.
+  void KeepTraceHashCheckpoints(uint64_t every, size_t max) { trace_hasher_.KeepCheckpoints(every, max); }
   const TraceHasher& trace_hasher() const { return trace_hasher_; }
 
   // Boots every node at time 0 (in id order).

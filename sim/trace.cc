@@ -1,6 +1,7 @@
 #include "sim/trace.h"
 
 
+#include "electsim/sim/check.h"
 #include "fmt/format.h"
 
 namespace sim {
@@ -31,6 +32,25 @@ std::string_view TraceKindName(TraceKind kind) {
 }
 
 void TraceHasher::OnRecord(const TraceRecord& r) { Add(r); }
+
+void TraceHasher::KeepCheckpoints(uint64_t every, size_t max) {
+  SIM_CHECK(every != 0 && (every & (every - 1)) == 0 && max >= 2, "checkpoint spacing is a power of two");
+  checkpoint_mask_ = every - 1;
+  max_checkpoints_ = max;
+  checkpoints_.clear();
+  checkpoints_.reserve(max);
+}
+
+void TraceHasher::Checkpoint() {
+  if (checkpoints_.size() == max_checkpoints_) {
+    // Keep the checkpoints at multiples of twice the spacing.
+    for (size_t i = 0; 2 * i + 1 < checkpoints_.size(); ++i) checkpoints_[i] = checkpoints_[2 * i + 1];
+    checkpoints_.resize(checkpoints_.size() / 2);
+    checkpoint_mask_ = 2 * checkpoint_mask_ + 1;
+    if ((records_ & checkpoint_mask_) != 0) return;
+  }
+  checkpoints_.push_back(hash_);
+}
 
 std::string FormatTraceHash(uint64_t hash) { return fmt::format("0x{:016x}", hash); }
 

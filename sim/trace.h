@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "electsim/sim/message.h"
 #include "electsim/sim/types.h"
@@ -99,9 +100,27 @@ class TraceHasher final : public TraceSink {
   uint64_t hash() const { return hash_; }
   uint64_t records() const { return records_; }
 
+  // Keeps the hash after every `every`-th record (`every` a power of two), at
+  // most `max` of them: when full, every other one goes and the spacing
+  // doubles, so a run of any length keeps evenly spaced checkpoints. A replay
+  // compares them to find the first stretch of records that differs. Kept
+  // here rather than by a sink: a check of the record count per record, not
+  // a virtual call.
+  void KeepCheckpoints(uint64_t every, size_t max);
+  uint64_t checkpoint_every() const { return checkpoint_mask_ + 1; }
+  // checkpoints()[i] is the hash after record (i + 1) * checkpoint_every() - 1.
+  const std::vector<uint64_t>& checkpoints() const { return checkpoints_; }
+
  private:
+  void Checkpoint();
+
   uint64_t hash_ = 0x6a09e667f3bcc909ULL;
   uint64_t records_ = 0;
+  // checkpoint_every() - 1; all ones while no checkpoints are kept, which
+  // records_ (at least 1 when tested) never matches.
+  uint64_t checkpoint_mask_ = ~uint64_t{0};
+  size_t max_checkpoints_ = 0;
+  std::vector<uint64_t> checkpoints_;
 };
 
 namespace trace_hash_internal {
@@ -205,6 +224,7 @@ class TailDigest {
     sum += tail.Finish();
   }
   hash_ = Mum(hash_ ^ kSecret0, sum ^ kSecret3);
+  if ((records_ & checkpoint_mask_) == 0) [[unlikely]] Checkpoint();
 }
 
 std::string FormatTraceHash(uint64_t hash);  // "0x" + 16 hex digits

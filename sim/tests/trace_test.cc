@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -71,6 +72,30 @@ TEST(Trace_Hash, KnownAnswer) {
                    .detail = "hello, world!"});
   EXPECT_EQ(FormatTraceHash(hasher.hash()), "0x40d1ee260fa0c44d");
   EXPECT_EQ(hasher.records(), 2u);
+}
+
+TEST(Trace_HashCheckpoints, EvenlySpacedHashesThinnedWhenFull) {
+  // 1000 records, a checkpoint every 4 kept up to 8: the spacing doubles
+  // whenever 8 are kept, ending at 128 (7 checkpoints, at 128, 256, ... 896).
+  TraceHasher checkpointed;
+  checkpointed.KeepCheckpoints(4, 8);
+  TraceHasher plain;
+  std::vector<uint64_t> after;  // plain hash after each record
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const TraceRecord r{.index = i, .time = TimeNs(static_cast<int64_t>(i)), .kind = TraceKind::kNote};
+    checkpointed.Add(r);
+    plain.Add(r);
+    after.push_back(plain.hash());
+  }
+  EXPECT_EQ(checkpointed.hash(), plain.hash());  // keeping checkpoints changes no hash
+  EXPECT_EQ(checkpointed.checkpoint_every(), 128u);
+  ASSERT_EQ(checkpointed.checkpoints().size(), 7u);
+  for (size_t i = 0; i < checkpointed.checkpoints().size(); ++i) {
+    EXPECT_EQ(checkpointed.checkpoints()[i], after[(i + 1) * 128 - 1]) << i;
+  }
+  TraceHasher none;
+  none.Add(TraceRecord{});
+  EXPECT_TRUE(none.checkpoints().empty());
 }
 
 TEST(Trace_HashText, ParseInvertsFormatAndRejectsOtherText) {

@@ -1,7 +1,6 @@
 #include "tools/electsim/runner.h"
 
 #include <algorithm>
-#include <bit>
 #include <memory>
 
 #include "electsim/algorithms/leader_work.h"
@@ -14,33 +13,6 @@
 
 namespace electsim {
 namespace {
-
-// Reads the run's hasher after every `every` records (the simulator hashes
-// each record before any sink sees it).
-class CheckpointRecorder final : public sim::TraceSink {
- public:
-  CheckpointRecorder(const sim::TraceHasher& hasher, TraceCheckpoints& checkpoints)
-      : hasher_(hasher), checkpoints_(checkpoints) {
-    SIM_CHECK(std::has_single_bit(checkpoints_.every), "checkpoint spacing is a power of two");
-  }
-  void OnRecord(const sim::TraceRecord& r) override {
-    // `every` is a power of two (64, doubled): a mask, not a division, per record.
-    if (!AtCheckpoint(r)) return;
-    if (checkpoints_.hashes.size() == TraceCheckpoints::kMaxCheckpoints) {
-      // Keep the checkpoints at multiples of twice the spacing.
-      for (size_t i = 0; 2 * i + 1 < checkpoints_.hashes.size(); ++i) checkpoints_.hashes[i] = checkpoints_.hashes[2 * i + 1];
-      checkpoints_.hashes.resize(checkpoints_.hashes.size() / 2);
-      checkpoints_.every *= 2;
-      if (!AtCheckpoint(r)) return;
-    }
-    checkpoints_.hashes.push_back(hasher_.hash());
-  }
-  bool AtCheckpoint(const sim::TraceRecord& r) const { return ((r.index + 1) & (checkpoints_.every - 1)) == 0; }
-
- private:
-  const sim::TraceHasher& hasher_;
-  TraceCheckpoints& checkpoints_;
-};
 
 // "an election_safety", "a stale_token": checker names start with either.
 std::string WithArticle(std::string_view word) {
@@ -78,8 +50,7 @@ class ScenarioDriver {
       checkers.push_back(std::move(*checker));
     }
     sim_.EnableTraceHash();
-    CheckpointRecorder checkpoints(sim_.trace_hasher(), result.checkpoints);
-    sim_.AddTraceSink(&checkpoints);
+    sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
     sim_.AddTraceSink(faults_.watch());
     sim_.AddTraceSink(&metrics);
     for (auto& checker : checkers) sim_.AddTraceSink(checker.get());
@@ -126,6 +97,8 @@ class ScenarioDriver {
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
     result.trace_hash = sim_.trace_hasher().hash();
+    result.checkpoints.every = sim_.trace_hasher().checkpoint_every();
+    result.checkpoints.hashes = sim_.trace_hasher().checkpoints();
     result.trace_records = sim_.trace_records();
     result.end = sim_.now();
     result.stats = sim_.stats();
