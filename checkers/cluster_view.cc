@@ -2,7 +2,7 @@
 
 namespace checkers {
 
-bool ClusterView::Apply(const sim::TraceRecord& r) {
+bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
   if (!IsElectionNode(r.node)) return false;
   const uint32_t index = r.node.value();
   switch (r.kind) {

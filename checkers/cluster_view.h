@@ -40,8 +40,16 @@ class ClusterView {
       : nodes_(node_count), roles_(roles), believers_(node_count, 0), live_count_(node_count) {}
 
   // Applies one record; returns true when some election node's view changed
-  // (callers re-evaluate their conditions only then).
-  bool Apply(const sim::TraceRecord& record);
+  // (callers re-evaluate their conditions only then). Inline, the test that
+  // the record can change anything: liveness passes every record, and most
+  // (timers, storage, deliveries; sends when no leader-only messages are
+  // known) cannot.
+  bool Apply(const sim::TraceRecord& record) {
+    if (!sim::kNodeStateKinds.Has(record.kind) || (record.kind == sim::TraceKind::kSend && roles_ == nullptr)) {
+      return false;
+    }
+    return ApplyNodeState(record);
+  }
 
   uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
   bool IsElectionNode(sim::NodeId node) const { return node.value() < nodes_.size(); }
@@ -81,6 +89,7 @@ class ClusterView {
   bool AllLiveBelieve(uint32_t leader) const;
 
  private:
+  bool ApplyNodeState(const sim::TraceRecord& record);
   // What one node adds to the counts.
   struct Share {
     uint32_t index = 0;
