@@ -73,10 +73,11 @@ struct Simulator::Node {
     }
     return nullptr;
   }
-  // `keys_known`: how many keys the run has numbered; growing to that at
-  // once spares a reallocation per new key as a node's log grows.
-  void MakeDurable(StorageKeyId key, int64_t value, size_t keys_known) {
-    if (key >= durable.size()) durable.resize(std::max<size_t>(key + 1, keys_known));
+  // The vector is as long as the highest key number the node has made
+  // durable: the nodes of one algorithm write the same keys, so that is
+  // about the number of keys the node itself uses.
+  void MakeDurable(StorageKeyId key, int64_t value) {
+    if (key >= durable.size()) durable.resize(key + 1);
     durable[key] = value;
   }
   std::vector<Event> held;  // events that arrived while paused, in order
@@ -537,7 +538,7 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   const StorageKeyId id = storage_keys_.Intern(key);
   // Durable at once, and newer than any buffered value of the key.
   if (auto* write = n.FindUnsynced(id); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
-  n.MakeDurable(id, value, storage_keys_.size());
+  n.MakeDurable(id, value);
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
@@ -558,7 +559,7 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
 void Simulator::Sync(NodeId node) {
   Node& n = nodes_[node.value()];
   const auto synced = static_cast<int64_t>(n.unsynced.size());
-  for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value, storage_keys_.size());
+  for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value);
   n.unsynced.clear();
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});

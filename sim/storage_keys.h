@@ -7,7 +7,6 @@
 // depends on where a key happens to hash.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -25,25 +24,19 @@ class StorageKeys {
   StorageKeyId Intern(std::string_view key) {
     if (names_.size() * 2 >= slots_.size()) Grow();
     const uint64_t hash = Hash(key);
-    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      if (slots_[i] == kEmpty) {
-        const auto id = static_cast<StorageKeyId>(names_.size());
-        slots_[i] = id;
-        names_.emplace_back(key);
-        hashes_.push_back(hash);
-        return id;
-      }
-      if (hashes_[slots_[i]] == hash && names_[slots_[i]] == key) return slots_[i];
+    const size_t slot = Probe(key, hash);
+    if (slots_[slot] == kEmpty) {
+      slots_[slot] = static_cast<StorageKeyId>(names_.size());
+      names_.emplace_back(key);
+      hashes_.push_back(hash);
     }
+    return slots_[slot];
   }
   // The key's number if any node has used it.
   std::optional<StorageKeyId> Find(std::string_view key) const {
     if (slots_.empty()) return std::nullopt;
-    const uint64_t hash = Hash(key);
-    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      if (slots_[i] == kEmpty) return std::nullopt;
-      if (hashes_[slots_[i]] == hash && names_[slots_[i]] == key) return slots_[i];
-    }
+    const StorageKeyId id = slots_[Probe(key, Hash(key))];
+    return id == kEmpty ? std::nullopt : std::optional<StorageKeyId>(id);
   }
   std::string_view Name(StorageKeyId id) const { return names_[id]; }
   size_t size() const { return names_.size(); }
@@ -79,6 +72,13 @@ class StorageKeys {
   static uint64_t Fold(uint64_t x) {
     const unsigned __int128 product = static_cast<unsigned __int128>(x) * 0xa0761d6478bd642fULL;
     return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
+  }
+
+  // The slot that holds `key`, or the empty slot where it would go.
+  size_t Probe(std::string_view key, uint64_t hash) const {
+    size_t i = hash & mask_;
+    while (slots_[i] != kEmpty && !(hashes_[slots_[i]] == hash && names_[slots_[i]] == key)) i = (i + 1) & mask_;
+    return i;
   }
 
   void Grow() {
