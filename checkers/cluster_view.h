@@ -37,19 +37,21 @@ class ClusterView {
   // With `roles`, a node that sends one of its leader-only messages while not
   // reported in the leader role is taken to be in it (see NodeView).
   explicit ClusterView(uint32_t node_count, const vocab::MessageRoles* roles = nullptr)
-      : nodes_(node_count), roles_(roles), believers_(node_count, 0), live_count_(node_count) {}
+      : nodes_(node_count),
+        roles_(roles),
+        kinds_(roles == nullptr ? kKindsWithoutSends : sim::kNodeStateKinds),
+        believers_(node_count, 0),
+        live_count_(node_count) {}
+
+  // The record kinds that can change the view: a sink that only keeps a view
+  // reads these. Sends count only when leader-only messages are known.
+  sim::TraceKinds kinds() const { return kinds_; }
 
   // Applies one record; returns true when some election node's view changed
-  // (callers re-evaluate their conditions only then). Inline, the test that
-  // the record can change anything: liveness passes every record, and most
-  // (timers, storage, deliveries; sends when no leader-only messages are
-  // known) cannot.
-  bool Apply(const sim::TraceRecord& record) {
-    if (!sim::kNodeStateKinds.Has(record.kind) || (record.kind == sim::TraceKind::kSend && roles_ == nullptr)) {
-      return false;
-    }
-    return ApplyNodeState(record);
-  }
+  // (callers re-evaluate their conditions only then). Inline, the test of the
+  // record's kind: liveness passes every record, and most (timers, storage,
+  // deliveries) cannot change anything.
+  bool Apply(const sim::TraceRecord& record) { return kinds_.Has(record.kind) && ApplyNodeState(record); }
 
   uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
   bool IsElectionNode(sim::NodeId node) const { return node.value() < nodes_.size(); }
@@ -108,8 +110,13 @@ class ClusterView {
     Count(ShareOf(index), +1);
   }
 
+  static constexpr sim::TraceKinds kKindsWithoutSends = {sim::TraceKind::kStart, sim::TraceKind::kCrash,
+                                                          sim::TraceKind::kRestart, sim::TraceKind::kPause,
+                                                          sim::TraceKind::kResume, sim::TraceKind::kObserve};
+
   std::vector<NodeView> nodes_;
   const vocab::MessageRoles* roles_;
+  sim::TraceKinds kinds_;
   // Per election node, how many live nodes believe in it (itself included).
   std::vector<uint32_t> believers_;
   uint32_t live_count_ = 0;

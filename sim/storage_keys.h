@@ -4,15 +4,17 @@
 // a sync moves numbers, not strings (string compares and tree inserts took
 // about a fifth of a Raft trial). Like LinkTable it offers no iteration by
 // slot: numbers follow first use, which is part of the run, so nothing
-// depends on where a key happens to hash.
+// depends on where a key happens to hash. Keys hash as stream names do
+// (HashName, FNV-1a).
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "electsim/sim/rng.h"
 
 namespace sim {
 
@@ -23,7 +25,7 @@ class StorageKeys {
   // The key's number, given it now if it has none.
   StorageKeyId Intern(std::string_view key) {
     if (names_.size() * 2 >= slots_.size()) Grow();
-    const uint64_t hash = Hash(key);
+    const uint64_t hash = HashName(key);
     const size_t slot = Probe(key, hash);
     if (slots_[slot] == kEmpty) {
       slots_[slot] = static_cast<StorageKeyId>(names_.size());
@@ -35,7 +37,7 @@ class StorageKeys {
   // The key's number if any node has used it.
   std::optional<StorageKeyId> Find(std::string_view key) const {
     if (slots_.empty()) return std::nullopt;
-    const StorageKeyId id = slots_[Probe(key, Hash(key))];
+    const StorageKeyId id = slots_[Probe(key, HashName(key))];
     return id == kEmpty ? std::nullopt : std::optional<StorageKeyId>(id);
   }
   std::string_view Name(StorageKeyId id) const { return names_[id]; }
@@ -43,36 +45,6 @@ class StorageKeys {
 
  private:
   static constexpr StorageKeyId kEmpty = ~StorageKeyId{0};
-
-  // Eight bytes at a time through a multiply-fold: keys are short ("term",
-  // "log.12.term"), so this is two or three multiplies.
-  static uint64_t Hash(std::string_view key) {
-    uint64_t hash = 0x9e3779b97f4a7c15ULL ^ key.size();
-    size_t at = 0;
-    for (; at + 8 <= key.size(); at += 8) {
-      uint64_t word;
-      std::memcpy(&word, key.data() + at, 8);
-      hash = Fold(hash ^ word);
-    }
-    // The last 1-7 bytes as wyhash reads them: two overlapping 4-byte loads,
-    // or three single bytes; no call to a variable-length memcpy.
-    const size_t rest = key.size() - at;
-    const auto* p = reinterpret_cast<const unsigned char*>(key.data() + at);
-    uint64_t tail = 0;
-    if (rest >= 4) {
-      uint32_t first, last;
-      std::memcpy(&first, p, 4);
-      std::memcpy(&last, p + rest - 4, 4);
-      tail = (uint64_t{first} << 32) | last;
-    } else if (rest > 0) {
-      tail = (uint64_t{p[0]} << 16) | (uint64_t{p[rest / 2]} << 8) | p[rest - 1];
-    }
-    return Fold(hash ^ tail);
-  }
-  static uint64_t Fold(uint64_t x) {
-    const unsigned __int128 product = static_cast<unsigned __int128>(x) * 0xa0761d6478bd642fULL;
-    return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
-  }
 
   // The slot that holds `key`, or the empty slot where it would go.
   size_t Probe(std::string_view key, uint64_t hash) const {

@@ -41,13 +41,8 @@ class ClusterWatch final : public sim::TraceSink {
 
   ClusterWatch(uint32_t node_count, Listener* listener) : view_(node_count), listener_(listener) {}
   void OnRecord(const sim::TraceRecord& record) override;
-  // What the view reads (write_begin is an observation), sends aside: a view
-  // given no leader-only messages is never changed by one, and sends are
-  // the most numerous of those kinds.
-  sim::TraceKinds kinds() const override {
-    return {sim::TraceKind::kStart, sim::TraceKind::kCrash, sim::TraceKind::kRestart,
-            sim::TraceKind::kPause, sim::TraceKind::kResume, sim::TraceKind::kObserve};
-  }
+  // What can change the view (write_begin is an observation).
+  sim::TraceKinds kinds() const override { return view_.kinds(); }
   const checkers::ClusterView& view() const { return view_; }
 
  private:
