@@ -16,7 +16,7 @@ TEST(StorageKeys, NumbersFollowFirstUseAndEveryKeyIsFoundAgain) {
   std::map<std::string, StorageKeyId> given;
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 2000; ++i) {
-      // Keys of every length around the 8-byte words the hash reads.
+      // Keys of many lengths, sharing prefixes, so that hashes collide in the table.
       const std::string key = absl::StrCat("log.", i, std::string(static_cast<size_t>(i % 11), 'x'));
       const StorageKeyId id = keys.Intern(key);
       auto [it, fresh] = given.emplace(key, id);
