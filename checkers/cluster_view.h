@@ -46,6 +46,8 @@ class ClusterView {
   // The record kinds that can change the view: a sink that only keeps a view
   // reads these. Sends count only when leader-only messages are known.
   sim::TraceKinds kinds() const { return kinds_; }
+  // The observation types that can change the view.
+  static sim::ObservationTypes observation_types() { return {&vocab::kRoleChange, &vocab::kBelief}; }
 
   // Applies one record; returns true when some election node's view changed
   // (callers re-evaluate their conditions only then). Inline, the test of the

@@ -18,6 +18,7 @@ class CommittedAgreementChecker final : public Checker {
   std::string_view name() const override { return "committed_agreement"; }
   // Commit observations.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+  sim::ObservationTypes observation_types() const override { return {&vocab::kLogCommit}; }
 
 
   void OnRecord(const sim::TraceRecord& r) override {

@@ -22,6 +22,7 @@ class ElectionSafetyChecker final : public Checker {
   std::string_view name() const override { return "election_safety"; }
   // Leader claims and leader-only messages.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
+  sim::ObservationTypes observation_types() const override { return {&vocab::kRoleChange}; }
 
 
   void OnRecord(const sim::TraceRecord& r) override {

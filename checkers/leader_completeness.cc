@@ -31,6 +31,9 @@ class LeaderCompletenessChecker final : public Checker {
   sim::TraceKinds kinds() const override {
     return {sim::TraceKind::kStart, sim::TraceKind::kCrash, sim::TraceKind::kRestart, sim::TraceKind::kObserve};
   }
+  sim::ObservationTypes observation_types() const override {
+    return NodeLogs::observation_types().With({&vocab::kRoleChange, &vocab::kLogCommit});
+  }
 
 
   void OnRecord(const sim::TraceRecord& r) override {

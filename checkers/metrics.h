@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checkers/cluster_view.h"
+#include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
 #include "electsim/sim/types.h"
 
@@ -76,6 +77,11 @@ class MetricsCollector final : public sim::TraceSink {
   // leaves every figure as it is: the no/multi leader times integrate a
   // state that changes only on these.
   sim::TraceKinds kinds() const override { return sim::kNodeStateKinds; }
+  // The view's, and those CountObservation counts.
+  sim::ObservationTypes observation_types() const override {
+    return ClusterView::observation_types().With(
+        {&vocab::kWrite, &vocab::kResourceAccept, &vocab::kResourceReject, &vocab::kTermChange});
+  }
   // Closes open intervals at `end`; call once (later calls do nothing).
   void Finish(sim::TimeNs end);
   const RunMetrics& metrics() const;

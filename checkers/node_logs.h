@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
 
 namespace checkers {
@@ -21,6 +22,9 @@ struct LoggedEntry {
 class NodeLogs {
  public:
   explicit NodeLogs(uint32_t node_count) : logs_(node_count) {}
+
+  // The observation types Apply reads (besides crashes and boots).
+  static sim::ObservationTypes observation_types() { return {&vocab::kLogAppend, &vocab::kLogTruncate}; }
 
   // Applies one record; true when some node's log changed.
   bool Apply(const sim::TraceRecord& record);

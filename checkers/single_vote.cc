@@ -22,6 +22,7 @@ class SingleVoteChecker final : public Checker {
   std::string_view name() const override { return "single_vote"; }
   // Vote observations and vote grants on the wire.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
+  sim::ObservationTypes observation_types() const override { return {&vocab::kVote}; }
 
 
   void OnRecord(const sim::TraceRecord& r) override {

@@ -19,6 +19,7 @@ class StaleTokenChecker final : public Checker {
   std::string_view name() const override { return "stale_token"; }
   // The resource's accepted writes.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+  sim::ObservationTypes observation_types() const override { return {&vocab::kResourceAccept}; }
 
 
   void OnRecord(const sim::TraceRecord& r) override {

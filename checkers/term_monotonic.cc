@@ -27,6 +27,7 @@ class TermMonotonicChecker final : public Checker {
   std::string_view name() const override { return "term_monotonic"; }
   // Term observations and the terms of leader-only messages.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
+  sim::ObservationTypes observation_types() const override { return {&vocab::kTermChange}; }
 
 
   void OnRecord(const sim::TraceRecord& r) override {

@@ -1,6 +1,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -278,8 +279,41 @@ void Simulator::Hold(Node& node, const Event& event) {
 void Simulator::AddTraceSink(TraceSink* sink) {
   const TraceKinds kinds = sink->kinds();
   for (int kind = 0; kind < kTraceKindCount; ++kind) {
+    if (kind == static_cast<int>(TraceKind::kObserve)) continue;
     if (kinds.Has(static_cast<TraceKind>(kind))) sinks_by_kind_[kind].push_back(sink);
   }
+  if (!kinds.Has(TraceKind::kObserve)) return;
+  const size_t index = observation_sinks_.size();
+  observation_sinks_.push_back(sink);
+  if (index >= 64) {
+    offer_every_observation_ = true;  // beyond the bit sets; correct, only slower
+    return;
+  }
+  const uint64_t bit = uint64_t{1} << index;
+  const ObservationTypes types = sink->observation_types();
+  if (types.all()) {
+    every_type_sinks_ |= bit;
+    for (ObservationRoute& route : observation_routes_) route.sinks |= bit;
+    return;
+  }
+  for (const RecordType* type : types.types()) {
+    auto route = std::find_if(observation_routes_.begin(), observation_routes_.end(),
+                              [type](const ObservationRoute& r) { return *r.type == *type; });
+    if (route == observation_routes_.end()) {
+      observation_routes_.push_back({type->id(), type, every_type_sinks_});
+      route = observation_routes_.end() - 1;
+    }
+    route->sinks |= bit;
+  }
+}
+
+uint64_t Simulator::ObservationSinkSet(const RecordType* type) const {
+  if (type != nullptr) {
+    for (const ObservationRoute& route : observation_routes_) {
+      if (route.type_id == type->id() && *route.type == *type) return route.sinks;
+    }
+  }
+  return every_type_sinks_;
 }
 
 void Simulator::Fail(absl::Status status) {
@@ -566,8 +600,16 @@ void Simulator::Sync(NodeId node) {
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {
-  Emit({.time = now_, .kind = TraceKind::kObserve, .node = node,
-        .local_time = nodes_[node.value()].ReadClock(now_), .payload = &observation});
+  TraceRecord record{.index = next_record_index_++, .time = now_, .kind = TraceKind::kObserve, .node = node,
+                     .local_time = nodes_[node.value()].ReadClock(now_), .payload = &observation};
+  if (hash_trace_) trace_hasher_.Add(record);
+  if (offer_every_observation_) [[unlikely]] {
+    for (TraceSink* sink : observation_sinks_) sink->OnRecord(record);
+    return;
+  }
+  for (uint64_t sinks = ObservationSinkSet(observation.type()); sinks != 0; sinks &= sinks - 1) {
+    observation_sinks_[static_cast<size_t>(std::countr_zero(sinks))]->OnRecord(record);
+  }
 }
 
 // ---- faults ----

@@ -87,6 +87,10 @@ class Simulator {
   // then on, in the order they were added; they must outlive the
   // simulator's use.
   void AddTraceSink(TraceSink* sink);
+  // From now on, every sink that reads observations is offered every one,
+  // whatever types it declares (TraceSink::observation_types): for tests
+  // that check those declarations by comparing runs with and without.
+  void OfferEveryObservation() { offer_every_observation_ = true; }
   // Hashes every record from now on, before any sink sees it (so a sink may
   // read trace_hasher() for the hash up to and including its record). The
   // same as adding a TraceHasher as the first sink, without a virtual call
@@ -205,6 +209,8 @@ class Simulator {
     if (hash_trace_) trace_hasher_.Add(record);
     for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
   }
+  // Which of observation_sinks_ read observations of `type`, as a bit set.
+  uint64_t ObservationSinkSet(const RecordType* type) const;
   // Keeps `event` for when the paused `node` resumes.
   void Hold(Node& node, const Event& event);
   // Called when the queue outgrows its bound: drops timer events that went
@@ -251,7 +257,24 @@ class Simulator {
   // Per record kind, the sinks that read it, in the order they were added.
   // Inline: a run adds about ten sinks, and a vector per kind would cost
   // dozens of allocations per run.
+  // Except kObserve: see observation_sinks_.
   std::array<absl::InlinedVector<TraceSink*, 12>, kTraceKindCount> sinks_by_kind_;
+  // The sinks that read observations, in the order added. Each observation
+  // goes to a subset, a bit set over this list (bit i: sink i), so that
+  // they still see it in that order: the sinks that read every type, and
+  // those that name the observation's type (observation_routes_). Past 64
+  // such sinks, every one is offered every observation.
+  absl::InlinedVector<TraceSink*, 12> observation_sinks_;
+  uint64_t every_type_sinks_ = 0;
+  struct ObservationRoute {
+    uint64_t type_id;
+    const RecordType* type;
+    uint64_t sinks;  // every_type_sinks_ included
+  };
+  // The types some sink names, searched in order: a run's dozen types cost
+  // less to scan than to hash.
+  std::vector<ObservationRoute> observation_routes_;
+  bool offer_every_observation_ = false;
   uint64_t next_record_index_ = 0;
   bool hash_trace_ = false;
   TraceHasher trace_hasher_;

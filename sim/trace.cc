@@ -6,6 +6,31 @@
 
 namespace sim {
 
+ObservationTypes::ObservationTypes(std::initializer_list<const RecordType*> types) : all_(false) {
+  for (const RecordType* type : types) Add(type);
+}
+
+void ObservationTypes::Add(const RecordType* type) {
+  if (Has(*type)) return;
+  SIM_CHECK(count_ < kMaxTypes, "an ObservationTypes names at most kMaxTypes types");
+  types_[count_++] = type;
+}
+
+bool ObservationTypes::Has(const RecordType& type) const {
+  if (all_) return true;
+  for (const RecordType* named : types()) {
+    if (*named == type) return true;
+  }
+  return false;
+}
+
+ObservationTypes ObservationTypes::With(const ObservationTypes& other) const {
+  if (all_ || other.all_) return All();
+  ObservationTypes both = *this;
+  for (const RecordType* type : other.types()) both.Add(type);
+  return both;
+}
+
 std::string_view TraceKindName(TraceKind kind) {
   switch (kind) {
     case TraceKind::kStart: return "start";

@@ -3,9 +3,11 @@
 // the run's fingerprint: same scenario + seed => same hash, on any machine.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +80,29 @@ struct TraceRecord {
   const Payload* payload = nullptr;
 };
 
+// A set of observation types, matched as RecordType's == matches: which
+// kObserve records a sink reads. Held inline (every run asks each sink).
+class ObservationTypes {
+ public:
+  static constexpr size_t kMaxTypes = 16;
+  // Every type, those no sink names included.
+  static ObservationTypes All() { return ObservationTypes(); }
+  ObservationTypes(std::initializer_list<const RecordType*> types);
+
+  bool all() const { return all_; }
+  // The types named; empty when all().
+  std::span<const RecordType* const> types() const { return {types_.data(), count_}; }
+  bool Has(const RecordType& type) const;
+  ObservationTypes With(const ObservationTypes& other) const;
+
+ private:
+  ObservationTypes() = default;
+  void Add(const RecordType* type);
+  bool all_ = true;
+  size_t count_ = 0;
+  std::array<const RecordType*, kMaxTypes> types_{};
+};
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
@@ -86,6 +111,14 @@ class TraceSink {
   // sinks ignore timer and storage records, the most numerous). Asked once,
   // when the sink is added. Records still reach it in trace order.
   virtual TraceKinds kinds() const { return TraceKinds::All(); }
+  // Of the observations (when kinds() has kObserve), the types this sink
+  // reads; others never reach it. Asked once, when the sink is added. Most
+  // sinks read two or three of the dozen types, and an observation offered
+  // to every checker cost more than the rest of its handling. A type left
+  // out here is a record the sink silently misses: the shipped checkers'
+  // lists are tested against runs that offer every sink every observation
+  // (Simulator::OfferEveryObservation).
+  virtual ObservationTypes observation_types() const { return ObservationTypes::All(); }
 };
 
 // Folds records into a 64-bit hash over their canonical binary fields; the

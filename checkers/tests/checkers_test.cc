@@ -485,6 +485,20 @@ TEST(LeaderCompleteness_Fires, ARestartedNodeRecoversLessThanItHad) {
   EXPECT_EQ(checker->violation()->term, 2);
 }
 
+TEST(LeaderCompleteness_Fires, ALeaderWhoseLogWasCutBackLacksTheEntry) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Append(Ms(1), 1, 1, 1, 0x101);
+  t.Append(Ms(2), 1, 2, 1, 0x102);
+  t.Commit(Ms(3), 0, 2, 1, 0x102, 1);
+  t.Truncate(Ms(4), 1, 2);  // node 1 drops index 2 on: it no longer holds the committed entry
+  const uint64_t bad = t.Lead(Ms(10), 1, 2);
+  auto checker = RunChecker("leader_completeness", Nodes(3), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->trace_index, bad);
+  EXPECT_NE(checker->violation()->message.find("the leader has only 1 entries"), std::string::npos);
+}
+
 TEST(LeaderCompleteness_Quiet, LaterLeadersHoldItAndEarlierOnesMayNot) {
   TraceBuilder t;
   t.Boot(3);

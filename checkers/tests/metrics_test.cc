@@ -74,6 +74,14 @@ TEST(Metrics_Elections, LatencyAfterLeaderCrashIsExact) {
             (std::map<int64_t, std::vector<NodeId>>{{1, {NodeId(0)}}, {2, {NodeId(1)}}}));
 }
 
+TEST(Metrics_Terms, MaxTermCountsTermReportsWithoutARole) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(100), 0, 1);
+  t.Observe(Ms(200), 2, vocab::TermChange(sim::Term(5)));  // a follower that heard of term 5
+  EXPECT_EQ(Collect(3, t, Ms(300)).max_term, 5);
+}
+
 TEST(Metrics_LeaderTime, PausedLeaderOverlapIsExact) {
   TraceBuilder t;
   t.Boot(3);

@@ -57,8 +57,20 @@ class TraceBuilder {
                    vocab::ResourceAccepted{{.token = token, .writer = writer, .seq = 1, .highest = highest}});
   }
 
+  // Feeds what a simulator would: the records of the kinds the sink reads
+  // and, of the observations, those of the types it names. A checker's test
+  // that sees it fire thereby also tests its declarations.
   void FeedTo(sim::TraceSink& sink) const {
-    for (const sim::TraceRecord& record : records_) sink.OnRecord(record);
+    const sim::TraceKinds kinds = sink.kinds();
+    const sim::ObservationTypes types = sink.observation_types();
+    for (const sim::TraceRecord& record : records_) {
+      if (!kinds.Has(record.kind)) continue;
+      if (record.kind == sim::TraceKind::kObserve && !types.all() &&
+          (record.payload->type() == nullptr || !types.Has(*record.payload->type()))) {
+        continue;
+      }
+      sink.OnRecord(record);
+    }
   }
   const std::vector<sim::TraceRecord>& records() const { return records_; }
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -120,6 +121,91 @@ TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
   // Pings at 40ms and 50ms reached a dead node; the other 8 were received.
   EXPECT_EQ(sim.StableStorageOf(NodeId(1)).at("received"), 8);
   EXPECT_EQ(node1_incarnations.back()->volatile_received(), 5);
+}
+
+// ---- which sinks see an observation ----
+
+constexpr RecordType kObservedA{"test.a", {"x"}};
+constexpr RecordType kObservedB{"test.b", {"x"}};
+constexpr RecordType kObservedC{"test.c", {"x"}};
+// Another constant of type "test.a", as a separately built plugin would have.
+constexpr RecordType kObservedAElsewhere{"test.a", {"x"}};
+
+class ObservesABC final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    for (const RecordType* type : {&kObservedA, &kObservedB, &kObservedC}) ctx.Observe(Observation(*type, {1}));
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context&, TimerId, uint64_t) override {}
+};
+
+// Logs "<name>:<type>" for each observation it is given.
+class NamedSink final : public TraceSink {
+ public:
+  NamedSink(std::string name, std::vector<std::string>* log, std::optional<ObservationTypes> types,
+            TraceKinds kinds = TraceKinds::All())
+      : name_(std::move(name)), log_(log), types_(std::move(types)), kinds_(kinds) {}
+  void OnRecord(const TraceRecord& r) override {
+    if (r.kind == TraceKind::kObserve) log_->push_back(name_ + ":" + std::string(r.payload->type_name()));
+  }
+  TraceKinds kinds() const override { return kinds_; }
+  ObservationTypes observation_types() const override { return types_.value_or(ObservationTypes::All()); }
+
+ private:
+  std::string name_;
+  std::vector<std::string>* log_;
+  std::optional<ObservationTypes> types_;
+  TraceKinds kinds_;
+};
+
+std::vector<std::string> ObservationLog(bool offer_every) {
+  std::vector<std::string> log;
+  NamedSink a("a", &log, ObservationTypes{&kObservedA});
+  NamedSink all("all", &log, std::nullopt);
+  NamedSink b_and_a("ba", &log, ObservationTypes{&kObservedB, &kObservedAElsewhere});
+  NamedSink no_observations("none", &log, std::nullopt, {TraceKind::kStart, TraceKind::kSend});
+  Simulator sim(1, 1);
+  for (TraceSink* sink : std::initializer_list<TraceSink*>{&a, &all, &b_and_a, &no_observations}) {
+    sim.AddTraceSink(sink);
+  }
+  if (offer_every) sim.OfferEveryObservation();
+  EXPECT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<ObservesABC>(); }).ok());
+  EXPECT_TRUE(sim.Start().ok());
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  return log;
+}
+
+TEST(Simulator_Sinks, AnObservationReachesTheSinksThatReadItsTypeInTheOrderAdded) {
+  EXPECT_EQ(ObservationLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",  //
+                                                             "all:test.b", "ba:test.b",                //
+                                                             "all:test.c"}));
+}
+
+TEST(Simulator_Sinks, OfferingEveryObservationReachesEverySinkThatReadsObservations) {
+  EXPECT_EQ(ObservationLog(true), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",  //
+                                                            "a:test.b", "all:test.b", "ba:test.b",  //
+                                                            "a:test.c", "all:test.c", "ba:test.c"}));
+}
+
+TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
+  std::vector<std::string> log;
+  std::vector<std::unique_ptr<NamedSink>> sinks;
+  Simulator sim(1, 1);
+  for (int i = 0; i < 70; ++i) {
+    sinks.push_back(std::make_unique<NamedSink>(std::to_string(i), &log, ObservationTypes{&kObservedB}));
+    sim.AddTraceSink(sinks.back().get());
+  }
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<ObservesABC>(); }).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  std::vector<std::string> saw_b;
+  for (const std::string& entry : log) {
+    if (entry.ends_with(":test.b")) saw_b.push_back(entry);
+  }
+  ASSERT_EQ(saw_b.size(), 70u);
+  EXPECT_EQ(saw_b.front(), "0:test.b");
+  EXPECT_EQ(saw_b.back(), "69:test.b");
 }
 
 TEST(Simulator_Crash, MessageArrivingAtTheRestartInstantReachesTheNewProcess) {

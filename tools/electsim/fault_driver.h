@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "checkers/cluster_view.h"
 #include "electsim/algorithms/algorithm.h"
+#include "electsim/vocab/vocabulary.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
 #include "tools/electsim/scenario.h"
@@ -43,6 +44,9 @@ class ClusterWatch final : public sim::TraceSink {
   void OnRecord(const sim::TraceRecord& record) override;
   // What can change the view (write_begin is an observation).
   sim::TraceKinds kinds() const override { return view_.kinds(); }
+  sim::ObservationTypes observation_types() const override {
+    return checkers::ClusterView::observation_types().With({&vocab::kWriteBegin});
+  }
   const checkers::ClusterView& view() const { return view_; }
 
  private:

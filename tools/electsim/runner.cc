@@ -50,6 +50,7 @@ class ScenarioDriver {
       checkers.push_back(std::move(*checker));
     }
     sim_.EnableTraceHash();
+    if (options.offer_every_observation) sim_.OfferEveryObservation();
     sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
     sim_.AddTraceSink(faults_.watch());
     sim_.AddTraceSink(&metrics);

@@ -47,6 +47,9 @@ struct RunOptions {
   // Asked now and then (every kStopCheckInterval of simulated time); true
   // abandons the run with a Cancelled status. Checking never changes a trace.
   std::function<bool()> should_stop;
+  // Every sink is offered every observation, whatever types it declares
+  // (sim::Simulator::OfferEveryObservation): for the test of those declarations.
+  bool offer_every_observation = false;
 };
 
 inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);
