@@ -4,17 +4,19 @@
 // a sync moves numbers, not strings (string compares and tree inserts took
 // about a fifth of a Raft trial). Like LinkTable it offers no iteration by
 // slot: numbers follow first use, which is part of the run, so nothing
-// depends on where a key happens to hash. Keys hash as stream names do
-// (HashName, FNV-1a).
+// depends on where a key happens to hash, so the hash need not be portable:
+// it reads the key in a few native-order loads (HashName's FNV-1a, byte by
+// byte, was most of the cost of a write).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "electsim/sim/rng.h"
+#include "sim/trace.h"
 
 namespace sim {
 
@@ -25,7 +27,7 @@ class StorageKeys {
   // The key's number, given it now if it has none.
   StorageKeyId Intern(std::string_view key) {
     if (names_.size() * 2 >= slots_.size()) Grow();
-    const uint64_t hash = HashName(key);
+    const uint64_t hash = Hash(key);
     const size_t slot = Probe(key, hash);
     if (slots_[slot] == kEmpty) {
       slots_[slot] = static_cast<StorageKeyId>(names_.size());
@@ -37,7 +39,7 @@ class StorageKeys {
   // The key's number if any node has used it.
   std::optional<StorageKeyId> Find(std::string_view key) const {
     if (slots_.empty()) return std::nullopt;
-    const StorageKeyId id = slots_[Probe(key, HashName(key))];
+    const StorageKeyId id = slots_[Probe(key, Hash(key))];
     return id == kEmpty ? std::nullopt : std::optional<StorageKeyId>(id);
   }
   std::string_view Name(StorageKeyId id) const { return names_[id]; }
@@ -45,6 +47,37 @@ class StorageKeys {
 
  private:
   static constexpr StorageKeyId kEmpty = ~StorageKeyId{0};
+
+  // Keys are short ("term", "log.12.id"): the first and last eight bytes
+  // (four, or three single bytes, for shorter keys; they may overlap), and
+  // any middle words folded in, mixed with the length.
+  static uint64_t Hash(std::string_view key) {
+    using trace_hash_internal::Mum;
+    const char* p = key.data();
+    const size_t n = key.size();
+    uint64_t first = 0;
+    uint64_t last = 0;
+    if (n >= 8) {
+      first = Load<uint64_t>(p);
+      last = Load<uint64_t>(p + n - 8);
+      for (size_t at = 8; at + 8 < n; at += 8) {
+        first = Mum(first ^ trace_hash_internal::kSecret2, Load<uint64_t>(p + at) ^ trace_hash_internal::kSecret3);
+      }
+    } else if (n >= 4) {
+      first = Load<uint32_t>(p);
+      last = Load<uint32_t>(p + n - 4);
+    } else if (n > 0) {
+      first = (uint64_t{static_cast<unsigned char>(p[0])} << 16) |
+              (uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) | static_cast<unsigned char>(p[n - 1]);
+    }
+    return Mum(first ^ trace_hash_internal::kSecret0 ^ n, last ^ trace_hash_internal::kSecret1);
+  }
+  template <typename Word>
+  static Word Load(const char* p) {
+    Word word;
+    std::memcpy(&word, p, sizeof word);
+    return word;
+  }
 
   // The slot that holds `key`, or the empty slot where it would go.
   size_t Probe(std::string_view key, uint64_t hash) const {
