@@ -297,8 +297,9 @@ void Simulator::AddTraceSink(TraceSink* sink) {
     return;
   }
   for (const RecordType* type : types.types()) {
+    const uint64_t id = type->id();
     auto route = std::find_if(observation_routes_.begin(), observation_routes_.end(),
-                              [type](const ObservationRoute& r) { return *r.type == *type; });
+                              [type, id](const ObservationRoute& r) { return r.type_id == id && *r.type == *type; });
     if (route == observation_routes_.end()) {
       observation_routes_.push_back({type->id(), type, every_type_sinks_});
       route = observation_routes_.end() - 1;

@@ -272,8 +272,8 @@ class Simulator {
     uint64_t sinks;  // every_type_sinks_ included
   };
   // The types some sink names, searched in order: a run's dozen types cost
-  // less to scan than to hash.
-  std::vector<ObservationRoute> observation_routes_;
+  // less to scan than to hash. Inline: no allocation per run.
+  absl::InlinedVector<ObservationRoute, 16> observation_routes_;
   bool offer_every_observation_ = false;
   uint64_t next_record_index_ = 0;
   bool hash_trace_ = false;
