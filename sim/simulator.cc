@@ -301,7 +301,7 @@ void Simulator::AddTraceSink(TraceSink* sink) {
     auto route = std::find_if(observation_routes_.begin(), observation_routes_.end(),
                               [type, id](const ObservationRoute& r) { return r.type_id == id && *r.type == *type; });
     if (route == observation_routes_.end()) {
-      observation_routes_.push_back({type->id(), type, every_type_sinks_});
+      observation_routes_.push_back({id, type, every_type_sinks_});
       route = observation_routes_.end() - 1;
     }
     route->sinks |= bit;

@@ -257,7 +257,7 @@ class Simulator {
   // Per record kind, the sinks that read it, in the order they were added.
   // Inline: a run adds about ten sinks, and a vector per kind would cost
   // dozens of allocations per run.
-  // Except kObserve: see observation_sinks_.
+  // Except kObserve (Observe alone makes those records): see observation_sinks_.
   std::array<absl::InlinedVector<TraceSink*, 12>, kTraceKindCount> sinks_by_kind_;
   // The sinks that read observations, in the order added. Each observation
   // goes to a subset, a bit set over this list (bit i: sink i), so that
@@ -267,7 +267,7 @@ class Simulator {
   absl::InlinedVector<TraceSink*, 12> observation_sinks_;
   uint64_t every_type_sinks_ = 0;
   struct ObservationRoute {
-    uint64_t type_id;
+    uint64_t type_id;  // type->id(), here so that the scan reads one array
     const RecordType* type;
     uint64_t sinks;  // every_type_sinks_ included
   };

@@ -3,10 +3,10 @@
 // rather than in a string-keyed tree: a write looks its key up once here, and
 // a sync moves numbers, not strings (string compares and tree inserts took
 // about a fifth of a Raft trial). Like LinkTable it offers no iteration by
-// slot: numbers follow first use, which is part of the run, so nothing
-// depends on where a key happens to hash, so the hash need not be portable:
-// it reads the key in a few native-order loads (HashName's FNV-1a, byte by
-// byte, was most of the cost of a write).
+// slot: numbers follow first use, which is part of the run, and nothing
+// depends on where a key happens to hash. The hash need not be portable
+// either: it reads the key in a few native-order loads (HashName's FNV-1a,
+// byte by byte, was most of the cost of a write).
 #pragma once
 
 #include <cstdint>
