@@ -1,9 +1,10 @@
 #include "algorithms/raft/raft.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "electsim/sim/check.h"
 #include "electsim/vocab/vocabulary.h"
@@ -511,6 +512,24 @@ bool RaftNode::CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) con
 
 namespace {
 
+// The deliberate bugs in the order the "bug" option lists them: a choice's
+// value is its index here, so a node is built without comparing names.
+constexpr std::pair<std::string_view, raft::Bug> kBugChoices[] = {
+    {"none", raft::Bug::kNone},
+    {"vote_twice", raft::Bug::kVoteTwice},
+    {"ignore_higher_term", raft::Bug::kIgnoreHigherTerm},
+    {"skip_log_check", raft::Bug::kSkipLogCheck},
+    {"forget_vote_on_restart", raft::Bug::kForgetVoteOnRestart},
+    {"commit_previous_term", raft::Bug::kCommitPreviousTerm},
+    {"skip_sync", raft::Bug::kSkipSync},
+};
+
+std::vector<std::string> BugNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, bug] : kBugChoices) names.emplace_back(name);
+  return names;
+}
+
 class Raft final : public Algorithm {
  public:
   std::string_view name() const override { return "raft"; }
@@ -542,9 +561,7 @@ class Raft final : public Algorithm {
                            "a leader steps down if a majority has not answered within election_timeout_min; and, "
                            "as in etcd (raft.go, Step), a node that heard its leader within election_timeout_min "
                            "ignores vote and pre-vote requests of higher terms"),
-          OptionSpec::Choice("bug",
-                             {"none", "vote_twice", "ignore_higher_term", "skip_log_check", "forget_vote_on_restart",
-                              "commit_previous_term", "skip_sync"},
+          OptionSpec::Choice("bug", BugNames(),
                              "deliberate bug: vote_twice grants every candidate of a term; "
                              "ignore_higher_term keeps a leader leading after it sees a higher term; "
                              "skip_log_check votes without comparing logs; forget_vote_on_restart never "
@@ -620,16 +637,7 @@ class Raft final : public Algorithm {
     config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
     config.pre_vote = options.Bool("pre_vote");
     config.check_quorum = options.Bool("check_quorum");
-    static const std::map<std::string, raft::Bug, std::less<>> kBugs = {
-        {"none", raft::Bug::kNone},
-        {"vote_twice", raft::Bug::kVoteTwice},
-        {"ignore_higher_term", raft::Bug::kIgnoreHigherTerm},
-        {"skip_log_check", raft::Bug::kSkipLogCheck},
-        {"forget_vote_on_restart", raft::Bug::kForgetVoteOnRestart},
-        {"commit_previous_term", raft::Bug::kCommitPreviousTerm},
-        {"skip_sync", raft::Bug::kSkipSync},
-    };
-    config.bug = kBugs.at(options.Choice("bug"));
+    config.bug = kBugChoices[options.Int("bug")].second;  // the choice's index
     config.resource = cluster.resource;
     config.leader_work = cluster.leader_work;
     return std::make_unique<raft::RaftNode>(self, std::move(config));
