@@ -276,6 +276,17 @@ void Simulator::Hold(Node& node, const Event& event) {
   ++held_events_;
 }
 
+// Inline: Observe scans the routes for every observation.
+[[gnu::always_inline]] inline size_t Simulator::RouteIndex(const RecordType& type) const {
+  const uint64_t id = type.id();
+  size_t i = 0;
+  while (i < observation_routes_.size() &&
+         !(observation_routes_[i].type_id == id && *observation_routes_[i].type == type)) {
+    ++i;
+  }
+  return i;
+}
+
 void Simulator::AddTraceSink(TraceSink* sink) {
   const TraceKinds kinds = sink->kinds();
   for (int kind = 0; kind < kTraceKindCount; ++kind) {
@@ -297,24 +308,16 @@ void Simulator::AddTraceSink(TraceSink* sink) {
     return;
   }
   for (const RecordType* type : types.types()) {
-    const uint64_t id = type->id();
-    auto route = std::find_if(observation_routes_.begin(), observation_routes_.end(),
-                              [type, id](const ObservationRoute& r) { return r.type_id == id && *r.type == *type; });
-    if (route == observation_routes_.end()) {
-      observation_routes_.push_back({id, type, every_type_sinks_});
-      route = observation_routes_.end() - 1;
-    }
-    route->sinks |= bit;
+    const size_t route = RouteIndex(*type);
+    if (route == observation_routes_.size()) observation_routes_.push_back({type->id(), type, every_type_sinks_});
+    observation_routes_[route].sinks |= bit;
   }
 }
 
 uint64_t Simulator::ObservationSinkSet(const RecordType* type) const {
-  if (type != nullptr) {
-    for (const ObservationRoute& route : observation_routes_) {
-      if (route.type_id == type->id() && *route.type == *type) return route.sinks;
-    }
-  }
-  return every_type_sinks_;
+  if (type == nullptr) return every_type_sinks_;
+  const size_t route = RouteIndex(*type);
+  return route == observation_routes_.size() ? every_type_sinks_ : observation_routes_[route].sinks;
 }
 
 void Simulator::Fail(absl::Status status) {

@@ -211,6 +211,8 @@ class Simulator {
   }
   // Which of observation_sinks_ read observations of `type`, as a bit set.
   uint64_t ObservationSinkSet(const RecordType* type) const;
+  // The position of `type`'s route in observation_routes_, or its size.
+  size_t RouteIndex(const RecordType& type) const;
   // Keeps `event` for when the paused `node` resumes.
   void Hold(Node& node, const Event& event);
   // Called when the queue outgrows its bound: drops timer events that went

@@ -44,7 +44,7 @@ TEST(ScenarioFiles, EveryShippedScenarioMeetsItsExpectations) {
 // checker on, must come out the same as when every sink is offered every
 // observation.
 TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
-  int runs = 0;
+  int runs_with_findings = 0;
   for (const std::string& file : ScenarioFiles()) {
     auto scenario = LoadScenarioFile(file);
     ASSERT_TRUE(scenario.ok()) << scenario.status();
@@ -58,10 +58,10 @@ TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
       ASSERT_TRUE(offered.ok()) << file << ": " << offered.status();
       EXPECT_EQ(SummaryJson(checked, *routed).dump(1), SummaryJson(checked, *offered).dump(1))
           << file << " seed " << seed;
-      runs += routed->violations.empty() ? 0 : 1;
+      runs_with_findings += routed->violations.empty() ? 0 : 1;
     }
   }
-  EXPECT_GE(runs, 8) << "too few runs with findings to compare";
+  EXPECT_GE(runs_with_findings, 8) << "too few runs with findings to compare";
 }
 
 TEST(ScenarioFiles, ExpectedViolationsDisappearWithTheirChecker) {
