@@ -31,7 +31,9 @@ struct CheckerConfig {
   uint32_t node_count = 0;  // election nodes are 0..node_count-1
   // The algorithm's leader-only and vote-grant messages: the checkers read
   // them off the send records as evidence the observations cannot hide.
-  vocab::MessageRoles message_roles;
+  // Null for none. Must outlive the checkers, which refer to it rather than
+  // copy it: an algorithm's roles are static, and a run makes several checkers.
+  const vocab::MessageRoles* message_roles = nullptr;
   // Liveness: once every fault has healed at `liveness_after`, a single
   // leader known to every live election node must exist by
   // `liveness_after + liveness_within`, and then stay that, the same leader,
@@ -44,6 +46,12 @@ struct CheckerConfig {
   // `liveness_after` is ignored.
   bool liveness_after_from_run = false;
 };
+
+// `config`'s message roles, or an empty set when it names none.
+inline const vocab::MessageRoles& RolesOf(const CheckerConfig& config) {
+  static const vocab::MessageRoles kNone;
+  return config.message_roles == nullptr ? kNone : *config.message_roles;
+}
 
 class Checker : public sim::TraceSink {
  public:

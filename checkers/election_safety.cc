@@ -17,7 +17,7 @@ namespace {
 class ElectionSafetyChecker final : public Checker {
  public:
   explicit ElectionSafetyChecker(const CheckerConfig& config)
-      : node_count_(config.node_count), roles_(config.message_roles) {}
+      : node_count_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "election_safety"; }
   // Leader claims and leader-only messages.
@@ -68,7 +68,7 @@ class ElectionSafetyChecker final : public Checker {
   }
 
   uint32_t node_count_;
-  vocab::MessageRoles roles_;
+  const vocab::MessageRoles& roles_;
   // The first node that claimed each term, and how.
   std::map<int64_t, Claimer> first_claimer_by_term_;
 };

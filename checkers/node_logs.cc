@@ -27,6 +27,7 @@ bool NodeLogs::Apply(const sim::TraceRecord& r) {
     if (append->index < 1) return false;  // not an entry position: nothing to rebuild
     // An append ends the log at `index`: whatever followed is gone.
     log.resize(static_cast<size_t>(append->index - 1));
+    if (log.capacity() == 0) log.reserve(8);  // a few entries per node, in one allocation
     log.push_back({append->term, append->entry});
     return true;
   }

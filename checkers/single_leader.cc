@@ -22,7 +22,7 @@ namespace {
 class SingleLeaderChecker final : public Checker {
  public:
   explicit SingleLeaderChecker(const CheckerConfig& config)
-      : roles_(config.message_roles), view_(config.node_count, &roles_) {}
+      : roles_(RolesOf(config)), view_(config.node_count, &roles_) {}
 
   std::string_view name() const override { return "single_leader"; }
 
@@ -65,7 +65,7 @@ class SingleLeaderChecker final : public Checker {
                                    leaders.size() == 2 ? "both" : "all", terms)});
   }
 
-  vocab::MessageRoles roles_;  // before view_, which points to it
+  const vocab::MessageRoles& roles_;  // before view_, which points to it
   ClusterView view_;
   sim::TimeNs now_;
   // Record after which two or more nodes have held the role, if they still do.

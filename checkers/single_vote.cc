@@ -4,9 +4,9 @@
 // term become possible. Votes count from vote observations and from
 // vote-grant messages on the wire (see vocab::MessageRoles), so a node that
 // grants without reporting it is still caught.
-#include <map>
 #include <utility>
 
+#include "absl/container/btree_map.h"
 #include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
 #include "fmt/format.h"
@@ -17,7 +17,7 @@ namespace {
 class SingleVoteChecker final : public Checker {
  public:
   explicit SingleVoteChecker(const CheckerConfig& config)
-      : node_count_(config.node_count), roles_(config.message_roles) {}
+      : node_count_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "single_vote"; }
   // Vote observations and vote grants on the wire.
@@ -53,9 +53,10 @@ class SingleVoteChecker final : public Checker {
   }
 
   uint32_t node_count_;
-  vocab::MessageRoles roles_;
-  // (voter, term) -> the candidate it voted for first.
-  std::map<std::pair<uint32_t, int64_t>, int64_t> vote_by_voter_term_;
+  const vocab::MessageRoles& roles_;
+  // (voter, term) -> the candidate it voted for first. A B-tree: a run's
+  // votes fill a node or two, where std::map allocates one node per vote.
+  absl::btree_map<std::pair<uint32_t, int64_t>, int64_t> vote_by_voter_term_;
 };
 
 }  // namespace

@@ -22,7 +22,7 @@ namespace {
 class TermMonotonicChecker final : public Checker {
  public:
   explicit TermMonotonicChecker(const CheckerConfig& config)
-      : highest_(config.node_count), roles_(config.message_roles) {}
+      : highest_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "term_monotonic"; }
   // Term observations and the terms of leader-only messages.
@@ -72,7 +72,7 @@ class TermMonotonicChecker final : public Checker {
   // Highest term each election node reported or acted in; untouched by
   // crashes and restarts.
   std::vector<std::optional<Seen>> highest_;
-  vocab::MessageRoles roles_;
+  const vocab::MessageRoles& roles_;
 };
 
 }  // namespace

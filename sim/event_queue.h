@@ -47,6 +47,7 @@ class EventQueue {
     }
     return removed;
   }
+  void Reserve(size_t events) { heap_.reserve(events); }
   bool empty() const { return size() == 0; }
   size_t size() const { return heap_.size() - (root_taken_ ? 1 : 0); }
   const Event& top() const {

@@ -77,8 +77,16 @@ struct Simulator::Node {
   // The vector is as long as the highest key number the node has made
   // durable: the nodes of one algorithm write the same keys, so that is
   // about the number of keys the node itself uses.
-  void MakeDurable(StorageKeyId key, int64_t value) {
-    if (key >= durable.size()) durable.resize(key + 1);
+  // `known_keys`: how many keys the cluster has numbered so far. Room for
+  // them all and more at once, rather than grown into a key at a time (new
+  // keys come one by one as the nodes write them).
+  void MakeDurable(StorageKeyId key, int64_t value, size_t known_keys) {
+    if (key >= durable.size()) {
+      if (key >= durable.capacity()) {
+        durable.reserve(std::max({size_t{key} + 1, known_keys, 2 * durable.capacity(), size_t{16}}));
+      }
+      durable.resize(key + 1);
+    }
     durable[key] = value;
   }
   std::vector<Event> held;  // events that arrived while paused, in order
@@ -180,6 +188,15 @@ absl::Status Simulator::Start() {
     }
   }
   started_ = true;
+  // The pools' usual working set at once (a few timers, messages and events
+  // per node), rather than grown by doubling through a short run's first
+  // events: each doubling is an allocation. Capped: past it, doubling is rare.
+  const size_t per_node_room = std::min<size_t>(nodes_.size(), 1024);
+  queue_.Reserve(4 * per_node_room + 16);
+  timers_.reserve(2 * per_node_room);
+  free_timers_.reserve(2 * per_node_room);
+  in_flight_.reserve(2 * per_node_room);
+  free_in_flight_.reserve(2 * per_node_room);
   for (const Node& node : nodes_) {
     queue_.Push(now_.ns(), EventKind::kStart, node.id.value(), node.incarnation);
   }
@@ -576,7 +593,7 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   const StorageKeyId id = storage_keys_.Intern(key);
   // Durable at once, and newer than any buffered value of the key.
   if (auto* write = n.FindUnsynced(id); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
-  n.MakeDurable(id, value);
+  n.MakeDurable(id, value, storage_keys_.size());
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
@@ -588,6 +605,7 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
   if (auto* write = n.FindUnsynced(id); write != nullptr) {
     write->second = value;
   } else {
+    if (n.unsynced.capacity() == 0) n.unsynced.reserve(8);  // a handler's writes, in one allocation
     n.unsynced.emplace_back(id, value);
   }
   Emit({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
@@ -597,7 +615,7 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
 void Simulator::Sync(NodeId node) {
   Node& n = nodes_[node.value()];
   const auto synced = static_cast<int64_t>(n.unsynced.size());
-  for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value);
+  for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value, storage_keys_.size());
   n.unsynced.clear();
   WaitForDisk(n);
   Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});

@@ -87,7 +87,7 @@ class StorageKeys {
   }
 
   void Grow() {
-    const size_t capacity = slots_.empty() ? 16 : slots_.size() * 2;
+    const size_t capacity = slots_.empty() ? 32 : slots_.size() * 2;
     // Room for as many keys as the table takes before it grows again.
     names_.reserve(capacity / 2);
     hashes_.reserve(capacity / 2);

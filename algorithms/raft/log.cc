@@ -33,6 +33,7 @@ std::optional<sim::Term> RaftLog::TermAt(LogIndex index) const {
 }
 
 void RaftLog::Append(sim::Context& ctx, LogStorage& storage, const Entry& entry) {
+  if (entries_.capacity() == 0) entries_.reserve(8);  // a few entries, in one allocation
   entries_.push_back(entry);
   const LogIndex index = last_index();
   storage.Write(ctx, TermKey(index), static_cast<int64_t>(entry.term.value()));

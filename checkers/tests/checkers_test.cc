@@ -31,9 +31,10 @@ CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = no
 // test.vote with granted=1 grants a vote.
 constexpr sim::RecordType kHeartbeat{"test.heartbeat", {"term"}};
 constexpr sim::RecordType kVote{"test.vote", {"term", "granted"}};
+const vocab::MessageRoles kTestRoles = {.leader_only = {{kHeartbeat, "term"}}, .vote_grants = {{kVote, "term", "granted"}}};
 CheckerConfig NodesWithRoles(uint32_t node_count) {
   CheckerConfig config = Nodes(node_count);
-  config.message_roles = {.leader_only = {{kHeartbeat, "term"}}, .vote_grants = {{kVote, "term", "granted"}}};
+  config.message_roles = &kTestRoles;
   return config;
 }
 sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }

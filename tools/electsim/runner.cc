@@ -38,12 +38,13 @@ class ScenarioDriver {
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
-    config.message_roles = scenario_.algorithm->message_roles();
+    config.message_roles = &scenario_.algorithm->message_roles();
     config.liveness_within = scenario_.liveness_within;
     const std::optional<sim::TimeNs> liveness_after = LivenessAfter();
     config.liveness_after = liveness_after.value_or(sim::TimeNs(0));
     config.liveness_after_from_run = !liveness_after;
     config.liveness_stable_for = scenario_.liveness_stable_for;
+    checkers.reserve(scenario_.checkers.size());
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
       if (!checker.ok()) return checker.status();
