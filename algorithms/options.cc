@@ -130,16 +130,27 @@ OptionValues OptionValues::Defaults(const std::vector<OptionSpec>& specs) {
     if (spec.type == OptionType::kIntList) {
       values.lists_[spec.name] = spec.default_list;
     } else {
-      values.ints_[spec.name] = spec.default_value;
+      values.ints_.push_back({spec.name, spec.default_value});
     }
   }
   return values;
 }
 
+const OptionValues::IntValue* OptionValues::FindInt(std::string_view name) const {
+  for (const IntValue& held : ints_) {
+    // Length and first letter first: they tell most names apart without a
+    // call to compare the rest.
+    if (held.name.size() == name.size() && (name.empty() || held.name[0] == name[0]) && held.name == name) {
+      return &held;
+    }
+  }
+  return nullptr;
+}
+
 int64_t OptionValues::Int(std::string_view name) const {
-  auto it = ints_.find(name);
-  if (it == ints_.end()) throw std::logic_error(fmt::format("option '{}' is not declared", name));
-  return it->second;
+  const IntValue* held = FindInt(name);
+  if (held == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  return held->value;
 }
 
 const std::string& OptionValues::Choice(std::string_view name) const {
@@ -155,8 +166,8 @@ const std::vector<int64_t>& OptionValues::List(std::string_view name) const {
 }
 
 void OptionValues::Set(std::string_view name, int64_t value) {
-  auto it = ints_.find(name);
-  if (it == ints_.end()) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  auto* held = const_cast<IntValue*>(FindInt(name));
+  if (held == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
   // The spec's range is what every algorithm relies on (a zero interval would
   // spin a timer at one instant), so code that sets values keeps it too.
   const OptionSpec& spec = *specs_.find(name)->second;
@@ -164,7 +175,7 @@ void OptionValues::Set(std::string_view name, int64_t value) {
     throw std::out_of_range(
         fmt::format("option '{}': held value {} is outside its range ({})", name, value, spec.RangeText()));
   }
-  it->second = value;
+  held->value = value;
 }
 
 void OptionValues::SetList(std::string_view name, std::vector<int64_t> values) {
@@ -180,7 +191,7 @@ std::map<std::string, std::string> OptionValues::Describe() const {
     if (spec->type == OptionType::kIntList) {
       shown.default_list = lists_.find(name)->second;
     } else {
-      shown.default_value = ints_.find(name)->second;
+      shown.default_value = FindInt(name)->value;
     }
     out[name] = shown.DefaultText();
   }

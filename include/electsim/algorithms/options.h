@@ -75,7 +75,15 @@ class OptionValues {
   std::map<std::string, std::string> Describe() const;
 
  private:
-  std::map<std::string, int64_t, std::less<>> ints_;
+  struct IntValue {
+    std::string name;
+    int64_t value = 0;
+  };
+  // The value named `name`, or nullptr. A scan: an algorithm has a handful
+  // of options, and nodes read them each time one is created.
+  const IntValue* FindInt(std::string_view name) const;
+
+  std::vector<IntValue> ints_;  // in declaration order
   std::map<std::string, std::vector<int64_t>, std::less<>> lists_;
   std::map<std::string, const OptionSpec*, std::less<>> specs_;
 };
