@@ -305,6 +305,7 @@ void Simulator::Hold(Node& node, const Event& event) {
 }
 
 void Simulator::AddTraceSink(TraceSink* sink) {
+  sink_set_cache_ = {};  // the routes change
   const TraceKinds kinds = sink->kinds();
   for (int kind = 0; kind < kTraceKindCount; ++kind) {
     if (kind == static_cast<int>(TraceKind::kObserve)) continue;
@@ -333,8 +334,15 @@ void Simulator::AddTraceSink(TraceSink* sink) {
 
 uint64_t Simulator::ObservationSinkSet(const RecordType* type) const {
   if (type == nullptr) return every_type_sinks_;
+  // The type's address, spread over the slots by a Fibonacci multiply
+  // (constants sit a fixed stride apart, which a plain mask would fold).
+  const size_t slot = (reinterpret_cast<uintptr_t>(type) * 0x9e3779b97f4a7c15ULL) >> 60;
+  static_assert(kSinkSetCacheSize == 16, "the shift above takes the top 4 bits");
+  SinkSetCacheEntry& cached = sink_set_cache_[slot];
+  if (cached.type == type) return cached.sinks;
   const size_t route = RouteIndex(*type);
-  return route == observation_routes_.size() ? every_type_sinks_ : observation_routes_[route].sinks;
+  cached = {type, route == observation_routes_.size() ? every_type_sinks_ : observation_routes_[route].sinks};
+  return cached.sinks;
 }
 
 void Simulator::Fail(absl::Status status) {

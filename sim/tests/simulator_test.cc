@@ -208,6 +208,31 @@ TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
   EXPECT_EQ(saw_b.back(), "69:test.b");
 }
 
+// Observes test.a at start and again when its timer fires, 10ms later.
+class ObservesATwice final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    ctx.Observe(Observation(kObservedA, {1}));
+    ctx.SetTimer(TimeNs::Millis(10), 0);
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context& ctx, TimerId, uint64_t) override { ctx.Observe(Observation(kObservedA, {2})); }
+};
+
+TEST(Simulator_Sinks, ASinkAddedMidRunSeesTheTypesItReadsFromThen) {
+  std::vector<std::string> log;
+  NamedSink early("early", &log, ObservationTypes{&kObservedA});
+  NamedSink late("late", &log, ObservationTypes{&kObservedA});
+  Simulator sim(1, 1);
+  sim.AddTraceSink(&early);
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<ObservesATwice>(); }).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(5)).ok());  // test.a's sinks are known (and remembered) by now
+  sim.AddTraceSink(&late);
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"early:test.a", "early:test.a", "late:test.a"}));
+}
+
 TEST(Simulator_Crash, MessageArrivingAtTheRestartInstantReachesTheNewProcess) {
   Simulator sim(4, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
