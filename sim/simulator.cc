@@ -305,12 +305,11 @@ void Simulator::Hold(Node& node, const Event& event) {
 }
 
 void Simulator::AddTraceSink(TraceSink* sink) {
-  sink_set_cache_ = {};  // the routes change
+  // The routes change. Only observations fill the cache, and none come before Start.
+  if (started_) sink_set_cache_ = {};
   const TraceKinds kinds = sink->kinds();
-  for (int kind = 0; kind < kTraceKindCount; ++kind) {
-    if (kind == static_cast<int>(TraceKind::kObserve)) continue;
-    if (kinds.Has(static_cast<TraceKind>(kind))) sinks_by_kind_[kind].push_back(sink);
-  }
+  const uint32_t other_kinds = kinds.mask() & ~TraceKinds{TraceKind::kObserve}.mask();
+  for (uint32_t bits = other_kinds; bits != 0; bits &= bits - 1) sinks_by_kind_[std::countr_zero(bits)].push_back(sink);
   if (!kinds.Has(TraceKind::kObserve)) return;
   const size_t index = observation_sinks_.size();
   observation_sinks_.push_back(sink);

@@ -54,6 +54,8 @@ class TraceKinds {
   static constexpr TraceKinds All() { return TraceKinds((uint32_t{1} << kTraceKindCount) - 1); }
   constexpr bool Has(TraceKind kind) const { return (mask_ & Bit(kind)) != 0; }
   constexpr TraceKinds With(TraceKinds other) const { return TraceKinds(mask_ | other.mask_); }
+  // Bit k set: TraceKind k is in the set.
+  constexpr uint32_t mask() const { return mask_; }
 
  private:
   constexpr explicit TraceKinds(uint32_t mask) : mask_(mask) {}
