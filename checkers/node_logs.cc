@@ -26,8 +26,8 @@ bool NodeLogs::Apply(const sim::TraceRecord& r) {
   if (const auto append = o.As<vocab::LogAppended>()) {
     if (append->index < 1) return false;  // not an entry position: nothing to rebuild
     // An append ends the log at `index`: whatever followed is gone.
-    log.resize(static_cast<size_t>(append->index - 1));
     if (log.capacity() == 0) log.reserve(8);  // a few entries per node, in one allocation
+    log.resize(static_cast<size_t>(append->index - 1));
     log.push_back({append->term, append->entry});
     return true;
   }

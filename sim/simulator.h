@@ -279,7 +279,8 @@ class Simulator {
   // ObservationSinkSet's answers by type object, direct-mapped: an
   // algorithm observes the same few constants over and over, and a hit costs
   // a pointer compare where the scan compares every route. Cleared when a
-  // sink is added. Speed only: a miss scans, and the answer is the same.
+  // sink is added once the run has started (nothing fills it before). Speed
+  // only: a miss scans, and the answer is the same.
   struct SinkSetCacheEntry {
     const RecordType* type = nullptr;
     uint64_t sinks = 0;
