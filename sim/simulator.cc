@@ -77,14 +77,12 @@ struct Simulator::Node {
   // The vector is as long as the highest key number the node has made
   // durable: the nodes of one algorithm write the same keys, so that is
   // about the number of keys the node itself uses.
-  // `known_keys`: how many keys the cluster has numbered so far. Room for
-  // them all and more at once, rather than grown into a key at a time (new
-  // keys come one by one as the nodes write them).
+  // `known_keys`: how many keys the cluster has numbered so far (`key` among
+  // them). Room for them all and more at once, rather than grown into a key
+  // at a time (new keys come one by one as the nodes write them).
   void MakeDurable(StorageKeyId key, int64_t value, size_t known_keys) {
     if (key >= durable.size()) {
-      if (key >= durable.capacity()) {
-        durable.reserve(std::max({size_t{key} + 1, known_keys, 2 * durable.capacity(), size_t{16}}));
-      }
+      if (key >= durable.capacity()) durable.reserve(std::max({known_keys, 2 * durable.capacity(), size_t{16}}));
       durable.resize(key + 1);
     }
     durable[key] = value;
