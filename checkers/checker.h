@@ -27,6 +27,8 @@ struct Violation {
   std::string message;               // one readable sentence
 };
 
+class ClusterView;
+
 struct CheckerConfig {
   uint32_t node_count = 0;  // election nodes are 0..node_count-1
   // The algorithm's leader-only and vote-grant messages: the checkers read
@@ -45,6 +47,11 @@ struct CheckerConfig {
   // triggered by an event): the runner then calls OnFaultsOver, and
   // `liveness_after` is ignored.
   bool liveness_after_from_run = false;
+  // A view (without message roles) to share with the run's other sinks
+  // instead of keeping one more (see ClusterView::Apply); every sink sharing
+  // it must read all of ClusterView's kinds and observation types. Null: a
+  // checker keeps its own.
+  ClusterView* cluster_view = nullptr;
 };
 
 // `config`'s message roles, or an empty set when it names none.

@@ -49,11 +49,35 @@ class ClusterView {
   // The observation types that can change the view.
   static sim::ObservationTypes observation_types() { return {&vocab::kRoleChange, &vocab::kBelief}; }
 
+  // Told before the view takes in the first record of a later instant, so
+  // that it can judge the state the earlier instant ended in.
+  class InstantListener {
+   public:
+    virtual ~InstantListener() = default;
+    virtual void OnInstantEnding() = 0;
+  };
+
   // Applies one record; returns true when some election node's view changed
-  // (callers re-evaluate their conditions only then). Inline, the test of the
-  // record's kind: liveness passes every record, and most (timers, storage,
-  // deliveries) cannot change anything.
-  bool Apply(const sim::TraceRecord& record) { return kinds_.Has(record.kind) && ApplyNodeState(record); }
+  // (callers re-evaluate their conditions only then). Several sinks may
+  // share one view (the runner's watch, the metrics and liveness: the same
+  // view, kept three times, was a twentieth of a Raft trial): each passes it
+  // the records it reads, in trace order, and the first to pass a record
+  // applies it while the rest get the same answer. Inline, the tests of the
+  // index and kind: liveness passes every record, and most (timers,
+  // storage, deliveries) cannot change anything.
+  bool Apply(const sim::TraceRecord& record) {
+    if (record.index == last_index_) return last_changed_;
+    if (record.time > time_) [[unlikely]] {
+      time_ = record.time;
+      for (InstantListener* listener : instant_listeners_) listener->OnInstantEnding();
+    }
+    last_index_ = record.index;
+    last_changed_ = kinds_.Has(record.kind) && ApplyNodeState(record);
+    return last_changed_;
+  }
+  // `listener` must outlive the view or be removed first.
+  void AddInstantListener(InstantListener* listener) { instant_listeners_.push_back(listener); }
+  void RemoveInstantListener(InstantListener* listener) { std::erase(instant_listeners_, listener); }
 
   uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
   bool IsElectionNode(sim::NodeId node) const { return node.value() < nodes_.size(); }
@@ -125,6 +149,12 @@ class ClusterView {
   uint32_t role_holders_ = 0;
   uint32_t live_leaders_ = 0;
   uint64_t live_leader_id_sum_ = 0;  // the sole live leader's id, when there is one
+  // The record last applied (no record has index ~0) and its answer.
+  uint64_t last_index_ = ~uint64_t{0};
+  bool last_changed_ = false;
+  // Time of the last record applied.
+  sim::TimeNs time_;
+  std::vector<InstantListener*> instant_listeners_;
 };
 
 }  // namespace checkers

@@ -16,6 +16,7 @@
 // `liveness_after`. When the faults end at a time known only as the run goes,
 // `liveness_after` is that time (OnFaultsOver), or the run's end if they never
 // do; until then nothing is judged.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,14 +30,27 @@
 namespace checkers {
 namespace {
 
-class LivenessChecker final : public Checker {
+class LivenessChecker final : public Checker, ClusterView::InstantListener {
  public:
   explicit LivenessChecker(const CheckerConfig& config)
-      : view_(config.node_count),
+      : own_view_(config.cluster_view == nullptr ? std::make_unique<ClusterView>(config.node_count) : nullptr),
+        view_(config.cluster_view == nullptr ? *own_view_ : *config.cluster_view),
         within_(config.liveness_within),
         after_(config.liveness_after_from_run ? sim::TimeNs::Max() : config.liveness_after),
         deadline_(config.liveness_after_from_run ? sim::TimeNs::Max() : config.liveness_after + within_),
-        stable_for_(config.liveness_stable_for) {}
+        stable_for_(config.liveness_stable_for) {
+    view_.AddInstantListener(this);
+  }
+  ~LivenessChecker() override { view_.RemoveInstantListener(this); }
+  LivenessChecker(const LivenessChecker&) = delete;
+  LivenessChecker& operator=(const LivenessChecker&) = delete;
+
+  // A shared view may be about to take in a later instant's first record
+  // before this checker sees it: the instant that ends is judged now, on the
+  // state it ended in (OnRecord's own CloseInstant then finds nothing to do).
+  void OnInstantEnding() override {
+    if (!settled_) CloseInstant();
+  }
 
   void OnFaultsOver(sim::TimeNs at) override {
     if (after_ != sim::TimeNs::Max()) return;
@@ -192,7 +206,8 @@ class LivenessChecker final : public Checker {
     return fmt::format("{} did not believe node {} led", NodesPhrase(doubters), leaders[0].value());
   }
 
-  ClusterView view_;
+  std::unique_ptr<ClusterView> own_view_;
+  ClusterView& view_;
   sim::TimeNs within_;
   sim::TimeNs after_;
   sim::TimeNs deadline_;

@@ -14,7 +14,12 @@ uint64_t SentBytes(const sim::TraceRecord& send) {
 }  // namespace
 
 MetricsCollector::MetricsCollector(uint32_t node_count, const vocab::MessageRoles* roles)
-    : view_(node_count), roles_(roles) {
+    : own_view_(std::make_unique<ClusterView>(node_count)), view_(*own_view_), roles_(roles) {
+  OpenEpisode(sim::TimeNs(0), "start");
+}
+
+MetricsCollector::MetricsCollector(ClusterView& shared_view, const vocab::MessageRoles* roles)
+    : view_(shared_view), roles_(roles) {
   OpenEpisode(sim::TimeNs(0), "start");
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,11 @@ class MetricsCollector final : public sim::TraceSink {
  public:
   // Without `roles` no message counts as steady-state.
   explicit MetricsCollector(uint32_t node_count, const vocab::MessageRoles* roles = nullptr);
+  // Reads `shared_view` (without message roles; see ClusterView::Apply),
+  // which must outlive the collector, instead of keeping its own.
+  MetricsCollector(ClusterView& shared_view, const vocab::MessageRoles* roles);
+  MetricsCollector(const MetricsCollector&) = delete;
+  MetricsCollector& operator=(const MetricsCollector&) = delete;
   MessageClass Classify(const sim::TraceRecord& send) const;
   void OnRecord(const sim::TraceRecord& record) override;
   // What ClusterView reads, sends included. Leaving out the other records
@@ -96,7 +102,8 @@ class MetricsCollector final : public sim::TraceSink {
   void OpenEpisode(sim::TimeNs at, std::string cause);
   void Elect(sim::TimeNs at, sim::NodeId leader, int64_t term);
 
-  ClusterView view_;
+  std::unique_ptr<ClusterView> own_view_;
+  ClusterView& view_;
   const vocab::MessageRoles* roles_;
   mutable RunMetrics metrics_;  // messages_by_type is filled in by metrics()
   // Time of the last record; no/multi leader time is counted up to here.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "checkers/cluster_view.h"
 #include "checkers/tests/trace_builder.h"
 #include "gtest/gtest.h"
 
@@ -689,6 +690,65 @@ TEST(Liveness_Quiet, StateReachedExactlyAtDeadlineCounts) {
   t.Follow(Ms(3001), 1, 3);
   auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000, 1), t, Ms(5000));
   EXPECT_FALSE(checker->violation());
+}
+
+// A view shared with other sinks (the runner's watch and metrics) may take
+// in a record before liveness sees it. Liveness must still judge each
+// instant on the state it ended in: the verdicts match a run with its own view.
+std::optional<Violation> LivenessWithSharedViewAppliedFirst(CheckerConfig config, const TraceBuilder& t, sim::TimeNs end) {
+  ClusterView shared(config.node_count);
+  config.cluster_view = &shared;
+  auto checker = MakeChecker("liveness", config);
+  EXPECT_TRUE(checker.ok()) << checker.status();
+  for (const sim::TraceRecord& record : t.records()) {
+    shared.Apply(record);  // as another sink reading the view would, first
+    (*checker)->OnRecord(record);
+  }
+  (*checker)->Finish(end);
+  return (*checker)->violation();
+}
+
+void ExpectSameVerdict(const std::optional<Violation>& shared, const Checker& own) {
+  ASSERT_EQ(shared.has_value(), own.violation().has_value());
+  if (!shared) return;
+  EXPECT_EQ(shared->time, own.violation()->time);
+  EXPECT_EQ(shared->trace_index, own.violation()->trace_index);
+  EXPECT_EQ(shared->nodes, own.violation()->nodes);
+  EXPECT_EQ(shared->message, own.violation()->message);
+}
+
+TEST(Liveness_SharedView, JudgesTheInstantALaterRecordEnds) {
+  // The leader known from 1.5s crashes at 4s: judged after the crash, the
+  // 1.5s instant would show no leader, and the verdict would name none.
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Believe(Ms(1500), 2, 1, 2);
+  t.Event(Ms(4000), TraceKind::kCrash, 1);
+  t.Lead(Ms(4200), 2, 3);
+  t.Believe(Ms(4200), 0, 2, 3);
+  const CheckerConfig config = LivenessConfig(3, 1000, 2000);
+  const auto own = RunChecker("liveness", config, t, Ms(5000));
+  ASSERT_TRUE(own->violation());
+  EXPECT_EQ(own->violation()->nodes, (std::vector<NodeId>{NodeId(1)}));
+  ExpectSameVerdict(LivenessWithSharedViewAppliedFirst(config, t, Ms(5000)), *own);
+}
+
+TEST(Liveness_SharedView, QuietWhenItsOwnViewIsQuiet) {
+  TraceBuilder t;
+  t.Boot(2);
+  t.Lead(Ms(1500), 1, 2);
+  t.Believe(Ms(1500), 0, 1, 2);
+  t.Event(Ms(2000), TraceKind::kCrash, 1);
+  t.Lead(Ms(2500), 0, 3);
+  t.Event(Ms(2600), TraceKind::kRestart, 1);
+  t.Event(Ms(2600), TraceKind::kStart, 1);
+  t.Believe(Ms(2700), 1, 0, 3);
+  const CheckerConfig config = LivenessConfig(2, 1000, 2000);
+  const auto own = RunChecker("liveness", config, t, Ms(5000));
+  EXPECT_FALSE(own->violation());
+  ExpectSameVerdict(LivenessWithSharedViewAppliedFirst(config, t, Ms(5000)), *own);
 }
 
 }  // namespace

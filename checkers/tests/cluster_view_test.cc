@@ -4,6 +4,8 @@
 // LiveNonBelievers) over long random record sequences.
 #include "checkers/cluster_view.h"
 
+#include <vector>
+
 #include "checkers/tests/trace_builder.h"
 #include "electsim/sim/rng.h"
 #include "gtest/gtest.h"
@@ -69,6 +71,46 @@ TEST(ClusterView_LatestLeader, IsTheHolderThatClaimedLast) {
   EXPECT_EQ(view.LatestLeader(), sim::NodeId(2));
   view.Apply(t.records()[t.Follow(Ms(5), 2, 3)]);
   EXPECT_EQ(view.LatestLeader(), sim::kNoNode);
+}
+
+// Sinks sharing a view each pass it the same records: the second pass of a
+// record gives the first one's answer and changes nothing.
+TEST(ClusterView_Shared, ARecordPassedTwiceCountsOnce) {
+  ClusterView view(3);
+  trace_testing::TraceBuilder t;
+  const sim::TraceRecord lead = t.records()[t.Lead(Ms(1), 1, 1)];
+  EXPECT_TRUE(view.Apply(lead));
+  EXPECT_TRUE(view.Apply(lead));
+  EXPECT_EQ(view.role_holder_count(), 1u);
+  const sim::TraceRecord crash = t.records()[t.Event(Ms(2), sim::TraceKind::kCrash, 1)];
+  EXPECT_TRUE(view.Apply(crash));
+  EXPECT_TRUE(view.Apply(crash));
+  EXPECT_EQ(view.role_holder_count(), 0u);
+  const sim::TraceRecord timer = t.records()[t.Event(Ms(3), sim::TraceKind::kTimerFire, 0)];
+  EXPECT_FALSE(view.Apply(timer));
+  EXPECT_FALSE(view.Apply(timer));
+}
+
+// Told once per later instant, before the view takes in its first record.
+TEST(ClusterView_Shared, ListenersHearOfEachLaterInstantBeforeItsFirstRecord) {
+  struct Recorder final : ClusterView::InstantListener {
+    explicit Recorder(const ClusterView& view) : view(view) {}
+    void OnInstantEnding() override { holders_seen.push_back(view.role_holder_count()); }
+    const ClusterView& view;
+    std::vector<uint32_t> holders_seen;
+  };
+  ClusterView view(3);
+  Recorder recorder(view);
+  view.AddInstantListener(&recorder);
+  trace_testing::TraceBuilder t;
+  view.Apply(t.records()[t.Lead(Ms(1), 0, 1)]);
+  view.Apply(t.records()[t.Lead(Ms(1), 1, 1)]);
+  view.Apply(t.records()[t.Event(Ms(2), sim::TraceKind::kCrash, 0)]);
+  view.Apply(t.records()[t.Event(Ms(2), sim::TraceKind::kCrash, 1)]);
+  EXPECT_EQ(recorder.holders_seen, (std::vector<uint32_t>{0, 2}));
+  view.RemoveInstantListener(&recorder);
+  view.Apply(t.records()[t.Lead(Ms(3), 2, 2)]);
+  EXPECT_EQ(recorder.holders_seen.size(), 2u);
 }
 
 }  // namespace

@@ -51,11 +51,11 @@ void ClusterWatch::OnRecord(const sim::TraceRecord& r) {
   if (view_.LeaderKnownToAll()) listener_->OnLeaderKnown();
 }
 
-FaultDriver::FaultDriver(const Scenario& scenario, uint64_t seed, sim::Simulator& sim)
+FaultDriver::FaultDriver(const Scenario& scenario, uint64_t seed, sim::Simulator& sim, checkers::ClusterView& view)
     : scenario_(scenario),
       cluster_(scenario.cluster()),
       sim_(sim),
-      watch_(scenario.nodes, this),
+      watch_(view, this),
       steps_(DrawStepTimes(scenario, seed)),
       tracks_steps_(scenario.stop_when_leader_known),
       process_faults_(scenario.total_nodes(), 0) {

@@ -40,7 +40,9 @@ class ClusterWatch final : public sim::TraceSink {
     virtual void OnWriteBegun(uint32_t node) = 0;
   };
 
-  ClusterWatch(uint32_t node_count, Listener* listener) : view_(node_count), listener_(listener) {}
+  // `view` (without message roles) may be shared with other sinks (see
+  // ClusterView::Apply); it must outlive the watch.
+  ClusterWatch(checkers::ClusterView& view, Listener* listener) : view_(view), listener_(listener) {}
   void OnRecord(const sim::TraceRecord& record) override;
   // What can change the view (write_begin is an observation).
   sim::TraceKinds kinds() const override { return view_.kinds(); }
@@ -50,14 +52,15 @@ class ClusterWatch final : public sim::TraceSink {
   const checkers::ClusterView& view() const { return view_; }
 
  private:
-  checkers::ClusterView view_;
+  checkers::ClusterView& view_;
   Listener* listener_;
 };
 
 class FaultDriver final : public ClusterWatch::Listener {
  public:
   // The steps' random times are drawn from `seed`'s "scenario-times" stream.
-  FaultDriver(const Scenario& scenario, uint64_t seed, sim::Simulator& sim);
+  // `view` is the cluster view the watch keeps up to date; it must outlive the driver.
+  FaultDriver(const Scenario& scenario, uint64_t seed, sim::Simulator& sim, checkers::ClusterView& view);
 
   // The sink that must see every record (before anything that reads the view).
   sim::TraceSink* watch() { return &watch_; }

@@ -26,7 +26,8 @@ class ScenarioDriver {
       : scenario_(scenario),
         cluster_(scenario.cluster()),
         sim_(seed, scenario.total_nodes(), scenario.network),
-        faults_(scenario, seed, sim_) {
+        view_(scenario.nodes),
+        faults_(scenario, seed, sim_, view_) {
     // The loader validated the model; the simulator has not started.
     SIM_CHECK(sim_.SetNodeModel(scenario.node_model).ok(), "the node model is set before Start");
   }
@@ -34,7 +35,7 @@ class ScenarioDriver {
   absl::StatusOr<RunResult> Run(const RunOptions& options) {
     RunResult result;
     result.seed = sim_.seed();
-    checkers::MetricsCollector metrics(scenario_.nodes, &scenario_.algorithm->message_roles());
+    checkers::MetricsCollector metrics(view_, &scenario_.algorithm->message_roles());
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
@@ -44,6 +45,7 @@ class ScenarioDriver {
     config.liveness_after = liveness_after.value_or(sim::TimeNs(0));
     config.liveness_after_from_run = !liveness_after;
     config.liveness_stable_for = scenario_.liveness_stable_for;
+    config.cluster_view = &view_;
     checkers.reserve(scenario_.checkers.size());
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
@@ -192,6 +194,8 @@ class ScenarioDriver {
   const Scenario& scenario_;
   algorithms::Cluster cluster_;
   sim::Simulator sim_;
+  // The one view of the cluster the watch, the metrics and liveness share.
+  checkers::ClusterView view_;
   FaultDriver faults_;
   bool stop_requested_ = false;
   // The run's checkers while it runs, for OnFaultsOver.
