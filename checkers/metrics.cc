@@ -1,6 +1,7 @@
 #include "checkers/metrics.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "electsim/vocab/vocabulary.h"
 
@@ -71,6 +72,13 @@ const RunMetrics& MetricsCollector::metrics() const {
     metrics_.messages_by_type[type == nullptr ? std::string() : std::string(type->name())] += count;
   }
   return metrics_;
+}
+
+RunMetrics MetricsCollector::TakeMetrics() {
+  metrics();
+  RunMetrics taken = std::move(metrics_);
+  metrics_ = RunMetrics{};
+  return taken;
 }
 
 MessageClass MetricsCollector::Classify(const sim::TraceRecord& send) const {

@@ -91,6 +91,9 @@ class MetricsCollector final : public sim::TraceSink {
   // Closes open intervals at `end`; call once (later calls do nothing).
   void Finish(sim::TimeNs end);
   const RunMetrics& metrics() const;
+  // metrics(), moved out rather than copied (a run copied its maps and
+  // vectors once per trial); the collector is left with nothing to report.
+  RunMetrics TakeMetrics();
 
  private:
   // Adds the span since the last record to the no/multi leader times.

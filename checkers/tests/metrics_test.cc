@@ -33,6 +33,37 @@ RunMetrics Collect(uint32_t node_count, const TraceBuilder& trace, sim::TimeNs e
   return collector.metrics();
 }
 
+// The runner moves the metrics out instead of copying them: the same figures.
+TEST(Metrics_Take, GivesWhatMetricsGives) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Lead(Ms(150), 0, 1);
+  t.Send(Ms(150), 0, 1, sim::Message(kTestHeartbeat).Set("index", 1));
+  t.Send(Ms(151), 0, 2, sim::Message(kTestHeartbeat).Set("index", 1));
+  t.Send(Ms(152), 1, 0, sim::Message(kTestVote).Set("term", 1).Set("candidate", 0));
+  t.Believe(Ms(160), 1, 0, 1);
+  t.Event(Ms(2000), TraceKind::kCrash, 0);
+  t.Lead(Ms(2300), 1, 2);
+  MetricsCollector collector(3);
+  t.FeedTo(collector);
+  collector.Finish(Ms(3000));
+  const RunMetrics copied = collector.metrics();
+  const RunMetrics taken = collector.TakeMetrics();
+  ASSERT_EQ(taken.elections.size(), 2u);
+  EXPECT_EQ(taken.elections.size(), copied.elections.size());
+  for (size_t i = 0; i < taken.elections.size(); ++i) {
+    EXPECT_EQ(taken.elections[i].cause, copied.elections[i].cause);
+    EXPECT_EQ(taken.elections[i].leader, copied.elections[i].leader);
+    EXPECT_EQ(taken.elections[i].known, copied.elections[i].known);
+  }
+  EXPECT_EQ(taken.elections[1].cause, "leader crashed");
+  EXPECT_EQ(taken.leaders_by_term, copied.leaders_by_term);
+  EXPECT_EQ(taken.messages_by_type, copied.messages_by_type);
+  EXPECT_EQ(taken.messages_by_type.at("test.heartbeat"), 2u);
+  EXPECT_EQ(taken.messages_sent, 3u);
+  EXPECT_EQ(taken.no_leader_time, copied.no_leader_time);
+}
+
 TEST(Metrics_Elections, LatencyAfterLeaderCrashIsExact) {
   TraceBuilder t;
   t.Boot(3);

@@ -106,7 +106,7 @@ class ScenarioDriver {
     result.trace_records = sim_.trace_records();
     result.end = sim_.now();
     result.stats = sim_.stats();
-    result.metrics = metrics.metrics();
+    result.metrics = metrics.TakeMetrics();
     result.notes = faults_.TakeNotes();
     Judge(result);
     return result;
