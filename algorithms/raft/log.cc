@@ -1,16 +1,46 @@
 #include "algorithms/raft/log.h"
 
-#include <string>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
 
 #include "electsim/vocab/vocabulary.h"
-#include "absl/strings/str_cat.h"
 
 namespace algorithms::raft {
 namespace {
 
-// StrCat rather than fmt: these are built for every entry written.
-std::string TermKey(LogIndex index) { return absl::StrCat("log.", index.value(), ".term"); }
-std::string IdKey(LogIndex index) { return absl::StrCat("log.", index.value(), ".id"); }
+// "log.<index>.<field>", the key of one field of an entry, written into the
+// object itself: two are built for every entry written, and building them
+// through absl::StrCat cost about half as much as each write.
+class EntryKey {
+ public:
+  EntryKey(LogIndex index, std::string_view field) {
+    char digits[20];
+    size_t count = 0;
+    uint64_t rest = index.value();
+    do {
+      digits[count++] = static_cast<char>('0' + rest % 10);
+      rest /= 10;
+    } while (rest != 0);
+    Append("log.");
+    while (count > 0) text_[size_++] = digits[--count];
+    Append(".");
+    Append(field);
+  }
+  std::string_view view() const { return {text_, size_}; }
+
+ private:
+  void Append(std::string_view part) {
+    for (const char c : part) text_[size_++] = c;
+  }
+
+  // "log." + 20 digits + "." + kTermField or kIdField.
+  char text_[32];
+  size_t size_ = 0;
+};
+
+constexpr std::string_view kTermField = "term";
+constexpr std::string_view kIdField = "id";
 
 }  // namespace
 
@@ -19,8 +49,8 @@ void RaftLog::Recover(sim::Context& ctx) {
   const uint64_t length = static_cast<uint64_t>(ctx.Load(kLogLengthKey).value_or(0));
   for (uint64_t i = 1; i <= length; ++i) {
     const LogIndex index(i);
-    const Entry entry{sim::Term(static_cast<uint64_t>(ctx.Load(TermKey(index)).value_or(0))),
-                      EntryId(static_cast<uint64_t>(ctx.Load(IdKey(index)).value_or(0)))};
+    const Entry entry{sim::Term(static_cast<uint64_t>(ctx.Load(EntryKey(index, kTermField).view()).value_or(0))),
+                      EntryId(static_cast<uint64_t>(ctx.Load(EntryKey(index, kIdField).view()).value_or(0)))};
     entries_.push_back(entry);
     ctx.Observe(vocab::LogAppend(i, entry.term, entry.id.value()));
   }
@@ -36,8 +66,8 @@ void RaftLog::Append(sim::Context& ctx, LogStorage& storage, const Entry& entry)
   if (entries_.capacity() == 0) entries_.reserve(8);  // a few entries, in one allocation
   entries_.push_back(entry);
   const LogIndex index = last_index();
-  storage.Write(ctx, TermKey(index), static_cast<int64_t>(entry.term.value()));
-  storage.Write(ctx, IdKey(index), static_cast<int64_t>(entry.id.value()));
+  storage.Write(ctx, EntryKey(index, kTermField).view(), static_cast<int64_t>(entry.term.value()));
+  storage.Write(ctx, EntryKey(index, kIdField).view(), static_cast<int64_t>(entry.id.value()));
   storage.Write(ctx, kLogLengthKey, static_cast<int64_t>(index.value()));
   ctx.Observe(vocab::LogAppend(index.value(), entry.term, entry.id.value()));
 }

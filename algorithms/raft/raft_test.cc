@@ -539,6 +539,15 @@ TEST(Raft_Log, ARestartedFollowerRecoversItsLogAndCatchesUp) {
   ASSERT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Seconds(1)).ok());
   ASSERT_TRUE(h.sim().Restart(NodeId(follower)).ok());
   EXPECT_EQ(h.tracker().log[follower], before);  // read back from stable storage at boot
+  // Each entry's fields sit under "log.<index>.term" and "log.<index>.id".
+  const auto& storage = h.sim().StableStorageOf(NodeId(follower));
+  for (const size_t index : {size_t{1}, size_t{10}, before.size()}) {
+    const std::string prefix = "log." + std::to_string(index) + ".";
+    ASSERT_TRUE(storage.count(prefix + "term")) << prefix;
+    EXPECT_EQ(storage.find(prefix + "term")->second, before[index - 1].term) << prefix;
+    ASSERT_TRUE(storage.count(prefix + "id")) << prefix;
+    EXPECT_EQ(storage.find(prefix + "id")->second, before[index - 1].entry) << prefix;
+  }
   ASSERT_TRUE(h.sim().RunUntil(h.sim().now() + TimeNs::Millis(500)).ok());
   EXPECT_GE(h.tracker().log[follower].size() + 1, h.tracker().log[leader].size());
   EXPECT_TRUE(IsPrefix(h.tracker().log[follower], h.tracker().log[leader]));
