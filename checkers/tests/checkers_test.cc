@@ -612,15 +612,24 @@ TEST(Liveness_Fires, RunEndsBeforeDeadlineWithoutLeader) {
       << v.message;
 }
 
-TEST(Liveness_Fires, LeaderLostBeforeTheEndOfTheRun) {
+// Node 1 leads, known to all, from 1.5 s until it crashes at 4 s; node 2
+// takes over at 4.2 s, and node 0 believes it. `lost` is the crash's index.
+TraceBuilder LeaderLostTrace(uint64_t* lost = nullptr) {
   TraceBuilder t;
   t.Boot(3);
   t.Lead(Ms(1500), 1, 2);
   t.Believe(Ms(1500), 0, 1, 2);
   t.Believe(Ms(1500), 2, 1, 2);
-  const uint64_t lost = t.Event(Ms(4000), TraceKind::kCrash, 1);
+  const uint64_t crash = t.Event(Ms(4000), TraceKind::kCrash, 1);
+  if (lost != nullptr) *lost = crash;
   t.Lead(Ms(4200), 2, 3);
   t.Believe(Ms(4200), 0, 2, 3);
+  return t;
+}
+
+TEST(Liveness_Fires, LeaderLostBeforeTheEndOfTheRun) {
+  uint64_t lost = 0;
+  const TraceBuilder t = LeaderLostTrace(&lost);
   auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
   ASSERT_TRUE(checker->violation());
   const Violation& v = *checker->violation();
@@ -658,7 +667,9 @@ TEST(Liveness_Quiet, HeldForTheStabilityWindowThenLost) {
   EXPECT_FALSE(checker->violation());
 }
 
-TEST(Liveness_Quiet, ASecondLeaderByTheDeadlineThatHoldsToTheEnd) {
+// Two nodes: node 1 leads from 1.5 s and crashes at 2 s; node 0 leads from
+// 2.5 s, and node 1, back at 2.6 s, believes it at 2.7 s.
+TraceBuilder SecondLeaderTrace() {
   TraceBuilder t;
   t.Boot(2);
   t.Lead(Ms(1500), 1, 2);
@@ -668,6 +679,11 @@ TEST(Liveness_Quiet, ASecondLeaderByTheDeadlineThatHoldsToTheEnd) {
   t.Event(Ms(2600), TraceKind::kRestart, 1);
   t.Event(Ms(2600), TraceKind::kStart, 1);
   t.Believe(Ms(2700), 1, 0, 3);
+  return t;
+}
+
+TEST(Liveness_Quiet, ASecondLeaderByTheDeadlineThatHoldsToTheEnd) {
+  const TraceBuilder t = SecondLeaderTrace();
   auto checker = RunChecker("liveness", LivenessConfig(2, 1000, 2000), t, Ms(5000));
   EXPECT_FALSE(checker->violation());
 }
@@ -720,14 +736,7 @@ void ExpectSameVerdict(const std::optional<Violation>& shared, const Checker& ow
 TEST(Liveness_SharedView, JudgesTheInstantALaterRecordEnds) {
   // The leader known from 1.5s crashes at 4s: judged after the crash, the
   // 1.5s instant would show no leader, and the verdict would name none.
-  TraceBuilder t;
-  t.Boot(3);
-  t.Lead(Ms(1500), 1, 2);
-  t.Believe(Ms(1500), 0, 1, 2);
-  t.Believe(Ms(1500), 2, 1, 2);
-  t.Event(Ms(4000), TraceKind::kCrash, 1);
-  t.Lead(Ms(4200), 2, 3);
-  t.Believe(Ms(4200), 0, 2, 3);
+  const TraceBuilder t = LeaderLostTrace();
   const CheckerConfig config = LivenessConfig(3, 1000, 2000);
   const auto own = RunChecker("liveness", config, t, Ms(5000));
   ASSERT_TRUE(own->violation());
@@ -736,15 +745,7 @@ TEST(Liveness_SharedView, JudgesTheInstantALaterRecordEnds) {
 }
 
 TEST(Liveness_SharedView, QuietWhenItsOwnViewIsQuiet) {
-  TraceBuilder t;
-  t.Boot(2);
-  t.Lead(Ms(1500), 1, 2);
-  t.Believe(Ms(1500), 0, 1, 2);
-  t.Event(Ms(2000), TraceKind::kCrash, 1);
-  t.Lead(Ms(2500), 0, 3);
-  t.Event(Ms(2600), TraceKind::kRestart, 1);
-  t.Event(Ms(2600), TraceKind::kStart, 1);
-  t.Believe(Ms(2700), 1, 0, 3);
+  const TraceBuilder t = SecondLeaderTrace();
   const CheckerConfig config = LivenessConfig(2, 1000, 2000);
   const auto own = RunChecker("liveness", config, t, Ms(5000));
   EXPECT_FALSE(own->violation());
