@@ -62,7 +62,8 @@ class ClusterView {
   // share one view (the runner's watch, the metrics and liveness: the same
   // view, kept three times, was a twentieth of a Raft trial): each passes it
   // the records it reads, in trace order, and the first to pass a record
-  // applies it while the rest get the same answer. Inline, the tests of the
+  // applies it while the rest get the same answer (work saved, not a
+  // correction: applying a record again sets nothing new). Inline, the tests of the
   // index and kind: liveness passes every record, and most (timers,
   // storage, deliveries) cannot change anything.
   bool Apply(const sim::TraceRecord& record) {

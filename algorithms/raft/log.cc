@@ -1,20 +1,27 @@
 #include "algorithms/raft/log.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "electsim/sim/check.h"
 #include "electsim/vocab/vocabulary.h"
 
 namespace algorithms::raft {
 namespace {
+
+constexpr std::string_view kTermField = "term";
+constexpr std::string_view kIdField = "id";
 
 // "log.<index>.<field>", the key of one field of an entry, written into the
 // object itself: two are built for every entry written, and building them
 // through absl::StrCat cost about half as much as each write.
 class EntryKey {
  public:
+  // `field` is kTermField or kIdField.
   EntryKey(LogIndex index, std::string_view field) {
+    SIM_CHECK(field.size() <= kMaxField, "an entry key's field fits its buffer");
     char digits[20];
     size_t count = 0;
     uint64_t rest = index.value();
@@ -34,13 +41,11 @@ class EntryKey {
     for (const char c : part) text_[size_++] = c;
   }
 
-  // "log." + 20 digits + "." + kTermField or kIdField.
-  char text_[32];
+  static constexpr size_t kMaxField = std::max(kTermField.size(), kIdField.size());
+  // "log." + up to 20 digits + "." + the field.
+  char text_[4 + 20 + 1 + kMaxField];
   size_t size_ = 0;
 };
-
-constexpr std::string_view kTermField = "term";
-constexpr std::string_view kIdField = "id";
 
 }  // namespace
 

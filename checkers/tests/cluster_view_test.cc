@@ -73,24 +73,6 @@ TEST(ClusterView_LatestLeader, IsTheHolderThatClaimedLast) {
   EXPECT_EQ(view.LatestLeader(), sim::kNoNode);
 }
 
-// Sinks sharing a view each pass it the same records: the second pass of a
-// record gives the first one's answer and changes nothing.
-TEST(ClusterView_Shared, ARecordPassedTwiceCountsOnce) {
-  ClusterView view(3);
-  trace_testing::TraceBuilder t;
-  const sim::TraceRecord lead = t.records()[t.Lead(Ms(1), 1, 1)];
-  EXPECT_TRUE(view.Apply(lead));
-  EXPECT_TRUE(view.Apply(lead));
-  EXPECT_EQ(view.role_holder_count(), 1u);
-  const sim::TraceRecord crash = t.records()[t.Event(Ms(2), sim::TraceKind::kCrash, 1)];
-  EXPECT_TRUE(view.Apply(crash));
-  EXPECT_TRUE(view.Apply(crash));
-  EXPECT_EQ(view.role_holder_count(), 0u);
-  const sim::TraceRecord timer = t.records()[t.Event(Ms(3), sim::TraceKind::kTimerFire, 0)];
-  EXPECT_FALSE(view.Apply(timer));
-  EXPECT_FALSE(view.Apply(timer));
-}
-
 // Told once per later instant, before the view takes in its first record.
 TEST(ClusterView_Shared, ListenersHearOfEachLaterInstantBeforeItsFirstRecord) {
   struct Recorder final : ClusterView::InstantListener {
