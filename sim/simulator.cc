@@ -250,31 +250,40 @@ bool Simulator::Step() {
   return true;
 }
 
+// Every case is a call at its end: with the rarer kinds' bodies out of
+// line, the switch needs no stack frame of its own (the std::function of an
+// action would give it one for every event).
 void Simulator::Dispatch(const Event& event) {
   switch (event.kind) {
-    case EventKind::kStart: {
-      Node& node = nodes_[event.node];
-      if (!node.up || node.incarnation != event.arg) break;
-      if (node.paused) {
-        Hold(node, event);  // a frozen node boots when it resumes
-        break;
-      }
-      StartProcess(node.id);
+    case EventKind::kStart:
+      StartEvent(event);
       break;
-    }
     case EventKind::kDeliver:
       DeliverMessage(event, /*already_arrived=*/false);
       break;
     case EventKind::kTimer:
       FireTimer(event);
       break;
-    case EventKind::kAction: {
-      // Move out first: the action may schedule more actions (reallocating).
-      std::function<void()> action = std::move(actions_[event.arg]);
-      action();
+    case EventKind::kAction:
+      RunAction(event.arg);
       break;
-    }
   }
+}
+
+void Simulator::StartEvent(const Event& event) {
+  Node& node = nodes_[event.node];
+  if (!node.up || node.incarnation != event.arg) return;
+  if (node.paused) {
+    Hold(node, event);  // a frozen node boots when it resumes
+    return;
+  }
+  StartProcess(node.id);
+}
+
+void Simulator::RunAction(uint64_t index) {
+  // Move out first: the action may schedule more actions (reallocating).
+  std::function<void()> action = std::move(actions_[index]);
+  action();
 }
 
 void Simulator::StartProcess(NodeId id) {
@@ -496,7 +505,10 @@ TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
 
 void Simulator::ScheduleTimerEvent(uint32_t slot) {
   const TimerSlot& timer = timers_[slot];
-  const TimeNs fire_at = GlobalTimeForLocal(nodes_[timer.node.value()], timer.local_deadline);
+  PushTimerEvent(slot, timer, GlobalTimeForLocal(nodes_[timer.node.value()], timer.local_deadline));
+}
+
+void Simulator::PushTimerEvent(uint32_t slot, const TimerSlot& timer, TimeNs fire_at) {
   queue_.Push(fire_at.ns(), EventKind::kTimer, timer.node.value(),
               slot | (static_cast<uint64_t>(timer.generation) << 32));
 }
@@ -520,13 +532,24 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
   timer.node = node_id;
   timer.serial = (next_timer_serial_++ << kTimerSlotBits) | slot;
   // Saturate rather than overflow: a deadline past the end of time never fires.
+  const TimeNs local_now = node.ReadClock(now_);
   int64_t deadline_ns;
-  if (__builtin_add_overflow(node.ReadClock(now_).ns(), delay.ns(), &deadline_ns)) deadline_ns = TimeNs::Max().ns();
+  const bool deadline_saturated = __builtin_add_overflow(local_now.ns(), delay.ns(), &deadline_ns);
+  if (deadline_saturated) deadline_ns = TimeNs::Max().ns();
   timer.local_deadline = TimeNs(deadline_ns);
   timer.tag = tag;
   Emit({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
         .value = static_cast<int64_t>(timer.serial)});
-  ScheduleTimerEvent(slot);
+  // Without drift the clock keeps the global rate, so unless a sum
+  // saturated the timer fires exactly `delay` after now: what
+  // GlobalTimeForLocal works out the long way, from the deadline.
+  int64_t fire_ns;
+  if (node.drift_ppm == 0 && !deadline_saturated && local_now < TimeNs::Max() &&
+      !__builtin_add_overflow(now_.ns(), delay.ns(), &fire_ns)) [[likely]] {
+    PushTimerEvent(slot, timer, TimeNs(fire_ns));
+  } else {
+    ScheduleTimerEvent(slot);
+  }
   return TimerId(timer.serial);
 }
 
@@ -547,7 +570,9 @@ void Simulator::FireTimer(const Event& event) {
   const uint32_t generation = static_cast<uint32_t>(event.arg >> 32);
   TimerSlot& timer = timers_[slot];
   if (timer.serial == 0 || timer.generation != generation) return;  // cancelled or rescheduled
-  Node& node = nodes_[timer.node.value()];
+  // The event's copy of the timer's node (the same while the generation
+  // matches), so that this load need not wait for the timer's.
+  Node& node = nodes_[event.node];
   if (node.paused) {
     Hold(node, event);
     return;

@@ -195,6 +195,9 @@ class Simulator {
   };
 
   void Dispatch(const Event& event);
+  // Dispatch's rarer cases, kept out of it (see Dispatch).
+  [[gnu::noinline]] void StartEvent(const Event& event);
+  [[gnu::noinline]] void RunAction(uint64_t index);
   // `already_arrived`: the message was held at a paused node and is being
   // released, so link cuts no longer apply to it.
   void DeliverMessage(const Event& event, bool already_arrived);
@@ -225,7 +228,9 @@ class Simulator {
   void Fail(absl::Status status);
   absl::Status CheckNode(NodeId node) const { return network_.CheckNode(node); }
   void RescheduleTimers(NodeId node);
+  // Queues timer `slot`'s event for its deadline on its node's clock.
   void ScheduleTimerEvent(uint32_t slot);
+  void PushTimerEvent(uint32_t slot, const TimerSlot& timer, TimeNs fire_at);
   TimeNs GlobalTimeForLocal(const Node& node, TimeNs local) const;
 
   // Context operations, called through NodeContext.

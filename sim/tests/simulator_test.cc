@@ -433,6 +433,64 @@ TEST(Simulator_Clock, DriftStaysExactPastTheRangeOf64BitProducts) {
   EXPECT_EQ(run.seen.firings[0].local, TimeNs::Seconds(11001) + TimeNs::Millis(100));
 }
 
+// Arms delays_[0] at start and, as each timer fires, the next delay.
+class ChainedTimers final : public Process {
+ public:
+  ChainedTimers(const Simulator* sim, Seen* seen, std::vector<TimeNs> delays)
+      : sim_(sim), seen_(seen), delays_(std::move(delays)) {}
+  void OnStart(Context& ctx) override { ctx.SetTimer(delays_[0], 0); }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
+    seen_->firings.push_back({sim_->now(), ctx.MonotonicNow(), ctx.self(), tag});
+    if (tag + 1 < delays_.size()) ctx.SetTimer(delays_[tag + 1], tag + 1);
+  }
+
+ private:
+  const Simulator* sim_;
+  Seen* seen_;
+  std::vector<TimeNs> delays_;
+};
+
+TEST(Simulator_Clock, TimerArmedOnAClockAheadOfGlobalTimeFiresItsDelayLater) {
+  // +400000 ppm for 10ms puts the clock 4ms ahead; then it runs at the
+  // global rate. The first timer (20ms local) fires at 16ms global; the
+  // second, armed then with 7ms, 7ms later on both clocks.
+  Simulator sim(1, 1);
+  Seen seen;
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
+                   return std::make_unique<ChainedTimers>(&sim, &seen, std::vector{TimeNs::Millis(20), TimeNs::Millis(7)});
+                 }).ok());
+  ASSERT_TRUE(sim.SetClockDrift(NodeId(0), 400000).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(10), [&] { ASSERT_TRUE(sim.SetClockDrift(NodeId(0), 0).ok()); }).ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(seen.firings.size(), 2u);
+  EXPECT_EQ(seen.firings[0].global, TimeNs::Millis(16));
+  EXPECT_EQ(seen.firings[0].local, TimeNs::Millis(20));
+  EXPECT_EQ(seen.firings[1].global, TimeNs::Millis(23));
+  EXPECT_EQ(seen.firings[1].local, TimeNs::Millis(27));
+}
+
+TEST(Simulator_Clock, DelayPastTheEndOfGlobalTimeNeverFiresOnAClockBehindIt) {
+  // -400000 ppm for 2s leaves the clock 0.8s behind global time; then it
+  // runs at the global rate. A delay that keeps the deadline in range on
+  // the node's clock but would pass TimeNs::Max() globally never fires
+  // (wrapping would fire it at once).
+  Simulator sim(1, 1);
+  Seen seen;
+  const TimeNs delay = TimeNs::Max() - TimeNs::Millis(1500);  // armed at 2s global, 1.2s local
+  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
+                   return std::make_unique<ChainedTimers>(&sim, &seen, std::vector{TimeNs::Millis(1200), delay});
+                 }).ok());
+  ASSERT_TRUE(sim.SetClockDrift(NodeId(0), -400000).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Seconds(2), [&] { ASSERT_TRUE(sim.SetClockDrift(NodeId(0), 0).ok()); }).ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1000000)).ok());
+  ASSERT_EQ(seen.firings.size(), 1u);
+  EXPECT_EQ(seen.firings[0].global, TimeNs::Seconds(2));
+  EXPECT_EQ(seen.firings[0].local, TimeNs::Millis(1200));
+}
+
 TEST(Simulator_Clock, WallStepMovesOnlyTheWallClock) {
   ProbeRun run({TimeNs::Seconds(1)});
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
