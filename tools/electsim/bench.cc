@@ -41,9 +41,7 @@ std::optional<algorithms::Algorithm::BenchTiming> TimingOf(const std::string& al
 }
 
 std::string Join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string Nanos(int64_t ns) { return fmt::format("{}ns", ns); }

@@ -219,8 +219,7 @@ std::string JUnit(const Summary& summary, const std::map<uint64_t, std::string>&
   const std::string suite = fmt::format("electsim fuzz {}", summary.header["algorithm"].get<std::string>());
   std::string cases;
   for (const auto& [seed, entry] : summary.failing) {
-    std::string broken;
-    for (const json& name : entry["broken"]) broken += (broken.empty() ? "" : ", ") + name.get<std::string>();
+    const std::string broken = fmt::format("{}", fmt::join(entry["broken"].get<std::vector<std::string>>(), ", "));
     std::string body = fmt::format("seed {} broke {}\nreproduce: {}\n", seed, broken,
                                    entry["reproduce"].get<std::string>());
     if (auto it = repro_lines.find(seed); it != repro_lines.end()) body += it->second;
@@ -416,8 +415,7 @@ class Fuzzer {
                               {"broken", out.broken},
                               {"findings", out.findings},
                               {"reproduce", ReproduceCommand(config_, seed)}};
-    std::string broken;
-    for (const std::string& name : out.broken) broken += (broken.empty() ? "" : ", ") + name;
+    const std::string broken = fmt::format("{}", fmt::join(out.broken, ", "));
     std::cout << fmt::format("fuzz {}: seed {} BROKE a declared guarantee: {}\n  reproduce: {}\n",
                              config_.algorithm->name(), seed, broken,
                              EscapeForTerminal(ReproduceCommand(config_, seed)));
