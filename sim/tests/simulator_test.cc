@@ -451,44 +451,44 @@ class ChainedTimers final : public Process {
   std::vector<TimeNs> delays_;
 };
 
-TEST(Simulator_Clock, TimerArmedOnAClockAheadOfGlobalTimeFiresItsDelayLater) {
-  // +400000 ppm for 10ms puts the clock 4ms ahead; then it runs at the
-  // global rate. The first timer (20ms local) fires at 16ms global; the
-  // second, armed then with 7ms, 7ms later on both clocks.
-  Simulator sim(1, 1);
+// One ChainedTimers node whose clock drifts by `drift_ppm` until
+// `drift_ends_at`, then keeps the global rate.
+struct DriftThenSteadyRun {
+  DriftThenSteadyRun(std::vector<TimeNs> delays, int64_t drift_ppm, TimeNs drift_ends_at) : sim(1, 1) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(0), [this, delays](NodeId) {
+                     return std::make_unique<ChainedTimers>(&sim, &seen, delays);
+                   }).ok());
+    EXPECT_TRUE(sim.SetClockDrift(NodeId(0), drift_ppm).ok());
+    EXPECT_TRUE(sim.Start().ok());
+    EXPECT_TRUE(sim.ScheduleAt(drift_ends_at, [this] { EXPECT_TRUE(sim.SetClockDrift(NodeId(0), 0).ok()); }).ok());
+  }
+  Simulator sim;
   Seen seen;
-  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
-                   return std::make_unique<ChainedTimers>(&sim, &seen, std::vector{TimeNs::Millis(20), TimeNs::Millis(7)});
-                 }).ok());
-  ASSERT_TRUE(sim.SetClockDrift(NodeId(0), 400000).ok());
-  ASSERT_TRUE(sim.Start().ok());
-  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(10), [&] { ASSERT_TRUE(sim.SetClockDrift(NodeId(0), 0).ok()); }).ok());
-  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
-  ASSERT_EQ(seen.firings.size(), 2u);
-  EXPECT_EQ(seen.firings[0].global, TimeNs::Millis(16));
-  EXPECT_EQ(seen.firings[0].local, TimeNs::Millis(20));
-  EXPECT_EQ(seen.firings[1].global, TimeNs::Millis(23));
-  EXPECT_EQ(seen.firings[1].local, TimeNs::Millis(27));
+};
+
+TEST(Simulator_Clock, TimerArmedOnAClockAheadOfGlobalTimeFiresItsDelayLater) {
+  // +400000 ppm for 10ms puts the clock 4ms ahead. The first timer (20ms
+  // local) fires at 16ms global; the second, armed then with 7ms, 7ms later
+  // on both clocks.
+  DriftThenSteadyRun run({TimeNs::Millis(20), TimeNs::Millis(7)}, 400000, TimeNs::Millis(10));
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 2u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(16));
+  EXPECT_EQ(run.seen.firings[0].local, TimeNs::Millis(20));
+  EXPECT_EQ(run.seen.firings[1].global, TimeNs::Millis(23));
+  EXPECT_EQ(run.seen.firings[1].local, TimeNs::Millis(27));
 }
 
 TEST(Simulator_Clock, DelayPastTheEndOfGlobalTimeNeverFiresOnAClockBehindIt) {
-  // -400000 ppm for 2s leaves the clock 0.8s behind global time; then it
-  // runs at the global rate. A delay that keeps the deadline in range on
-  // the node's clock but would pass TimeNs::Max() globally never fires
-  // (wrapping would fire it at once).
-  Simulator sim(1, 1);
-  Seen seen;
+  // -400000 ppm for 2s leaves the clock 0.8s behind. A delay that keeps the
+  // deadline in range on the node's clock but would pass TimeNs::Max()
+  // globally never fires (wrapping would fire it at once).
   const TimeNs delay = TimeNs::Max() - TimeNs::Millis(1500);  // armed at 2s global, 1.2s local
-  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
-                   return std::make_unique<ChainedTimers>(&sim, &seen, std::vector{TimeNs::Millis(1200), delay});
-                 }).ok());
-  ASSERT_TRUE(sim.SetClockDrift(NodeId(0), -400000).ok());
-  ASSERT_TRUE(sim.Start().ok());
-  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Seconds(2), [&] { ASSERT_TRUE(sim.SetClockDrift(NodeId(0), 0).ok()); }).ok());
-  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1000000)).ok());
-  ASSERT_EQ(seen.firings.size(), 1u);
-  EXPECT_EQ(seen.firings[0].global, TimeNs::Seconds(2));
-  EXPECT_EQ(seen.firings[0].local, TimeNs::Millis(1200));
+  DriftThenSteadyRun run({TimeNs::Millis(1200), delay}, -400000, TimeNs::Seconds(2));
+  ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1000000)).ok());
+  ASSERT_EQ(run.seen.firings.size(), 1u);
+  EXPECT_EQ(run.seen.firings[0].global, TimeNs::Seconds(2));
+  EXPECT_EQ(run.seen.firings[0].local, TimeNs::Millis(1200));
 }
 
 TEST(Simulator_Clock, WallStepMovesOnlyTheWallClock) {
