@@ -1,7 +1,9 @@
 #include "algorithms/raft/log.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
+#include <iterator>
 #include <cstdint>
 #include <string_view>
 
@@ -22,15 +24,9 @@ class EntryKey {
   // `field` is kTermField or kIdField.
   EntryKey(LogIndex index, std::string_view field) {
     SIM_CHECK(field.size() <= kMaxField, "an entry key's field fits its buffer");
-    char digits[20];
-    size_t count = 0;
-    uint64_t rest = index.value();
-    do {
-      digits[count++] = static_cast<char>('0' + rest % 10);
-      rest /= 10;
-    } while (rest != 0);
     Append("log.");
-    while (count > 0) text_[size_++] = digits[--count];
+    // Cannot fail: the buffer has room for any uint64_t's 20 digits.
+    size_ = static_cast<size_t>(std::to_chars(text_ + size_, std::end(text_), index.value()).ptr - text_);
     Append(".");
     Append(field);
   }
