@@ -230,6 +230,7 @@ class Simulator {
   void RescheduleTimers(NodeId node);
   // Queues timer `slot`'s event for its deadline on its node's clock.
   void ScheduleTimerEvent(uint32_t slot);
+  // Queues `timer`, held in `slot`, to fire at global time `fire_at`.
   void PushTimerEvent(uint32_t slot, const TimerSlot& timer, TimeNs fire_at);
   TimeNs GlobalTimeForLocal(const Node& node, TimeNs local) const;
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
-#include <iterator>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "electsim/sim/check.h"
