@@ -2,6 +2,11 @@
 
 namespace checkers {
 
+void ClusterView::EndInstant(sim::TimeNs next_time) {
+  time_ = next_time;
+  for (InstantListener* listener : instant_listeners_) listener->OnInstantEnding();
+}
+
 bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
   if (!IsElectionNode(r.node)) return false;
   const uint32_t index = r.node.value();

@@ -60,11 +60,12 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
 
   std::string_view name() const override { return "liveness"; }
 
+  // Every record comes here, and few start an instant: the hot path keeps
+  // no stack frame, the instant's judging is out of line.
   void OnRecord(const sim::TraceRecord& r) override {
     if (settled_) return;
-    if (r.time > now_) {
-      CloseInstant();
-      if (!settled_) HoldUntil(r.time, r.index);
+    if (r.time > now_) [[unlikely]] {
+      EndInstantBefore(r);
       if (settled_) return;
     }
     now_ = r.time;
@@ -139,6 +140,12 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
     if (agreed && !stretch_) {
       stretch_ = Stretch{.leader = leader, .term = view_.node(leader.value()).role_term, .start = now_};
     }
+  }
+
+  // `next` is the first record after now_: the instant at now_ is over.
+  [[gnu::noinline]] void EndInstantBefore(const sim::TraceRecord& next) {
+    CloseInstant();
+    if (!settled_) HoldUntil(next.time, next.index);
   }
 
   // The state judged at now_ holds over [now_, next).
