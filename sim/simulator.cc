@@ -344,9 +344,14 @@ uint64_t Simulator::ObservationSinkSet(const RecordType* type) const {
   // (constants sit a fixed stride apart, which a plain mask would fold).
   const size_t slot = (reinterpret_cast<uintptr_t>(type) * 0x9e3779b97f4a7c15ULL) >> 60;
   static_assert(kSinkSetCacheSize == 16, "the shift above takes the top 4 bits");
-  SinkSetCacheEntry& cached = sink_set_cache_[slot];
+  const SinkSetCacheEntry& cached = sink_set_cache_[slot];
   if (cached.type == type) return cached.sinks;
+  return CacheSinkSet(type, slot);
+}
+
+uint64_t Simulator::CacheSinkSet(const RecordType* type, size_t slot) const {
   const size_t route = RouteIndex(*type);
+  SinkSetCacheEntry& cached = sink_set_cache_[slot];
   cached = {type, route == observation_routes_.size() ? every_type_sinks_ : observation_routes_[route].sinks};
   return cached.sinks;
 }
@@ -387,10 +392,14 @@ StableStorage Simulator::UnsyncedWritesOf(NodeId node) const {
 
 // ---- messages ----
 
+void Simulator::FailSendToUnknownNode(NodeId from, NodeId to, const Message& message) {
+  Fail(absl::InvalidArgumentError(fmt::format("node {} sent {} to an {}", from.value(), message.type_name(),
+                                              std::string(CheckNode(to).message()))));
+}
+
 void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
-  if (auto s = CheckNode(to); !s.ok()) {
-    Fail(absl::InvalidArgumentError(
-        fmt::format("node {} sent {} to an {}", from.value(), message.type_name(), std::string(s.message()))));
+  if (to.value() >= nodes_.size()) [[unlikely]] {
+    FailSendToUnknownNode(from, to, message);
     return;
   }
   const uint64_t message_id = next_message_id_++;

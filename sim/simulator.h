@@ -214,6 +214,8 @@ class Simulator {
   }
   // Which of observation_sinks_ read observations of `type`, as a bit set.
   uint64_t ObservationSinkSet(const RecordType* type) const;
+  // A cache miss of ObservationSinkSet: finds the answer and keeps it in `slot`.
+  [[gnu::noinline]] uint64_t CacheSinkSet(const RecordType* type, size_t slot) const;
   // The position of `type`'s route in observation_routes_, or its size.
   size_t RouteIndex(const RecordType& type) const;
   // Keeps `event` for when the paused `node` resumes.
@@ -236,6 +238,7 @@ class Simulator {
 
   // Context operations, called through NodeContext.
   void SendFrom(NodeId from, NodeId to, const Message& message);
+  [[gnu::noinline]] void FailSendToUnknownNode(NodeId from, NodeId to, const Message& message);
   TimerId SetTimerFor(NodeId node, TimeNs delay, uint64_t tag);
   void CancelTimerFor(NodeId node, TimerId timer);
   void Persist(NodeId node, std::string_view key, int64_t value);
