@@ -29,8 +29,13 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   AdvanceTo(r.time);
   if (r.kind == sim::TraceKind::kSend) {
     ++metrics_.messages_sent;
-    CountSend(r.payload == nullptr ? nullptr : r.payload->type());
-    switch (Classify(r)) {
+    const SentType& sent = CountSend(r.payload == nullptr ? nullptr : r.payload->type());
+    // Classify(r), with the steady-state test its type's answer kept from its first send.
+    const sim::NodeId resource(view_.node_count());
+    const MessageClass message_class = r.node == resource || r.peer == resource ? MessageClass::kApplication
+                                       : sent.steady_state                      ? MessageClass::kSteadyState
+                                                                                 : MessageClass::kElection;
+    switch (message_class) {
       case MessageClass::kElection: {
         const uint64_t bytes = SentBytes(r);
         ++metrics_.messages_election;
@@ -56,20 +61,32 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   TrackLeadership(r);
 }
 
-void MetricsCollector::CountSend(const sim::RecordType* type) {
-  for (auto& [known, count] : sent_by_type_) {
-    if (known == type || (known != nullptr && type != nullptr && *known == *type)) {
-      ++count;
-      return;
+const MetricsCollector::SentType& MetricsCollector::CountSend(const sim::RecordType* type) {
+  for (SentType& sent : sent_by_type_) {
+    if (sent.type == type) {
+      ++sent.count;
+      return sent;
     }
   }
-  sent_by_type_.emplace_back(type, 1);
+  SentType& sent = FindOrAddSentType(type);
+  ++sent.count;
+  return sent;
+}
+
+MetricsCollector::SentType& MetricsCollector::FindOrAddSentType(const sim::RecordType* type) {
+  // The same type at another address (a constant of a separately built
+  // algorithm) counts as the same type.
+  for (SentType& sent : sent_by_type_) {
+    if (sent.type != nullptr && type != nullptr && *sent.type == *type) return sent;
+  }
+  const bool steady_state = roles_ != nullptr && type != nullptr && roles_->IsSteadyState(sim::Message(*type));
+  return sent_by_type_.emplace_back(SentType{.type = type, .count = 0, .steady_state = steady_state});
 }
 
 const RunMetrics& MetricsCollector::metrics() const {
   metrics_.messages_by_type.clear();
-  for (const auto& [type, count] : sent_by_type_) {
-    metrics_.messages_by_type[type == nullptr ? std::string() : std::string(type->name())] += count;
+  for (const SentType& sent : sent_by_type_) {
+    metrics_.messages_by_type[sent.type == nullptr ? std::string() : std::string(sent.type->name())] += sent.count;
   }
   return metrics_;
 }

@@ -99,7 +99,15 @@ class MetricsCollector final : public sim::TraceSink {
   // Adds the span since the last record to the no/multi leader times.
   void AdvanceTo(sim::TimeNs time);
   void CountObservation(const sim::Observation& observation);
-  void CountSend(const sim::RecordType* type);
+  // Sends of one message type.
+  struct SentType {
+    const sim::RecordType* type = nullptr;
+    uint64_t count = 0;
+    bool steady_state = false;  // roles_->IsSteadyState, which depends on the type alone
+  };
+  // Counts a send of `type`: found by address, the common case, inline.
+  const SentType& CountSend(const sim::RecordType* type);
+  [[gnu::noinline]] SentType& FindOrAddSentType(const sim::RecordType* type);
   // Election episodes, after the view has taken the record in.
   void TrackLeadership(const sim::TraceRecord& record);
   void OpenEpisode(sim::TimeNs at, std::string cause);
@@ -117,7 +125,7 @@ class MetricsCollector final : public sim::TraceSink {
   std::optional<uint32_t> current_leader_;
   // Sends per message type, by type, in first-sent order (a handful of
   // types: a scan beats hashing a name per send); named in metrics().
-  std::vector<std::pair<const sim::RecordType*, uint64_t>> sent_by_type_;
+  std::vector<SentType> sent_by_type_;
   bool finished_ = false;
 };
 
