@@ -8,13 +8,6 @@
 
 namespace sim {
 
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 uint64_t HashName(std::string_view name) { return ExtendNameHash(0xcbf29ce484222325ULL, name); }
 
 uint64_t ExtendNameHash(uint64_t prefix_hash, std::string_view more) {
@@ -41,11 +34,6 @@ absl::StatusOr<Probability> Probability::FromDouble(double p) {
     return absl::InvalidArgumentError(absl::StrCat("probability must be within [0, 1], got ", p));
   }
   return Probability(static_cast<uint64_t>(std::llround(p * static_cast<double>(kOne))));
-}
-
-Rng::Rng(uint64_t seed) {
-  uint64_t state = seed;
-  for (uint64_t& word : s_) word = SplitMix64(state);
 }
 
 Rng Rng::ForStream(uint64_t seed, std::string_view stream_name) { return ForStreamHash(seed, HashName(stream_name)); }

@@ -13,7 +13,12 @@
 namespace sim {
 
 // SplitMix64 step: expands one 64-bit seed into well-mixed state words.
-uint64_t SplitMix64(uint64_t& state);
+constexpr uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 // FNV-1a of a name, used to derive independent streams from (seed, name).
 uint64_t HashName(std::string_view name);
@@ -46,7 +51,13 @@ class Probability {
 
 class Rng {
  public:
-  explicit Rng(uint64_t seed);
+  // Inline and constexpr: a stream's placeholder seed (Rng{0}, replaced
+  // before any draw) folds to constants, and a derived stream's seeding
+  // inlines into its derivation.
+  constexpr explicit Rng(uint64_t seed) : s_{} {
+    uint64_t state = seed;
+    for (uint64_t& word : s_) word = SplitMix64(state);
+  }
   // An independent stream: its draws do not move when another stream is used
   // more or less, which is what lets two runs share "the same weather".
   static Rng ForStream(uint64_t seed, std::string_view stream_name);
