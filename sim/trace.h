@@ -247,7 +247,29 @@ class TailDigest {
     for (int i = 0; i < payload.size(); ++i) words[count++] = static_cast<uint64_t>(payload.value(i));
     words[count] = 0;  // the odd word out's partner
     for (int at = 0; at < count; at += 2) sum += MumPair(words[at], words[at + 1], 3 + static_cast<uint64_t>(at / 2));
-  } else if (!r.detail.empty() || r.payload != nullptr) {
+  } else if (r.payload == nullptr && !r.detail.empty()) {
+    // Text alone (a storage key, a drop's reason): TailDigest's words,
+    // paired here without its bookkeeping. Eight bytes per word, big-endian;
+    // a last short word holds its bytes in the low end; an odd word out is
+    // paired with 0.
+    const auto* bytes = reinterpret_cast<const unsigned char*>(r.detail.data());
+    const size_t n = r.detail.size();
+    uint64_t pair = 3;
+    size_t at = 0;
+    for (; at + 16 <= n; at += 16) sum += MumPair(LoadBigEndian64(bytes + at), LoadBigEndian64(bytes + at + 8), pair++);
+    if (at < n) {
+      const auto short_word = [bytes](size_t from, size_t to) {
+        uint64_t word = 0;
+        for (size_t i = from; i < to; ++i) word = (word << 8) | bytes[i];
+        return word;
+      };
+      if (n - at >= 8) {
+        sum += MumPair(LoadBigEndian64(bytes + at), short_word(at + 8, n), pair);
+      } else {
+        sum += MumPair(short_word(at, n), 0, pair);
+      }
+    }
+  } else if (r.payload != nullptr) {
     TailDigest tail;
     if (!r.detail.empty()) tail.AddBytes(r.detail);
     if (r.payload != nullptr) {
