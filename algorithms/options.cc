@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "sim/format.h"
+#include "sim/same_bytes.h"
 
 namespace algorithms {
 
@@ -138,11 +139,7 @@ OptionValues OptionValues::Defaults(const std::vector<OptionSpec>& specs) {
 
 const OptionValues::IntValue* OptionValues::FindInt(std::string_view name) const {
   for (const IntValue& held : ints_) {
-    // Length and first letter first: they tell most names apart without a
-    // call to compare the rest.
-    if (held.name.size() == name.size() && (name.empty() || held.name[0] == name[0]) && held.name == name) {
-      return &held;
-    }
+    if (sim::SameBytes(held.name, name)) return &held;
   }
   return nullptr;
 }

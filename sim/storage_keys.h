@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/same_bytes.h"
 #include "sim/trace.h"
 
 namespace sim {
@@ -79,29 +80,9 @@ class StorageKeys {
   // The slot that holds `key`, or the empty slot where it would go.
   size_t Probe(std::string_view key, uint64_t hash) const {
     size_t i = hash & mask_;
-    while (slots_[i] != kEmpty && !(hashes_[slots_[i]] == hash && SameKey(names_[slots_[i]], key))) i = (i + 1) & mask_;
+    while (slots_[i] != kEmpty && !(hashes_[slots_[i]] == hash && SameBytes(names_[slots_[i]], key))) i = (i + 1) & mask_;
     return i;
   }
-  // A key's bytes compared a word at a time, inline: keys are short, and
-  // memcmp's call cost more than the compare.
-  static bool SameKey(std::string_view a, std::string_view b) {
-    const size_t n = a.size();
-    if (n != b.size()) return false;
-    const char* p = a.data();
-    const char* q = b.data();
-    if (n >= 8) {
-      for (size_t at = 0; at + 8 < n; at += 8) {
-        if (Load<uint64_t>(p + at) != Load<uint64_t>(q + at)) return false;
-      }
-      return Load<uint64_t>(p + n - 8) == Load<uint64_t>(q + n - 8);
-    }
-    if (n >= 4) return Load<uint32_t>(p) == Load<uint32_t>(q) && Load<uint32_t>(p + n - 4) == Load<uint32_t>(q + n - 4);
-    for (size_t i = 0; i < n; ++i) {
-      if (p[i] != q[i]) return false;
-    }
-    return true;
-  }
-
   // A key seen for the first time: numbered next. Out of line: a run's few
   // keys are each new once and looked up many times.
   [[gnu::noinline]] StorageKeyId Insert(std::string_view key, uint64_t hash) {
