@@ -68,19 +68,15 @@ const MetricsCollector::SentType& MetricsCollector::CountSend(const sim::RecordT
       return sent;
     }
   }
-  SentType& sent = FindOrAddSentType(type);
-  ++sent.count;
-  return sent;
+  return AddSentType(type);
 }
 
-MetricsCollector::SentType& MetricsCollector::FindOrAddSentType(const sim::RecordType* type) {
-  // The same type at another address (a constant of a separately built
-  // algorithm) counts as the same type.
-  for (SentType& sent : sent_by_type_) {
-    if (sent.type != nullptr && type != nullptr && *sent.type == *type) return sent;
-  }
+const MetricsCollector::SentType& MetricsCollector::AddSentType(const sim::RecordType* type) {
+  // A type at another address with the same name (a separately built
+  // algorithm's copy of the constant) gets an entry of its own; metrics()
+  // adds the entries up by name, and the steady-state test compares types.
   const bool steady_state = roles_ != nullptr && type != nullptr && roles_->IsSteadyState(sim::Message(*type));
-  return sent_by_type_.emplace_back(SentType{.type = type, .count = 0, .steady_state = steady_state});
+  return sent_by_type_.emplace_back(SentType{.type = type, .count = 1, .steady_state = steady_state});
 }
 
 const RunMetrics& MetricsCollector::metrics() const {

@@ -105,9 +105,9 @@ class MetricsCollector final : public sim::TraceSink {
     uint64_t count = 0;
     bool steady_state = false;  // roles_->IsSteadyState, which depends on the type alone
   };
-  // Counts a send of `type`: found by address, the common case, inline.
+  // Counts a send of `type`, found by address; a type's first send adds it, out of line.
   const SentType& CountSend(const sim::RecordType* type);
-  [[gnu::noinline]] SentType& FindOrAddSentType(const sim::RecordType* type);
+  [[gnu::noinline]] const SentType& AddSentType(const sim::RecordType* type);
   // Election episodes, after the view has taken the record in.
   void TrackLeadership(const sim::TraceRecord& record);
   void OpenEpisode(sim::TimeNs at, std::string cause);
@@ -123,8 +123,9 @@ class MetricsCollector final : public sim::TraceSink {
   size_t role_holders_ = 0;
   // Leader of the latest episode while it still leads; unset while an episode waits for its leader.
   std::optional<uint32_t> current_leader_;
-  // Sends per message type, by type, in first-sent order (a handful of
-  // types: a scan beats hashing a name per send); named in metrics().
+  // Sends per message type constant, in first-sent order (a handful of
+  // types: a scan of addresses beats hashing a name per send); named and
+  // added up by name in metrics().
   std::vector<SentType> sent_by_type_;
   bool finished_ = false;
 };

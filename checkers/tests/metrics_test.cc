@@ -222,6 +222,29 @@ TEST(Metrics_Counts, MessagesByTypeAndWrites) {
   EXPECT_FALSE(m.elections[0].elected);
 }
 
+// The collector finds a send's type by its address first; a type constant
+// at another address (a separately built algorithm's copy) with the same
+// name is still the same type, for the counts and for the steady-state test.
+TEST(Metrics_Counts, ATypeAtAnotherAddressIsTheSameType) {
+  static constexpr sim::RecordType kHeartbeatCopy{"test.heartbeat", {"index"}};
+  ASSERT_NE(&kHeartbeatCopy, &kTestHeartbeat);
+  const vocab::MessageRoles roles = {.steady_state = {&kTestHeartbeat}};
+  TraceBuilder t;
+  t.Boot(2);
+  t.Send(Ms(1), 0, 1, sim::Message(kHeartbeatCopy));
+  t.Send(Ms(2), 0, 1, sim::Message(kTestHeartbeat));
+  t.Send(Ms(3), 0, 1, sim::Message(kHeartbeatCopy));
+  t.Send(Ms(4), 1, 0, sim::Message(kVoteReply));
+  MetricsCollector collector(2, &roles);
+  t.FeedTo(collector);
+  collector.Finish(Ms(10));
+  const RunMetrics& m = collector.metrics();
+  EXPECT_EQ(m.messages_by_type,
+            (std::map<std::string, uint64_t>{{"test.heartbeat", 3}, {"raft.vote_reply", 1}}));
+  EXPECT_EQ(m.messages_steady_state, 3u);
+  EXPECT_EQ(m.messages_election, 1u);
+}
+
 }  // namespace
 }  // namespace checkers
 

@@ -61,7 +61,9 @@ void CheckAgainstMap(uint32_t node_count, uint32_t nodes_used, int operations, u
           const int64_t* found = table.Find(f, t);
           const auto it = reference.find({f.value(), t.value()});
           ASSERT_EQ(found != nullptr, it != reference.end()) << f.value() << "->" << t.value() << " op " << op;
-          if (found != nullptr) ASSERT_EQ(*found, it->second);
+          if (found != nullptr) {
+            ASSERT_EQ(*found, it->second);
+          }
         }
       }
     }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "sim/same_bytes.h"
 
 namespace sim {
 namespace {
@@ -44,6 +45,25 @@ TEST(StorageKeys, AKeyNeverInternedIsNotFound) {
   EXPECT_EQ(keys.Find(""), std::nullopt);
   EXPECT_EQ(keys.Intern(""), 1u);  // the empty key is a key like any other
   EXPECT_EQ(keys.Find(""), 1u);
+}
+
+// SameBytes reads words, overlapping at the end: a difference in any one
+// byte, at every length, must still tell two strings apart.
+TEST(SameBytes, ADifferenceInAnyByteAtAnyLengthIsSeen) {
+  const std::string base = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEF";
+  for (size_t n = 0; n <= base.size(); ++n) {
+    const std::string a = base.substr(0, n);
+    std::string copy = a;  // equal bytes at another address
+    EXPECT_TRUE(SameBytes(a, copy)) << n;
+    for (size_t i = 0; i < n; ++i) {
+      std::string b = a;
+      b[i] = static_cast<char>(b[i] ^ 0x20);
+      EXPECT_FALSE(SameBytes(a, b)) << n << " bytes, differing at " << i;
+    }
+    if (n > 0) {
+      EXPECT_FALSE(SameBytes(a, a.substr(0, n - 1))) << n;
+    }
+  }
 }
 
 }  // namespace

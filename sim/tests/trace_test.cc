@@ -74,6 +74,29 @@ TEST(Trace_Hash, KnownAnswer) {
   EXPECT_EQ(hasher.records(), 2u);
 }
 
+// A record with text and no payload (a storage key, a note) takes a path of
+// its own in TraceHasher::Add; it must hash as the generic one, the text's
+// big-endian words through TailDigest, does, for every length around the
+// word and pair boundaries.
+TEST(Trace_Hash, TextAloneHashesAsTheGenericPathForEveryLength) {
+  using namespace trace_hash_internal;
+  const std::string text = "log.12345.term-and-a-longer-tail-of-text!";
+  for (size_t n = 1; n <= text.size(); ++n) {
+    const TraceRecord r{.time = TimeNs(7), .kind = TraceKind::kWrite, .node = NodeId(2), .local_time = TimeNs(8),
+                        .value = -5, .detail = std::string_view(text).substr(0, n)};
+    const uint64_t header = (static_cast<uint64_t>(TraceKind::kWrite) << 56) | n;
+    uint64_t sum = MumPair(7, uint64_t{2} << 32 | r.peer.value(), 0) + MumPair(0, 8, 1) +
+                   MumPair(static_cast<uint64_t>(int64_t{-5}), header, 2);
+    TailDigest tail;
+    tail.AddBytes(r.detail);
+    sum += tail.Finish();
+    const uint64_t expected = Mum(0x6a09e667f3bcc909ULL ^ kSecret0, sum ^ kSecret3);
+    TraceHasher hasher;
+    hasher.Add(r);
+    EXPECT_EQ(FormatTraceHash(hasher.hash()), FormatTraceHash(expected)) << n << " bytes";
+  }
+}
+
 TEST(Trace_HashCheckpoints, EvenlySpacedHashesThinnedWhenFull) {
   // 1000 records, a checkpoint every 4 kept up to 8: the spacing doubles
   // whenever 8 are kept, ending at 128 (7 checkpoints, at 128, 256, ... 896).
