@@ -30,12 +30,7 @@ void MetricsCollector::OnRecord(const sim::TraceRecord& r) {
   if (r.kind == sim::TraceKind::kSend) {
     ++metrics_.messages_sent;
     const SentType& sent = CountSend(r.payload == nullptr ? nullptr : r.payload->type());
-    // Classify(r), with the steady-state test its type's answer kept from its first send.
-    const sim::NodeId resource(view_.node_count());
-    const MessageClass message_class = r.node == resource || r.peer == resource ? MessageClass::kApplication
-                                       : sent.steady_state                      ? MessageClass::kSteadyState
-                                                                                 : MessageClass::kElection;
-    switch (message_class) {
+    switch (ClassOf(r, sent.steady_state)) {
       case MessageClass::kElection: {
         const uint64_t bytes = SentBytes(r);
         ++metrics_.messages_election;
@@ -95,13 +90,14 @@ RunMetrics MetricsCollector::TakeMetrics() {
 }
 
 MessageClass MetricsCollector::Classify(const sim::TraceRecord& send) const {
+  return ClassOf(send, roles_ != nullptr && send.payload != nullptr && roles_->IsSteadyState(*send.payload));
+}
+
+MessageClass MetricsCollector::ClassOf(const sim::TraceRecord& send, bool steady_state) const {
   // The shared resource is the node right after the election nodes.
   const sim::NodeId resource(view_.node_count());
   if (send.node == resource || send.peer == resource) return MessageClass::kApplication;
-  if (roles_ != nullptr && send.payload != nullptr && roles_->IsSteadyState(*send.payload)) {
-    return MessageClass::kSteadyState;
-  }
-  return MessageClass::kElection;
+  return steady_state ? MessageClass::kSteadyState : MessageClass::kElection;
 }
 
 void MetricsCollector::Finish(sim::TimeNs end) {

@@ -105,6 +105,9 @@ class MetricsCollector final : public sim::TraceSink {
     uint64_t count = 0;
     bool steady_state = false;  // roles_->IsSteadyState, which depends on the type alone
   };
+  // Classify, given whether the send's type is steady-state traffic (which
+  // OnRecord keeps per type rather than asking the roles at every send).
+  MessageClass ClassOf(const sim::TraceRecord& send, bool steady_state) const;
   // Counts a send of `type`, found by address; a type's first send adds it, out of line.
   const SentType& CountSend(const sim::RecordType* type);
   [[gnu::noinline]] const SentType& AddSentType(const sim::RecordType* type);

@@ -80,7 +80,9 @@ class StorageKeys {
   // The slot that holds `key`, or the empty slot where it would go.
   size_t Probe(std::string_view key, uint64_t hash) const {
     size_t i = hash & mask_;
-    while (slots_[i] != kEmpty && !(hashes_[slots_[i]] == hash && SameBytes(names_[slots_[i]], key))) i = (i + 1) & mask_;
+    while (slots_[i] != kEmpty && !(hashes_[slots_[i]] == hash && SameBytes(names_[slots_[i]], key))) {
+      i = (i + 1) & mask_;
+    }
     return i;
   }
   // A key seen for the first time: numbered next. Out of line: a run's few

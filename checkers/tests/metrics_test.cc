@@ -222,9 +222,10 @@ TEST(Metrics_Counts, MessagesByTypeAndWrites) {
   EXPECT_FALSE(m.elections[0].elected);
 }
 
-// The collector finds a send's type by its address first; a type constant
-// at another address (a separately built algorithm's copy) with the same
-// name is still the same type, for the counts and for the steady-state test.
+// The collector keeps its counts by type address; a type constant at another
+// address (a separately built algorithm's copy) with the same name is still
+// the same type in what it reports: counted under the one name, and
+// steady-state traffic when the roles name the other copy.
 TEST(Metrics_Counts, ATypeAtAnotherAddressIsTheSameType) {
   static constexpr sim::RecordType kHeartbeatCopy{"test.heartbeat", {"index"}};
   ASSERT_NE(&kHeartbeatCopy, &kTestHeartbeat);
