@@ -592,6 +592,7 @@ int Bench(const BenchOptions& options) {
   auto worker = [&] {
     RunOptions run_options;
     run_options.should_stop = stopping;
+    run_options.hash_trace = false;  // a trial is measured, not replayed
     while (!stopping()) {
       const uint64_t k = next.fetch_add(1);
       if (k >= total) return;

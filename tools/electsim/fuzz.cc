@@ -307,6 +307,7 @@ class Fuzzer {
     auto worker = [&] {
       RunOptions run_options;
       run_options.should_stop = [this] { return stop_.load(std::memory_order_relaxed) || StopSignal() != 0; };
+      run_options.hash_trace = false;  // a broken seed's repro runs it again, hashed
       while (!Stopping()) {
         const uint64_t i = next.fetch_add(1);
         if (i >= outcomes.size() || (options_.stop_at_first_failure && i > first_broken.load())) return;
@@ -434,9 +435,18 @@ class Fuzzer {
       outcome_.CouldNotWrite(scenario.status());
       return;
     }
+    RunOptions run_options;
+    run_options.should_stop = [] { return StopSignal() != 0; };
+    auto hashed = RunAgainHashed(*scenario, seed, *out.failure, run_options);
+    if (!hashed.ok()) {
+      if (absl::IsCancelled(hashed.status())) return;  // interrupted: no repro for this seed
+      if (error_.ok()) error_ = hashed.status();
+      stop_ = true;
+      return;
+    }
     const std::string path = ReproFilePath(options_.repro_dir, document["name"].get<std::string>(), seed);
     std::string lines;
-    if (auto status = WriteReproFile(path, *scenario, *out.failure, {}); !status.ok()) {
+    if (auto status = WriteReproFile(path, *scenario, *hashed, {}); !status.ok()) {
       std::cout << std::flush;
       outcome_.CouldNotWrite(status);
       return;

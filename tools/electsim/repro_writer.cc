@@ -39,6 +39,10 @@ std::optional<uint64_t> SeedOfReproFileName(const std::string& file_name, const 
 
 absl::Status WriteReproFile(const std::string& path, const Scenario& scenario, const RunResult& result,
                             const std::vector<std::string>& inputs) {
+  // A repro without its trace hash could not tell a replay that differs.
+  if (!result.trace_hashed) {
+    return absl::InternalError(fmt::format("{}: the run's trace was not hashed (RunOptions::hash_trace)", path));
+  }
   const fs::path folder = fs::path(path).parent_path();
   std::error_code ec;
   if (!folder.empty()) fs::create_directories(folder, ec);

@@ -52,9 +52,11 @@ class ScenarioDriver {
       if (!checker.ok()) return checker.status();
       checkers.push_back(std::move(*checker));
     }
-    sim_.EnableTraceHash();
+    if (options.hash_trace) {
+      sim_.EnableTraceHash();
+      sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
+    }
     if (options.offer_every_observation) sim_.OfferEveryObservation();
-    sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
     sim_.AddTraceSink(faults_.watch());
     sim_.AddTraceSink(&metrics);
     for (auto& checker : checkers) sim_.AddTraceSink(checker.get());
@@ -100,9 +102,12 @@ class ScenarioDriver {
       checker->Finish(sim_.now());
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
-    result.trace_hash = sim_.trace_hasher().hash();
-    result.checkpoints.every = sim_.trace_hasher().checkpoint_every();
-    result.checkpoints.hashes = sim_.trace_hasher().checkpoints();
+    if (options.hash_trace) {
+      result.trace_hashed = true;
+      result.trace_hash = sim_.trace_hasher().hash();
+      result.checkpoints.every = sim_.trace_hasher().checkpoint_every();
+      result.checkpoints.hashes = sim_.trace_hasher().checkpoints();
+    }
     result.trace_records = sim_.trace_records();
     result.end = sim_.now();
     result.stats = sim_.stats();
@@ -214,6 +219,34 @@ std::vector<std::string> RunResult::violated_checkers() const {
 absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options) {
   ScenarioDriver driver(scenario, seed);
   return driver.Run(options);
+}
+
+namespace {
+
+bool SameViolation(const checkers::Violation& a, const checkers::Violation& b) {
+  return a.checker == b.checker && a.time == b.time && a.trace_index == b.trace_index && a.nodes == b.nodes &&
+         a.term == b.term && a.token == b.token && a.message == b.message;
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> RunAgainHashed(const Scenario& scenario, uint64_t seed, const RunResult& unhashed,
+                                         RunOptions options) {
+  options.hash_trace = true;
+  auto again = RunScenario(scenario, seed, options);
+  if (!again.ok()) return again;
+  const bool same = again->trace_records == unhashed.trace_records && again->end == unhashed.end &&
+                    again->failed_expectations == unhashed.failed_expectations &&
+                    std::equal(again->violations.begin(), again->violations.end(), unhashed.violations.begin(),
+                               unhashed.violations.end(), SameViolation);
+  if (!same) {
+    return absl::InternalError(fmt::format(
+        "{} seed {}: run again to hash its trace, it did not repeat ({} records and {} violation(s) the first "
+        "time, {} and {} the second): the simulation is not deterministic; please report it with this scenario",
+        EscapeForTerminal(scenario.source), seed, unhashed.trace_records, unhashed.violations.size(),
+        again->trace_records, again->violations.size()));
+  }
+  return again;
 }
 
 }  // namespace electsim

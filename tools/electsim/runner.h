@@ -28,6 +28,9 @@ struct TraceCheckpoints {
 
 struct RunResult {
   uint64_t seed = 0;
+  // Set only when the run hashed its trace (RunOptions::hash_trace), with
+  // checkpoints: trace_hashed says which.
+  bool trace_hashed = false;
   uint64_t trace_hash = 0;
   uint64_t trace_records = 0;
   TraceCheckpoints checkpoints;
@@ -50,6 +53,11 @@ struct RunOptions {
   // Every sink is offered every observation, whatever types it declares
   // (sim::Simulator::OfferEveryObservation): for the test of those declarations.
   bool offer_every_observation = false;
+  // Off: the trace is not hashed. Sweep, fuzz and bench judge a seed by its
+  // verdict alone, which needs no hash, and run the few seeds that get a
+  // repro again, hashed (RunAgainHashed). Hashing is about an eighth of a
+  // short Raft trial's instructions.
+  bool hash_trace = true;
 };
 
 inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);
@@ -58,5 +66,14 @@ inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);
 // simulator failure (Internal) or Cancelled; violations are results, judged
 // into RunResult::failed_expectations for run and sweep alike.
 absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options = {});
+
+// Runs `seed` of `scenario` again with its trace hashed, for the repro of a
+// run (`unhashed`) that was not. The same seed makes the same trace, so the
+// verdict must come out the same: if it does not (violations, expectations,
+// records or end), that is a determinism bug, returned as an Internal error
+// rather than written into a repro that would not replay. `options` as for
+// the first run (hash_trace is set here).
+absl::StatusOr<RunResult> RunAgainHashed(const Scenario& scenario, uint64_t seed, const RunResult& unhashed,
+                                         RunOptions options);
 
 }  // namespace electsim

@@ -125,6 +125,7 @@ class ScenarioSweep {
     auto worker = [&] {
       RunOptions run_options;
       run_options.should_stop = [this] { return Stopping(); };
+      run_options.hash_trace = false;  // a failing seed's repro runs it again, hashed
       while (!Stopping()) {
         const uint64_t i = next.fetch_add(1);
         if (i >= outcomes.size()) return;
@@ -215,9 +216,18 @@ class ScenarioSweep {
     Text() << fmt::format("{}: seed {} FAILED: {}; reproduce: {} run {} --seed {}\n", scenario_.name, seed,
                           reasons, ProgramName(), EscapeForTerminal(scenario_.source), seed);
     if (options_.repro_dir.empty() || tally_.repros >= options_.max_repros) return;
+    RunOptions run_options;
+    run_options.should_stop = [this] { return Stopping(); };
+    auto hashed = RunAgainHashed(scenario_, seed, result, run_options);
+    if (!hashed.ok()) {
+      if (absl::IsCancelled(hashed.status())) return;  // stopped: no repro for this seed
+      if (error_.ok()) error_ = hashed.status();
+      RequestStop();
+      return;
+    }
     ++tally_.repros;
     const std::string path = ReproFilePath(options_.repro_dir, scenario_.name, seed);
-    if (auto status = WriteReproFile(path, scenario_, result, inputs_); !status.ok()) {
+    if (auto status = WriteReproFile(path, scenario_, *hashed, inputs_); !status.ok()) {
       Text() << std::flush;
       outcome_.CouldNotWrite(status);
       return;

@@ -2,6 +2,8 @@
 #include "tools/electsim/runner.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -13,6 +15,7 @@
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tools/electsim/repro_writer.h"
 #include "tools/electsim/scenario.h"
 
 namespace electsim {
@@ -347,6 +350,78 @@ TEST(Runner_Evidence, EveryDeclaredMessageRoleIsOnTheWire) {
       EXPECT_TRUE(watcher.vote_grants.count(std::string(role.type->name()))) << algorithm->name() << ": " << role.type->name();
     }
   }
+}
+
+// Sweep, fuzz and bench run without the trace hash; a failing seed's repro
+// comes from running it again, hashed.
+TEST(Runner_TraceHash, AnUnhashedRunHasTheHashedRunsVerdictAndItsRepeatTheHash) {
+  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  int violating = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    auto hashed = RunScenario(*scenario, seed);
+    RunOptions unhashed_options;
+    unhashed_options.hash_trace = false;
+    auto unhashed = RunScenario(*scenario, seed, unhashed_options);
+    ASSERT_TRUE(hashed.ok() && unhashed.ok()) << seed;
+    EXPECT_TRUE(hashed->trace_hashed);
+    EXPECT_FALSE(unhashed->trace_hashed);
+    EXPECT_EQ(unhashed->trace_hash, 0u);
+    EXPECT_TRUE(unhashed->checkpoints.hashes.empty());
+    EXPECT_EQ(unhashed->trace_records, hashed->trace_records) << seed;
+    EXPECT_EQ(unhashed->violated_checkers(), hashed->violated_checkers()) << seed;
+    EXPECT_EQ(unhashed->failed_expectations, hashed->failed_expectations) << seed;
+    if (!hashed->violations.empty()) ++violating;
+
+    auto again = RunAgainHashed(*scenario, seed, *unhashed, RunOptions{});
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE(again->trace_hashed);
+    EXPECT_EQ(again->trace_hash, hashed->trace_hash) << seed;
+    EXPECT_EQ(again->checkpoints.hashes, hashed->checkpoints.hashes) << seed;
+  }
+  EXPECT_GT(violating, 0) << "the scenario's bug shows in some of these seeds";
+}
+
+TEST(Runner_TraceHash, RunningAgainRefusesARunThatDoesNotRepeat) {
+  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  RunOptions unhashed_options;
+  unhashed_options.hash_trace = false;
+  auto first = RunScenario(*scenario, 1, unhashed_options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(RunAgainHashed(*scenario, 1, *first, RunOptions{}).ok());
+
+  RunResult more_records = *first;
+  ++more_records.trace_records;
+  auto status = RunAgainHashed(*scenario, 1, more_records, RunOptions{}).status();
+  EXPECT_TRUE(absl::IsInternal(status)) << status;
+  EXPECT_NE(status.message().find("did not repeat"), std::string::npos) << status;
+
+  RunResult other_violation = *first;
+  other_violation.violations.push_back({.checker = "election_safety"});
+  EXPECT_TRUE(absl::IsInternal(RunAgainHashed(*scenario, 1, other_violation, RunOptions{}).status()));
+  if (!first->violations.empty()) {
+    RunResult moved = *first;
+    ++moved.violations.front().trace_index;
+    EXPECT_TRUE(absl::IsInternal(RunAgainHashed(*scenario, 1, moved, RunOptions{}).status()));
+  }
+  RunResult other_expectation = *first;
+  other_expectation.failed_expectations.push_back("something else");
+  EXPECT_TRUE(absl::IsInternal(RunAgainHashed(*scenario, 1, other_expectation, RunOptions{}).status()));
+}
+
+TEST(Runner_TraceHash, NoReproIsWrittenFromAnUnhashedRun) {
+  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  RunOptions unhashed_options;
+  unhashed_options.hash_trace = false;
+  auto unhashed = RunScenario(*scenario, 1, unhashed_options);
+  ASSERT_TRUE(unhashed.ok()) << unhashed.status();
+  const std::string path = ::testing::TempDir() + "/runner-test-unhashed.repro.json";
+  std::remove(path.c_str());
+  const absl::Status status = WriteReproFile(path, *scenario, *unhashed, {});
+  EXPECT_TRUE(absl::IsInternal(status)) << status;
+  EXPECT_FALSE(std::ifstream(path).good()) << "nothing written";
 }
 
 }  // namespace
