@@ -106,9 +106,11 @@ void Compile(const json& document, valijson::Schema& schema, const json* scenari
   parser.populateSchema(NlohmannJsonAdapter(prepared), schema, fetch, release);
 }
 
-void CompileConditions(const json& node, LoadedSchemas& schemas) {
+using Conditions = std::map<const json*, std::unique_ptr<valijson::Schema>>;
+
+void CompileConditions(const json& node, Conditions& conditions) {
   if (node.is_array()) {
-    for (const json& item : node) CompileConditions(item, schemas);
+    for (const json& item : node) CompileConditions(item, conditions);
     return;
   }
   if (!node.is_object()) return;
@@ -116,9 +118,9 @@ void CompileConditions(const json& node, LoadedSchemas& schemas) {
     if (it.key() == "if") {
       auto condition = std::make_unique<valijson::Schema>();
       Compile(it.value(), *condition, nullptr);
-      schemas.conditions[&it.value()] = std::move(condition);
+      conditions[&it.value()] = std::move(condition);
     }
-    CompileConditions(it.value(), schemas);
+    CompileConditions(it.value(), conditions);
   }
 }
 
@@ -138,9 +140,6 @@ LoadResult Load() {
     schemas->scenario = WithRegistryDefinitions(nlohmann::ordered_json::parse(schema_text::kScenario));
     schemas->repro = json::parse(schema_text::kRepro);
     Compile(schemas->scenario, schemas->compiled_scenario, nullptr);
-    Compile(schemas->repro, schemas->compiled_repro, &schemas->scenario);
-    CompileConditions(schemas->scenario, *schemas);
-    CompileConditions(schemas->repro, *schemas);
   } catch (const std::exception& error) {
     result.error = error.what();
     return result;
@@ -153,6 +152,41 @@ LoadResult Load() {
 const LoadResult& Loaded() {
   static const LoadResult loaded = Load();
   return loaded;
+}
+
+// The parts compiled on first use, once per process like Loaded().
+struct CompiledRepro {
+  valijson::Schema schema;
+  std::string error;
+};
+
+const CompiledRepro& ReproSchema(const LoadedSchemas& schemas) {
+  static const std::unique_ptr<CompiledRepro> compiled = [&schemas] {
+    auto out = std::make_unique<CompiledRepro>();
+    try {
+      Compile(schemas.repro, out->schema, &schemas.scenario);
+    } catch (const std::exception& error) {
+      out->error = error.what();
+    }
+    return out;
+  }();
+  return *compiled;
+}
+
+// Empty if they do not compile (a build bug that the repro schema's own
+// compilation reports): errors are then explained without the branches.
+const Conditions& AllConditions(const LoadedSchemas& schemas) {
+  static const Conditions conditions = [&schemas] {
+    Conditions out;
+    try {
+      CompileConditions(schemas.scenario, out);
+      CompileConditions(schemas.repro, out);
+    } catch (const std::exception&) {
+      out.clear();
+    }
+    return out;
+  }();
+  return conditions;
 }
 
 // valijson's nlohmann adapter reads every integer through int64_t, so an
@@ -187,8 +221,9 @@ json WithUnsignedClamped(const json& value) {
 }  // namespace
 
 bool SatisfiesCondition(const LoadedSchemas& schemas, const json* condition, const json& value) {
-  auto it = schemas.conditions.find(condition);
-  if (it == schemas.conditions.end()) return false;
+  const Conditions& conditions = AllConditions(schemas);
+  auto it = conditions.find(condition);
+  if (it == conditions.end()) return false;
   valijson::Validator validator;
   return validator.validate(*it->second, NlohmannJsonAdapter(value), nullptr);
 }
@@ -261,7 +296,10 @@ absl::Status CheckAgainstSchema(SchemaKind kind, const nlohmann::json& document,
   // The schemas are part of the binary: failing to load them is a build bug.
   if (loaded.schemas == nullptr) return absl::InternalError(fmt::format("the built-in schema is broken: {}", loaded.error));
   const auto& schemas = *loaded.schemas;
-  const valijson::Schema& schema = kind == SchemaKind::kScenario ? schemas.compiled_scenario : schemas.compiled_repro;
+  if (kind == SchemaKind::kRepro && !ReproSchema(schemas).error.empty()) {
+    return absl::InternalError(fmt::format("the built-in repro schema is broken: {}", ReproSchema(schemas).error));
+  }
+  const valijson::Schema& schema = kind == SchemaKind::kScenario ? schemas.compiled_scenario : ReproSchema(schemas).schema;
   if (Passes(schema, document)) return absl::OkStatus();
   auto explain = [&](const valijson::ValidationResults& results, const nlohmann::json& checked,
                      const IndexShift& shift = {}) {

@@ -27,20 +27,21 @@ inline constexpr size_t kMaxPatternSubjectBytes = size_t{64} << 10;
 // checks), so a window fails wherever the whole array would for its length.
 inline constexpr size_t kArrayWindow = 256;
 
-// The schemas as JSON (for reading descriptions) and compiled (for checking).
+// The schemas as JSON (for reading descriptions) and the scenario schema
+// compiled (for checking). The repro schema and the "if" conditions are
+// compiled on first use (schema.cc): most commands check one scenario and
+// nothing else, and compiling them was most of a short sweep's start-up.
 struct LoadedSchemas {
   nlohmann::json scenario;
   nlohmann::json repro;
   valijson::Schema compiled_scenario;
-  valijson::Schema compiled_repro;
-  // Every "if" subschema, compiled on its own, so that an error can be traced
-  // through the same branches valijson took. Keyed by the "if" node.
-  std::map<const nlohmann::json*, std::unique_ptr<valijson::Schema>> conditions;
 
   const nlohmann::json& Document(SchemaKind kind) const { return kind == SchemaKind::kScenario ? scenario : repro; }
 };
 
-// Whether `value` satisfies the compiled "if" subschema `condition`.
+// Whether `value` satisfies the compiled "if" subschema `condition` (every
+// "if" is compiled on its own, so that an error can be traced through the
+// same branches valijson took).
 bool SatisfiesCondition(const LoadedSchemas& schemas, const nlohmann::json* condition, const nlohmann::json& value);
 
 // When `document` is a window of the file's document: the array at
