@@ -424,5 +424,26 @@ TEST(Runner_TraceHash, NoReproIsWrittenFromAnUnhashedRun) {
   EXPECT_FALSE(std::ifstream(path).good()) << "nothing written";
 }
 
+// bench/etcd-raft-trial-default-checkers.json measures the trial with the
+// default checkers alone, which do not judge re-election: it must run the
+// same traces as the checked trial, whose liveness checker does.
+TEST(Runner_EtcdTrial, TheDefaultCheckersVariantRunsTheCheckedTrialsTraces) {
+  auto checked = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/bench/etcd-raft-trial.json");
+  auto unchecked = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/bench/etcd-raft-trial-default-checkers.json");
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  ASSERT_TRUE(unchecked.ok()) << unchecked.status();
+  ASSERT_NE(std::find(checked->checkers.begin(), checked->checkers.end(), "liveness"), checked->checkers.end());
+  ASSERT_EQ(std::find(unchecked->checkers.begin(), unchecked->checkers.end(), "liveness"), unchecked->checkers.end());
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    auto a = RunScenario(*checked, seed);
+    auto b = RunScenario(*unchecked, seed);
+    ASSERT_TRUE(a.ok() && b.ok()) << seed;
+    EXPECT_TRUE(a->met_expectations() && a->violations.empty()) << seed << ": the checked trial re-elects";
+    EXPECT_LT(a->end, sim::TimeNs::Seconds(2)) << seed << ": stopped by the new leader, not by max";
+    EXPECT_EQ(b->trace_hash, a->trace_hash) << seed;
+    EXPECT_EQ(b->end, a->end) << seed;
+  }
+}
+
 }  // namespace
 }  // namespace electsim
