@@ -66,6 +66,10 @@ class Checker : public sim::TraceSink {
   // With CheckerConfig::liveness_after_from_run: the last fault step is over
   // at `at` (now). Called at most once, before Finish.
   virtual void OnFaultsOver(sim::TimeNs at) { (void)at; }
+  // Called once after the last record, before Finish, with the number of
+  // records in the trace: for a checker that reads only some of them and
+  // names the last record of the run in a finding.
+  virtual void OnTraceEnd(uint64_t record_count) { (void)record_count; }
   // Called once after the last record, with the run's end time.
   virtual void Finish(sim::TimeNs end) { (void)end; }
   const std::optional<Violation>& violation() const { return violation_; }

@@ -314,7 +314,8 @@ void Simulator::Hold(Node& node, const Event& event) {
 void Simulator::AddTraceSink(TraceSink* sink) {
   // The routes change. Only observations fill the cache, and none come before Start.
   if (started_) sink_set_cache_ = {};
-  const TraceKinds kinds = sink->kinds();
+  const TraceKinds kinds = offer_every_record_ ? TraceKinds::All() : sink->kinds();
+  if (!offer_every_record_ && sink->reads_instant_starts()) instant_sinks_.push_back(sink);
   const uint32_t other_kinds = kinds.mask() & ~TraceKinds{TraceKind::kObserve}.mask();
   for (uint32_t bits = other_kinds; bits != 0; bits &= bits - 1) sinks_by_kind_[std::countr_zero(bits)].push_back(sink);
   if (!kinds.Has(TraceKind::kObserve)) return;
@@ -336,6 +337,11 @@ void Simulator::AddTraceSink(TraceSink* sink) {
     if (route == observation_routes_.size()) observation_routes_.push_back({type->id(), type, every_type_sinks_});
     observation_routes_[route].sinks |= bit;
   }
+}
+
+void Simulator::StartInstant(const TraceRecord& first) {
+  instant_time_ = first.time;
+  for (TraceSink* sink : instant_sinks_) sink->OnInstantStart(first);
 }
 
 uint64_t Simulator::ObservationSinkSet(const RecordType* type) const {
@@ -663,6 +669,7 @@ void Simulator::Sync(NodeId node) {
 void Simulator::Observe(NodeId node, const Observation& observation) {
   TraceRecord record{.index = next_record_index_++, .time = now_, .kind = TraceKind::kObserve, .node = node,
                      .local_time = nodes_[node.value()].ReadClock(now_), .payload = &observation};
+  if (record.time > instant_time_) [[unlikely]] StartInstant(record);
   if (hash_trace_) trace_hasher_.Add(record);
   if (offer_every_observation_) [[unlikely]] {
     for (TraceSink* sink : observation_sinks_) sink->OnRecord(record);

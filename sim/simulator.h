@@ -91,10 +91,18 @@ class Simulator {
   // whatever types it declares (TraceSink::observation_types): for tests
   // that check those declarations by comparing runs with and without.
   void OfferEveryObservation() { offer_every_observation_ = true; }
+  // Before any sink is added: every sink is offered every record, whatever
+  // kinds and types it declares, and none is told where instants start
+  // (TraceSink::reads_instant_starts): it sees time move in the records
+  // themselves. For the tests of those declarations.
+  void OfferEveryRecord() {
+    offer_every_observation_ = true;
+    offer_every_record_ = true;
+  }
   // Hashes every record from now on, before any sink sees it (so a sink may
   // read trace_hasher() for the hash up to and including its record). The
   // same as adding a TraceHasher as the first sink, without a virtual call
-  // per record: every real run hashes its trace.
+  // per record.
   void EnableTraceHash() { hash_trace_ = true; }
   // See TraceHasher::KeepCheckpoints.
   void KeepTraceHashCheckpoints(uint64_t every, size_t max) { trace_hasher_.KeepCheckpoints(every, max); }
@@ -213,9 +221,12 @@ class Simulator {
   // bytes at a time stalled on store forwarding.
   void Emit(TraceRecord&& record) {
     record.index = next_record_index_++;
+    if (record.time > instant_time_) [[unlikely]] StartInstant(record);
     if (hash_trace_) trace_hasher_.Add(record);
     for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
   }
+  // Tells the sinks that read instant starts that `first` begins a later instant.
+  [[gnu::noinline]] void StartInstant(const TraceRecord& first);
   // Which of observation_sinks_ read observations of `type`, as a bit set.
   uint64_t ObservationSinkSet(const RecordType* type) const;
   // A cache miss of ObservationSinkSet: finds the answer and keeps it in `slot`.
@@ -301,6 +312,10 @@ class Simulator {
   static constexpr size_t kSinkSetCacheSize = 16;
   mutable std::array<SinkSetCacheEntry, kSinkSetCacheSize> sink_set_cache_{};
   bool offer_every_observation_ = false;
+  bool offer_every_record_ = false;
+  // The sinks told where instants start, and the time of the current instant.
+  absl::InlinedVector<TraceSink*, 2> instant_sinks_;
+  TimeNs instant_time_;
   uint64_t next_record_index_ = 0;
   bool hash_trace_ = false;
   TraceHasher trace_hasher_;

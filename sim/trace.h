@@ -119,8 +119,18 @@ class TraceSink {
   // to every checker cost more than the rest of its handling. A type left
   // out here is a record the sink silently misses: the shipped checkers'
   // lists are tested against runs that offer every sink every observation
-  // (Simulator::OfferEveryObservation).
+  // (Simulator::OfferEveryObservation, Simulator::OfferEveryRecord).
   virtual ObservationTypes observation_types() const { return ObservationTypes::All(); }
+  // Whether the sink is told where each instant starts (OnInstantStart).
+  // Asked once, when the sink is added. A sink that judges the state each
+  // instant ends in, but whose state only a few kinds of record change, can
+  // then read those kinds alone instead of every record to see time move.
+  virtual bool reads_instant_starts() const { return false; }
+  // `first` is the first record of an instant later than every record before
+  // it, passed before any sink reads it (the trace begins at time 0, which
+  // has no start). Of a kind this sink may not read: only its index and time
+  // are meant.
+  virtual void OnInstantStart(const TraceRecord& first) { (void)first; }
 };
 
 // Folds records into a 64-bit hash over their canonical binary fields; the

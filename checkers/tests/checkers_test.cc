@@ -22,6 +22,7 @@ std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& 
   auto checker = MakeChecker(name, config);
   EXPECT_TRUE(checker.ok()) << checker.status();
   trace.FeedTo(**checker);
+  (*checker)->OnTraceEnd(trace.records().size());
   (*checker)->Finish(end);
   return std::move(*checker);
 }

@@ -58,12 +58,19 @@ class TraceBuilder {
   }
 
   // Feeds what a simulator would: the records of the kinds the sink reads
-  // and, of the observations, those of the types it names. A checker's test
-  // that sees it fire thereby also tests its declarations.
+  // and, of the observations, those of the types it names, and, if it reads
+  // them, where instants start. A checker's test that sees it fire thereby
+  // also tests its declarations.
   void FeedTo(sim::TraceSink& sink) const {
     const sim::TraceKinds kinds = sink.kinds();
     const sim::ObservationTypes types = sink.observation_types();
+    const bool instants = sink.reads_instant_starts();
+    sim::TimeNs instant;
     for (const sim::TraceRecord& record : records_) {
+      if (instants && record.time > instant) {
+        instant = record.time;
+        sink.OnInstantStart(record);
+      }
       if (!kinds.Has(record.kind)) continue;
       if (record.kind == sim::TraceKind::kObserve && !types.all() &&
           (record.payload->type() == nullptr || !types.Has(*record.payload->type()))) {

@@ -208,6 +208,82 @@ TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
   EXPECT_EQ(saw_b.back(), "69:test.b");
 }
 
+// ---- instant starts ----
+
+// Observes test.a at start; at 10ms observes test.b first, then writes;
+// at 20ms writes first, then observes test.c.
+class InstantsOfMixedRecords final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    ctx.Observe(Observation(kObservedA, {1}));
+    ctx.SetTimer(TimeNs::Millis(10), 1);
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
+    if (tag == 1) {
+      ctx.Observe(Observation(kObservedB, {1}));
+      ctx.Write("k", 1);
+      ctx.SetTimer(TimeNs::Millis(10), 2);
+    } else {
+      ctx.Write("k", 2);
+      ctx.Observe(Observation(kObservedC, {1}));
+    }
+  }
+};
+
+// Reads observations only, and logs where it is told instants start:
+// "instant@<index>,<time>,<kind>" (before the records it reads of that
+// instant) and
+// "<type>@<index>" for each record it reads.
+class InstantSink final : public TraceSink {
+ public:
+  explicit InstantSink(std::vector<std::string>* log) : log_(log) {}
+  void OnRecord(const TraceRecord& r) override {
+    log_->push_back(std::string(r.kind == TraceKind::kObserve ? r.payload->type_name() : TraceKindName(r.kind)) + "@" +
+                    std::to_string(r.index));
+  }
+  void OnInstantStart(const TraceRecord& first) override {
+    log_->push_back("instant@" + std::to_string(first.index) + "," + std::to_string(first.time.ns()) + "," +
+                    std::string(TraceKindName(first.kind)));
+  }
+  TraceKinds kinds() const override { return {TraceKind::kObserve}; }
+  bool reads_instant_starts() const override { return true; }
+
+ private:
+  std::vector<std::string>* log_;
+};
+
+std::vector<std::string> InstantLog(bool offer_every_record) {
+  std::vector<std::string> log;
+  InstantSink sink(&log);
+  Simulator sim(1, 1);
+  if (offer_every_record) sim.OfferEveryRecord();
+  sim.AddTraceSink(&sink);
+  EXPECT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<InstantsOfMixedRecords>(); }).ok());
+  EXPECT_TRUE(sim.Start().ok());
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  return log;
+}
+
+TEST(Simulator_Sinks, ASinkToldOfInstantStartsHearsOfEachLaterInstantAtItsFirstRecordOfAnyKind) {
+  // Time 0 (start, test.a, timer_set) has no instant start: the trace
+  // begins there. At 20ms the write comes before test.c.
+  const std::vector<std::string> log = InstantLog(false);
+  ASSERT_EQ(log.size(), 5u) << ::testing::PrintToString(log);
+  EXPECT_EQ(log[0], "test.a@1");
+  EXPECT_EQ(log[1], "instant@3,10000000,timer_fire");
+  EXPECT_EQ(log[2], "test.b@4");
+  EXPECT_EQ(log[3], "instant@7,20000000,timer_fire");
+  EXPECT_EQ(log[4], "test.c@9");
+}
+
+TEST(Simulator_Sinks, OfferingEveryRecordTellsNoInstantStartsAndGivesEveryKind) {
+  const std::vector<std::string> log = InstantLog(true);
+  EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& e) { return e.starts_with("instant@"); }), 0);
+  EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& e) { return e.starts_with("write@"); }), 2);
+  EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& e) { return e.starts_with("test."); }), 3);
+}
+
 // Observes test.a at start and again when its timer fires, 10ms later.
 class ObservesATwice final : public Process {
  public:

@@ -57,6 +57,7 @@ class ScenarioDriver {
       sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
     }
     if (options.offer_every_observation) sim_.OfferEveryObservation();
+    if (options.offer_every_record) sim_.OfferEveryRecord();
     sim_.AddTraceSink(faults_.watch());
     sim_.AddTraceSink(&metrics);
     for (auto& checker : checkers) sim_.AddTraceSink(checker.get());
@@ -99,6 +100,7 @@ class ScenarioDriver {
     checkers_ = nullptr;
     metrics.Finish(sim_.now());
     for (auto& checker : checkers) {
+      checker->OnTraceEnd(sim_.trace_records());
       checker->Finish(sim_.now());
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }

@@ -53,6 +53,10 @@ struct RunOptions {
   // Every sink is offered every observation, whatever types it declares
   // (sim::Simulator::OfferEveryObservation): for the test of those declarations.
   bool offer_every_observation = false;
+  // Every sink is offered every record of every kind, and none is told where
+  // instants start (sim::Simulator::OfferEveryRecord): for the test of the
+  // kinds sinks declare.
+  bool offer_every_record = false;
   // Off: the trace is not hashed. Sweep, fuzz and bench judge a seed by its
   // verdict alone, which needs no hash, and run the few seeds that get a
   // repro again, hashed (RunAgainHashed). Hashing is about an eighth of a

@@ -64,6 +64,34 @@ TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
   EXPECT_GE(runs_with_findings, 8) << "too few runs with findings to compare";
 }
 
+// The same for the record kinds each sink declares (sim::TraceSink::kinds),
+// and for liveness, which reads only the records that can change who leads
+// and is told where each instant starts: offered every record and no instant
+// starts, it sees time move in the records, as it did before it declared
+// kinds. Findings name trace indices, so a record missed or an instant
+// judged at another point changes the summary.
+TEST(ScenarioFiles, SinksMissNoRecordTheyRead) {
+  int runs_with_liveness_findings = 0;
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    Scenario checked = *scenario;
+    checked.checkers.clear();
+    for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) checked.checkers.push_back(checker.name);
+    for (const uint64_t seed : {scenario->seed, uint64_t{1}, uint64_t{2}}) {
+      auto routed = RunScenario(checked, seed);
+      auto offered = RunScenario(checked, seed, {.offer_every_record = true});
+      ASSERT_TRUE(routed.ok()) << file << ": " << routed.status();
+      ASSERT_TRUE(offered.ok()) << file << ": " << offered.status();
+      EXPECT_EQ(SummaryJson(checked, *routed).dump(1), SummaryJson(checked, *offered).dump(1))
+          << file << " seed " << seed;
+      const auto fired = routed->violated_checkers();
+      runs_with_liveness_findings += std::count(fired.begin(), fired.end(), "liveness");
+    }
+  }
+  EXPECT_GE(runs_with_liveness_findings, 4) << "too few runs with a liveness finding to compare";
+}
+
 TEST(ScenarioFiles, ExpectedViolationsDisappearWithTheirChecker) {
   int demonstrations = 0;
   for (const std::string& file : ScenarioFiles()) {
