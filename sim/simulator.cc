@@ -173,6 +173,8 @@ absl::Status Simulator::SetNodeModel(const NodeModel& model) {
   node_model_ = model;
   models_processing_ = !IsZero(model.processing);
   models_persist_ = !IsZero(model.persist);
+  // Only a model draws from these streams: without one, none is derived.
+  if (!models_processing_ && !models_persist_) return absl::OkStatus();
   const uint64_t name_prefix_hash = HashName("node-model/");
   for (Node& node : nodes_) node.model_rng = Rng::ForStreamHash(seed_, ExtendNameHashDecimal(name_prefix_hash, node.id.value()));
   return absl::OkStatus();
