@@ -341,8 +341,7 @@ void Simulator::AddTraceSink(TraceSink* sink) {
   }
 }
 
-void Simulator::StartInstant(const TraceRecord& first) {
-  instant_time_ = first.time;
+void Simulator::TellInstantStart(const TraceRecord& first) {
   for (TraceSink* sink : instant_sinks_) sink->OnInstantStart(first);
 }
 
