@@ -210,8 +210,8 @@ TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
 
 // ---- instant starts ----
 
-// Observes test.a at start; at 10ms observes test.b first, then writes;
-// at 20ms writes first, then observes test.c.
+// Observes test.a at start; at 10ms observes test.b, then writes; at 20ms
+// writes, then observes test.c (each firing's own record comes first).
 class InstantsOfMixedRecords final : public Process {
  public:
   void OnStart(Context& ctx) override {
@@ -231,10 +231,9 @@ class InstantsOfMixedRecords final : public Process {
   }
 };
 
-// Reads observations only, and logs where it is told instants start:
+// Reads observations only, and logs where it is told instants start,
 // "instant@<index>,<time>,<kind>" (before the records it reads of that
-// instant) and
-// "<type>@<index>" for each record it reads.
+// instant), and "<type>@<index>" for each record it reads.
 class InstantSink final : public TraceSink {
  public:
   explicit InstantSink(std::vector<std::string>* log) : log_(log) {}

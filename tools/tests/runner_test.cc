@@ -354,15 +354,17 @@ TEST(Runner_Evidence, EveryDeclaredMessageRoleIsOnTheWire) {
 
 // Sweep, fuzz and bench run without the trace hash; a failing seed's repro
 // comes from running it again, hashed.
+absl::StatusOr<Scenario> VoteTwiceScenario() {
+  return LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+}
+
 TEST(Runner_TraceHash, AnUnhashedRunHasTheHashedRunsVerdictAndItsRepeatTheHash) {
-  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+  auto scenario = VoteTwiceScenario();
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   int violating = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     auto hashed = RunScenario(*scenario, seed);
-    RunOptions unhashed_options;
-    unhashed_options.hash_trace = false;
-    auto unhashed = RunScenario(*scenario, seed, unhashed_options);
+    auto unhashed = RunScenario(*scenario, seed, {.hash_trace = false});
     ASSERT_TRUE(hashed.ok() && unhashed.ok()) << seed;
     EXPECT_TRUE(hashed->trace_hashed);
     EXPECT_FALSE(unhashed->trace_hashed);
@@ -383,11 +385,9 @@ TEST(Runner_TraceHash, AnUnhashedRunHasTheHashedRunsVerdictAndItsRepeatTheHash) 
 }
 
 TEST(Runner_TraceHash, RunningAgainRefusesARunThatDoesNotRepeat) {
-  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+  auto scenario = VoteTwiceScenario();
   ASSERT_TRUE(scenario.ok()) << scenario.status();
-  RunOptions unhashed_options;
-  unhashed_options.hash_trace = false;
-  auto first = RunScenario(*scenario, 1, unhashed_options);
+  auto first = RunScenario(*scenario, 1, {.hash_trace = false});
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_TRUE(RunAgainHashed(*scenario, 1, *first, RunOptions{}).ok());
 
@@ -411,11 +411,9 @@ TEST(Runner_TraceHash, RunningAgainRefusesARunThatDoesNotRepeat) {
 }
 
 TEST(Runner_TraceHash, NoReproIsWrittenFromAnUnhashedRun) {
-  auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
+  auto scenario = VoteTwiceScenario();
   ASSERT_TRUE(scenario.ok()) << scenario.status();
-  RunOptions unhashed_options;
-  unhashed_options.hash_trace = false;
-  auto unhashed = RunScenario(*scenario, 1, unhashed_options);
+  auto unhashed = RunScenario(*scenario, 1, {.hash_trace = false});
   ASSERT_TRUE(unhashed.ok()) << unhashed.status();
   const std::string path = ::testing::TempDir() + "/runner-test-unhashed.repro.json";
   std::remove(path.c_str());

@@ -37,6 +37,34 @@ TEST(ScenarioFiles, EveryShippedScenarioMeetsItsExpectations) {
   }
 }
 
+// Runs every shipped scenario with every checker on, under three seeds, as
+// routed and with `offered`, and expects the same summaries; returns the
+// routed runs' findings by checker, so that a test can require enough of
+// them for the comparison to mean something.
+std::map<std::string, int> FindingsOfRoutedRunsSameAs(const RunOptions& offered_options) {
+  std::map<std::string, int> findings;
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    EXPECT_TRUE(scenario.ok()) << scenario.status();
+    if (!scenario.ok()) continue;
+    Scenario checked = *scenario;
+    checked.checkers.clear();
+    for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) checked.checkers.push_back(checker.name);
+    for (const uint64_t seed : {scenario->seed, uint64_t{1}, uint64_t{2}}) {
+      auto routed = RunScenario(checked, seed);
+      auto offered = RunScenario(checked, seed, offered_options);
+      EXPECT_TRUE(routed.ok()) << file << ": " << routed.status();
+      EXPECT_TRUE(offered.ok()) << file << ": " << offered.status();
+      if (!routed.ok() || !offered.ok()) continue;
+      EXPECT_EQ(SummaryJson(checked, *routed).dump(1), SummaryJson(checked, *offered).dump(1))
+          << file << " seed " << seed;
+      for (const std::string& checker : routed->violated_checkers()) ++findings[checker];
+      if (!routed->violations.empty()) ++findings[""];  // runs with any finding
+    }
+  }
+  return findings;
+}
+
 // Each sink declares the observation types it reads and is offered no
 // others (sim::TraceSink::observation_types). A type missing from a
 // declaration would change a finding, a metric or, through the fault
@@ -44,24 +72,8 @@ TEST(ScenarioFiles, EveryShippedScenarioMeetsItsExpectations) {
 // checker on, must come out the same as when every sink is offered every
 // observation.
 TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
-  int runs_with_findings = 0;
-  for (const std::string& file : ScenarioFiles()) {
-    auto scenario = LoadScenarioFile(file);
-    ASSERT_TRUE(scenario.ok()) << scenario.status();
-    Scenario checked = *scenario;
-    checked.checkers.clear();
-    for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) checked.checkers.push_back(checker.name);
-    for (const uint64_t seed : {scenario->seed, uint64_t{1}, uint64_t{2}}) {
-      auto routed = RunScenario(checked, seed);
-      auto offered = RunScenario(checked, seed, {.offer_every_observation = true});
-      ASSERT_TRUE(routed.ok()) << file << ": " << routed.status();
-      ASSERT_TRUE(offered.ok()) << file << ": " << offered.status();
-      EXPECT_EQ(SummaryJson(checked, *routed).dump(1), SummaryJson(checked, *offered).dump(1))
-          << file << " seed " << seed;
-      runs_with_findings += routed->violations.empty() ? 0 : 1;
-    }
-  }
-  EXPECT_GE(runs_with_findings, 8) << "too few runs with findings to compare";
+  auto findings = FindingsOfRoutedRunsSameAs({.offer_every_observation = true});
+  EXPECT_GE(findings[""], 8) << "too few runs with findings to compare";
 }
 
 // The same for the record kinds each sink declares (sim::TraceSink::kinds),
@@ -71,25 +83,8 @@ TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
 // kinds. Findings name trace indices, so a record missed or an instant
 // judged at another point changes the summary.
 TEST(ScenarioFiles, SinksMissNoRecordTheyRead) {
-  int runs_with_liveness_findings = 0;
-  for (const std::string& file : ScenarioFiles()) {
-    auto scenario = LoadScenarioFile(file);
-    ASSERT_TRUE(scenario.ok()) << scenario.status();
-    Scenario checked = *scenario;
-    checked.checkers.clear();
-    for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) checked.checkers.push_back(checker.name);
-    for (const uint64_t seed : {scenario->seed, uint64_t{1}, uint64_t{2}}) {
-      auto routed = RunScenario(checked, seed);
-      auto offered = RunScenario(checked, seed, {.offer_every_record = true});
-      ASSERT_TRUE(routed.ok()) << file << ": " << routed.status();
-      ASSERT_TRUE(offered.ok()) << file << ": " << offered.status();
-      EXPECT_EQ(SummaryJson(checked, *routed).dump(1), SummaryJson(checked, *offered).dump(1))
-          << file << " seed " << seed;
-      const auto fired = routed->violated_checkers();
-      runs_with_liveness_findings += std::count(fired.begin(), fired.end(), "liveness");
-    }
-  }
-  EXPECT_GE(runs_with_liveness_findings, 4) << "too few runs with a liveness finding to compare";
+  auto findings = FindingsOfRoutedRunsSameAs({.offer_every_record = true});
+  EXPECT_GE(findings["liveness"], 4) << "too few runs with a liveness finding to compare";
 }
 
 TEST(ScenarioFiles, ExpectedViolationsDisappearWithTheirChecker) {
