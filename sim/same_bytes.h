@@ -9,28 +9,31 @@
 
 namespace sim {
 
+// A word of bytes in the host's order: for compares and in-process hashes,
+// never for anything a trace or a file holds.
+template <typename Word>
+inline Word LoadNative(const char* p) {
+  Word word;
+  std::memcpy(&word, p, sizeof word);
+  return word;
+}
+
 inline bool SameBytes(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   const char* p = a.data();
   const char* q = b.data();
-  const auto load64 = [](const char* at) {
-    uint64_t word;
-    std::memcpy(&word, at, sizeof word);
-    return word;
-  };
-  const auto load32 = [](const char* at) {
-    uint32_t word;
-    std::memcpy(&word, at, sizeof word);
-    return word;
-  };
   if (n >= 8) {
     for (size_t at = 0; at + 8 < n; at += 8) {
-      if (load64(p + at) != load64(q + at)) return false;
+      if (LoadNative<uint64_t>(p + at) != LoadNative<uint64_t>(q + at)) return false;
     }
-    return load64(p + n - 8) == load64(q + n - 8);  // the last eight, overlapping the loop's
+    // The last eight, overlapping the loop's.
+    return LoadNative<uint64_t>(p + n - 8) == LoadNative<uint64_t>(q + n - 8);
   }
-  if (n >= 4) return load32(p) == load32(q) && load32(p + n - 4) == load32(q + n - 4);
+  if (n >= 4) {
+    return LoadNative<uint32_t>(p) == LoadNative<uint32_t>(q) &&
+           LoadNative<uint32_t>(p + n - 4) == LoadNative<uint32_t>(q + n - 4);
+  }
   for (size_t i = 0; i < n; ++i) {
     if (p[i] != q[i]) return false;
   }

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,25 +55,19 @@ class StorageKeys {
     uint64_t first = 0;
     uint64_t last = 0;
     if (n >= 8) {
-      first = Load<uint64_t>(p);
-      last = Load<uint64_t>(p + n - 8);
+      first = LoadNative<uint64_t>(p);
+      last = LoadNative<uint64_t>(p + n - 8);
       for (size_t at = 8; at + 8 < n; at += 8) {
-        first = Mum(first ^ trace_hash_internal::kSecret2, Load<uint64_t>(p + at) ^ trace_hash_internal::kSecret3);
+        first = Mum(first ^ trace_hash_internal::kSecret2, LoadNative<uint64_t>(p + at) ^ trace_hash_internal::kSecret3);
       }
     } else if (n >= 4) {
-      first = Load<uint32_t>(p);
-      last = Load<uint32_t>(p + n - 4);
+      first = LoadNative<uint32_t>(p);
+      last = LoadNative<uint32_t>(p + n - 4);
     } else if (n > 0) {
       first = (uint64_t{static_cast<unsigned char>(p[0])} << 16) |
               (uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) | static_cast<unsigned char>(p[n - 1]);
     }
     return Mum(first ^ trace_hash_internal::kSecret0 ^ n, last ^ trace_hash_internal::kSecret1);
-  }
-  template <typename Word>
-  static Word Load(const char* p) {
-    Word word;
-    std::memcpy(&word, p, sizeof word);
-    return word;
   }
 
   // The slot that holds `key`, or the empty slot where it would go.

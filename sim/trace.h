@@ -195,6 +195,14 @@ inline uint64_t LoadBigEndian64(const unsigned char* p) {
          (uint64_t{p[4]} << 24) | (uint64_t{p[5]} << 16) | (uint64_t{p[6]} << 8) | uint64_t{p[7]};
 }
 
+// A text's last word when fewer than eight bytes are left: `n` bytes in the
+// same order, in the word's low end.
+inline uint64_t LoadBigEndianShort(const unsigned char* p, size_t n) {
+  uint64_t word = 0;
+  for (size_t i = 0; i < n; ++i) word = (word << 8) | p[i];
+  return word;
+}
+
 // The words after a record's fixed six, paired in order from pair 3.
 class TailDigest {
  public:
@@ -211,11 +219,7 @@ class TailDigest {
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     size_t at = 0;
     for (; at + 8 <= text.size(); at += 8) Add(LoadBigEndian64(bytes + at));
-    if (at < text.size()) {
-      uint64_t word = 0;
-      for (; at < text.size(); ++at) word = (word << 8) | bytes[at];
-      Add(word);
-    }
+    if (at < text.size()) Add(LoadBigEndianShort(bytes + at, text.size() - at));
   }
   // An odd word out is paired with 0 (the header fixes the word count).
   uint64_t Finish() {
@@ -267,27 +271,18 @@ class TailDigest {
     uint64_t pair = 3;
     size_t at = 0;
     for (; at + 16 <= n; at += 16) sum += MumPair(LoadBigEndian64(bytes + at), LoadBigEndian64(bytes + at + 8), pair++);
-    if (at < n) {
-      const auto short_word = [bytes](size_t from, size_t to) {
-        uint64_t word = 0;
-        for (size_t i = from; i < to; ++i) word = (word << 8) | bytes[i];
-        return word;
-      };
-      if (n - at >= 8) {
-        sum += MumPair(LoadBigEndian64(bytes + at), short_word(at + 8, n), pair);
-      } else {
-        sum += MumPair(short_word(at, n), 0, pair);
-      }
+    if (n - at >= 8) {
+      sum += MumPair(LoadBigEndian64(bytes + at), LoadBigEndianShort(bytes + at + 8, n - at - 8), pair);
+    } else if (at < n) {
+      sum += MumPair(LoadBigEndianShort(bytes + at, n - at), 0, pair);
     }
   } else if (r.payload != nullptr) {
     TailDigest tail;
     if (!r.detail.empty()) tail.AddBytes(r.detail);
-    if (r.payload != nullptr) {
-      // The type by its name's FNV-1a (RecordType::id), the fields by value:
-      // the names of a type's fields are fixed by the type.
-      tail.Add(r.payload->type() == nullptr ? 0 : r.payload->type()->id());
-      for (int i = 0; i < r.payload->size(); ++i) tail.Add(static_cast<uint64_t>(r.payload->value(i)));
-    }
+    // The type by its name's FNV-1a (RecordType::id), the fields by value:
+    // the names of a type's fields are fixed by the type.
+    tail.Add(r.payload->type() == nullptr ? 0 : r.payload->type()->id());
+    for (int i = 0; i < r.payload->size(); ++i) tail.Add(static_cast<uint64_t>(r.payload->value(i)));
     sum += tail.Finish();
   }
   hash_ = Mum(hash_ ^ kSecret0, sum ^ kSecret3);
