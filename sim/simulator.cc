@@ -530,9 +530,8 @@ void Simulator::PushTimerEvent(uint32_t slot, const TimerSlot& timer, TimeNs fir
 }
 
 TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
-  if (delay < TimeNs(0)) {
-    Fail(absl::InvalidArgumentError(
-        absl::StrCat("node ", node_id.value(), " set a timer with negative delay ", delay.ns(), "ns")));
+  if (delay < TimeNs(0)) [[unlikely]] {
+    FailNegativeTimerDelay(node_id, delay);
     return TimerId(0);
   }
   uint32_t slot;
@@ -554,8 +553,8 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
   if (deadline_saturated) deadline_ns = TimeNs::Max().ns();
   timer.local_deadline = TimeNs(deadline_ns);
   timer.tag = tag;
-  Emit({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
-        .value = static_cast<int64_t>(timer.serial)});
+  // Queued before its record is emitted: sinks cannot see the queue, and
+  // only the serial is then live across the call to Emit.
   // Without drift the clock keeps the global rate, so unless a sum
   // saturated the timer fires exactly `delay` after now: what
   // GlobalTimeForLocal works out the long way, from the deadline.
@@ -566,7 +565,15 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
   } else {
     ScheduleTimerEvent(slot);
   }
-  return TimerId(timer.serial);
+  const uint64_t serial = timer.serial;
+  Emit({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
+        .value = static_cast<int64_t>(serial)});
+  return TimerId(serial);
+}
+
+void Simulator::FailNegativeTimerDelay(NodeId node_id, TimeNs delay) {
+  Fail(absl::InvalidArgumentError(
+      absl::StrCat("node ", node_id.value(), " set a timer with negative delay ", delay.ns(), "ns")));
 }
 
 void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {

@@ -261,6 +261,7 @@ class Simulator {
 
   // Context operations, called through NodeContext.
   void SendFrom(NodeId from, NodeId to, const Message& message);
+  [[gnu::noinline, gnu::cold]] void FailNegativeTimerDelay(NodeId node, TimeNs delay);
   [[gnu::noinline]] void FailSendToUnknownNode(NodeId from, NodeId to, const Message& message);
   TimerId SetTimerFor(NodeId node, TimeNs delay, uint64_t tag);
   void CancelTimerFor(NodeId node, TimerId timer);
