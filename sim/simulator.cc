@@ -566,7 +566,7 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
     ScheduleTimerEvent(slot);
   }
   const uint64_t serial = timer.serial;
-  Emit({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
+  EmitTimerRecord({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
         .value = static_cast<int64_t>(serial)});
   return TimerId(serial);
 }
@@ -581,7 +581,7 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   if (timer_id.value() == 0 || slot >= timers_.size()) return;
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
-  Emit({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
+  EmitTimerRecord({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
         .local_time = nodes_[node_id.value()].ReadClock(now_), .value = static_cast<int64_t>(timer.serial)});
   timer.serial = 0;
   ++timer.generation;
@@ -606,7 +606,7 @@ void Simulator::FireTimer(const Event& event) {
   ++timer.generation;
   free_timers_.push_back(slot);
   ++stats_.timers_fired;
-  Emit({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
+  EmitTimerRecord({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
         .value = static_cast<int64_t>(serial)});
   node.sends_held_until = TimeNs(0);
   node.process->OnTimer(node.context, TimerId(serial), tag);

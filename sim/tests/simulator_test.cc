@@ -276,6 +276,53 @@ TEST(Simulator_Sinks, ASinkToldOfInstantStartsHearsOfEachLaterInstantAtItsFirstR
   EXPECT_EQ(log[4], "test.c@9");
 }
 
+// Timer records take a shorter path when nothing hashes the trace and no
+// sink reads their kind: they must still take their place in the trace.
+TEST(Simulator_Sinks, TimerRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) {
+  struct Run {
+    std::vector<std::string> log;  // "<kind or type>@<index>"
+    uint64_t records = 0;
+  };
+  class KindsSink final : public TraceSink {
+   public:
+    KindsSink(std::vector<std::string>* log, TraceKinds kinds) : log_(log), kinds_(kinds) {}
+    void OnRecord(const TraceRecord& r) override {
+      log_->push_back(std::string(r.kind == TraceKind::kObserve ? r.payload->type_name() : TraceKindName(r.kind)) +
+                      "@" + std::to_string(r.index));
+    }
+    TraceKinds kinds() const override { return kinds_; }
+
+   private:
+    std::vector<std::string>* log_;
+    TraceKinds kinds_;
+  };
+  auto run = [](TraceKinds kinds, bool hash) {
+    Run out;
+    KindsSink sink(&out.log, kinds);
+    Simulator sim(1, 1);
+    if (hash) sim.EnableTraceHash();
+    sim.AddTraceSink(&sink);
+    EXPECT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<InstantsOfMixedRecords>(); }).ok());
+    EXPECT_TRUE(sim.Start().ok());
+    EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+    out.records = sim.trace_records();
+    return out;
+  };
+  const Run unread = run({TraceKind::kObserve}, /*hash=*/false);
+  const Run hashed = run({TraceKind::kObserve}, /*hash=*/true);
+  const Run read = run({TraceKind::kObserve, TraceKind::kTimerSet, TraceKind::kTimerFire}, /*hash=*/false);
+  EXPECT_EQ(unread.log, (std::vector<std::string>{"test.a@1", "test.b@4", "test.c@9"}));
+  EXPECT_EQ(hashed.log, unread.log);
+  EXPECT_EQ(unread.records, read.records);
+  EXPECT_EQ(hashed.records, read.records);
+  std::vector<std::string> read_observations;
+  for (const std::string& entry : read.log) {
+    if (entry.starts_with("test.")) read_observations.push_back(entry);
+  }
+  EXPECT_EQ(read_observations, unread.log);
+  EXPECT_EQ(read.log.size(), 3u + 2u + 2u);  // three observations, two timers set and fired
+}
+
 TEST(Simulator_Sinks, OfferingEveryRecordTellsNoInstantStartsAndGivesEveryKind) {
   const std::vector<std::string> log = InstantLog(true);
   EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& e) { return e.starts_with("instant@"); }), 0);
