@@ -566,7 +566,7 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
     ScheduleTimerEvent(slot);
   }
   const uint64_t serial = timer.serial;
-  EmitTimerRecord({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
         .value = static_cast<int64_t>(serial)});
   return TimerId(serial);
 }
@@ -581,7 +581,7 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   if (timer_id.value() == 0 || slot >= timers_.size()) return;
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
-  EmitTimerRecord({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
         .local_time = nodes_[node_id.value()].ReadClock(now_), .value = static_cast<int64_t>(timer.serial)});
   timer.serial = 0;
   ++timer.generation;
@@ -606,7 +606,7 @@ void Simulator::FireTimer(const Event& event) {
   ++timer.generation;
   free_timers_.push_back(slot);
   ++stats_.timers_fired;
-  EmitTimerRecord({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
         .value = static_cast<int64_t>(serial)});
   node.sends_held_until = TimeNs(0);
   node.process->OnTimer(node.context, TimerId(serial), tag);
@@ -648,7 +648,7 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   if (auto* write = n.FindUnsynced(id); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
   n.MakeDurable(id, value, storage_keys_.size());
   WaitForDisk(n);
-  Emit({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
 }
 
@@ -661,7 +661,7 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
     if (n.unsynced.capacity() == 0) n.unsynced.reserve(8);  // a handler's writes, in one allocation
     n.unsynced.emplace_back(id, value);
   }
-  Emit({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
         .value = value, .detail = key});
 }
 
@@ -671,7 +671,7 @@ void Simulator::Sync(NodeId node) {
   for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value, storage_keys_.size());
   n.unsynced.clear();
   WaitForDisk(n);
-  Emit({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {

@@ -276,9 +276,11 @@ TEST(Simulator_Sinks, ASinkToldOfInstantStartsHearsOfEachLaterInstantAtItsFirstR
   EXPECT_EQ(log[4], "test.c@9");
 }
 
-// Timer records take a shorter path when nothing hashes the trace and no
-// sink reads their kind: they must still take their place in the trace.
-TEST(Simulator_Sinks, TimerRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) {
+// Timer and storage records take a shorter path when nothing hashes the
+// trace and no sink reads their kind: they must still take their place in
+// the trace. The process sets and fires timers and writes between its
+// observations.
+TEST(Simulator_Sinks, UnreadRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) {
   struct Run {
     std::vector<std::string> log;  // "<kind or type>@<index>"
     uint64_t records = 0;
@@ -310,7 +312,8 @@ TEST(Simulator_Sinks, TimerRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) {
   };
   const Run unread = run({TraceKind::kObserve}, /*hash=*/false);
   const Run hashed = run({TraceKind::kObserve}, /*hash=*/true);
-  const Run read = run({TraceKind::kObserve, TraceKind::kTimerSet, TraceKind::kTimerFire}, /*hash=*/false);
+  const Run read =
+      run({TraceKind::kObserve, TraceKind::kTimerSet, TraceKind::kTimerFire, TraceKind::kWrite}, /*hash=*/false);
   EXPECT_EQ(unread.log, (std::vector<std::string>{"test.a@1", "test.b@4", "test.c@9"}));
   EXPECT_EQ(hashed.log, unread.log);
   EXPECT_EQ(unread.records, read.records);
@@ -320,7 +323,7 @@ TEST(Simulator_Sinks, TimerRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) {
     if (entry.starts_with("test.")) read_observations.push_back(entry);
   }
   EXPECT_EQ(read_observations, unread.log);
-  EXPECT_EQ(read.log.size(), 3u + 2u + 2u);  // three observations, two timers set and fired
+  EXPECT_EQ(read.log.size(), 3u + 2u + 2u + 2u);  // three observations, two timers set and fired, two writes
 }
 
 TEST(Simulator_Sinks, OfferingEveryRecordTellsNoInstantStartsAndGivesEveryKind) {
