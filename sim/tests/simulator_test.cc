@@ -231,12 +231,14 @@ class InstantsOfMixedRecords final : public Process {
   }
 };
 
-// Reads observations only, and logs where it is told instants start,
+// Logs "<type or kind>@<index>" for each record of `kinds` it reads and,
+// if it asks to be told where instants start,
 // "instant@<index>,<time>,<kind>" (before the records it reads of that
-// instant), and "<type>@<index>" for each record it reads.
-class InstantSink final : public TraceSink {
+// instant).
+class IndexLogSink final : public TraceSink {
  public:
-  explicit InstantSink(std::vector<std::string>* log) : log_(log) {}
+  IndexLogSink(std::vector<std::string>* log, TraceKinds kinds, bool reads_instant_starts)
+      : log_(log), kinds_(kinds), reads_instant_starts_(reads_instant_starts) {}
   void OnRecord(const TraceRecord& r) override {
     log_->push_back(std::string(r.kind == TraceKind::kObserve ? r.payload->type_name() : TraceKindName(r.kind)) + "@" +
                     std::to_string(r.index));
@@ -245,23 +247,45 @@ class InstantSink final : public TraceSink {
     log_->push_back("instant@" + std::to_string(first.index) + "," + std::to_string(first.time.ns()) + "," +
                     std::string(TraceKindName(first.kind)));
   }
-  TraceKinds kinds() const override { return {TraceKind::kObserve}; }
-  bool reads_instant_starts() const override { return true; }
+  TraceKinds kinds() const override { return kinds_; }
+  bool reads_instant_starts() const override { return reads_instant_starts_; }
 
  private:
   std::vector<std::string>* log_;
+  TraceKinds kinds_;
+  bool reads_instant_starts_;
 };
 
-std::vector<std::string> InstantLog(bool offer_every_record) {
-  std::vector<std::string> log;
-  InstantSink sink(&log);
+struct MixedRun {
+  std::vector<std::string> log;  // the sink's
+  uint64_t records = 0;          // in the whole trace
+};
+
+struct MixedRunOptions {
+  TraceKinds kinds{TraceKind::kObserve};
+  bool reads_instant_starts = false;
+  bool offer_every_record = false;
+  bool hash = false;
+};
+
+// A second of InstantsOfMixedRecords with one IndexLogSink.
+MixedRun RunMixedRecords(const MixedRunOptions& options) {
+  MixedRun out;
+  IndexLogSink sink(&out.log, options.kinds, options.reads_instant_starts);
   Simulator sim(1, 1);
-  if (offer_every_record) sim.OfferEveryRecord();
+  if (options.offer_every_record) sim.OfferEveryRecord();
+  if (options.hash) sim.EnableTraceHash();
   sim.AddTraceSink(&sink);
   EXPECT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<InstantsOfMixedRecords>(); }).ok());
   EXPECT_TRUE(sim.Start().ok());
   EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
-  return log;
+  out.records = sim.trace_records();
+  return out;
+}
+
+// Observations only, told where instants start.
+std::vector<std::string> InstantLog(bool offer_every_record) {
+  return RunMixedRecords({.reads_instant_starts = true, .offer_every_record = offer_every_record}).log;
 }
 
 TEST(Simulator_Sinks, ASinkToldOfInstantStartsHearsOfEachLaterInstantAtItsFirstRecordOfAnyKind) {
@@ -281,39 +305,10 @@ TEST(Simulator_Sinks, ASinkToldOfInstantStartsHearsOfEachLaterInstantAtItsFirstR
 // the trace. The process sets and fires timers and writes between its
 // observations.
 TEST(Simulator_Sinks, UnreadRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) {
-  struct Run {
-    std::vector<std::string> log;  // "<kind or type>@<index>"
-    uint64_t records = 0;
-  };
-  class KindsSink final : public TraceSink {
-   public:
-    KindsSink(std::vector<std::string>* log, TraceKinds kinds) : log_(log), kinds_(kinds) {}
-    void OnRecord(const TraceRecord& r) override {
-      log_->push_back(std::string(r.kind == TraceKind::kObserve ? r.payload->type_name() : TraceKindName(r.kind)) +
-                      "@" + std::to_string(r.index));
-    }
-    TraceKinds kinds() const override { return kinds_; }
-
-   private:
-    std::vector<std::string>* log_;
-    TraceKinds kinds_;
-  };
-  auto run = [](TraceKinds kinds, bool hash) {
-    Run out;
-    KindsSink sink(&out.log, kinds);
-    Simulator sim(1, 1);
-    if (hash) sim.EnableTraceHash();
-    sim.AddTraceSink(&sink);
-    EXPECT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<InstantsOfMixedRecords>(); }).ok());
-    EXPECT_TRUE(sim.Start().ok());
-    EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
-    out.records = sim.trace_records();
-    return out;
-  };
-  const Run unread = run({TraceKind::kObserve}, /*hash=*/false);
-  const Run hashed = run({TraceKind::kObserve}, /*hash=*/true);
-  const Run read =
-      run({TraceKind::kObserve, TraceKind::kTimerSet, TraceKind::kTimerFire, TraceKind::kWrite}, /*hash=*/false);
+  const MixedRun unread = RunMixedRecords({});
+  const MixedRun hashed = RunMixedRecords({.hash = true});
+  const MixedRun read =
+      RunMixedRecords({.kinds = {TraceKind::kObserve, TraceKind::kTimerSet, TraceKind::kTimerFire, TraceKind::kWrite}});
   EXPECT_EQ(unread.log, (std::vector<std::string>{"test.a@1", "test.b@4", "test.c@9"}));
   EXPECT_EQ(hashed.log, unread.log);
   EXPECT_EQ(unread.records, read.records);
