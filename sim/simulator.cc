@@ -567,7 +567,7 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
   }
   const uint64_t serial = timer.serial;
   EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
-        .value = static_cast<int64_t>(serial)});
+                     .value = static_cast<int64_t>(serial)});
   return TimerId(serial);
 }
 
@@ -582,7 +582,8 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
   EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
-        .local_time = nodes_[node_id.value()].ReadClock(now_), .value = static_cast<int64_t>(timer.serial)});
+                     .local_time = nodes_[node_id.value()].ReadClock(now_),
+                     .value = static_cast<int64_t>(timer.serial)});
   timer.serial = 0;
   ++timer.generation;
   free_timers_.push_back(static_cast<uint32_t>(slot));
@@ -607,7 +608,7 @@ void Simulator::FireTimer(const Event& event) {
   free_timers_.push_back(slot);
   ++stats_.timers_fired;
   EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
-        .value = static_cast<int64_t>(serial)});
+                     .value = static_cast<int64_t>(serial)});
   node.sends_held_until = TimeNs(0);
   node.process->OnTimer(node.context, TimerId(serial), tag);
 }
@@ -649,7 +650,7 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   n.MakeDurable(id, value, storage_keys_.size());
   WaitForDisk(n);
   EmitUsuallyUnread({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
-        .value = value, .detail = key});
+                     .value = value, .detail = key});
 }
 
 void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
@@ -662,7 +663,7 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
     n.unsynced.emplace_back(id, value);
   }
   EmitUsuallyUnread({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
-        .value = value, .detail = key});
+                     .value = value, .detail = key});
 }
 
 void Simulator::Sync(NodeId node) {
@@ -671,7 +672,8 @@ void Simulator::Sync(NodeId node) {
   for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value, storage_keys_.size());
   n.unsynced.clear();
   WaitForDisk(n);
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
+  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_),
+                     .value = synced});
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {
