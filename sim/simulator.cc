@@ -677,9 +677,9 @@ void Simulator::Sync(NodeId node) {
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {
-  TraceRecord record{.index = next_record_index_++, .time = now_, .kind = TraceKind::kObserve, .node = node,
+  TraceRecord record{.time = now_, .kind = TraceKind::kObserve, .node = node,
                      .local_time = nodes_[node.value()].ReadClock(now_), .payload = &observation};
-  if (record.time > instant_time_) [[unlikely]] StartInstant(record);
+  PlaceInTrace(record);
   if (hash_trace_) trace_hasher_.Add(record);
   if (offer_every_observation_) [[unlikely]] {
     for (TraceSink* sink : observation_sinks_) sink->OnRecord(record);

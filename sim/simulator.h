@@ -224,8 +224,7 @@ class Simulator {
   // argument area, and the copy's 16-byte loads of fields just stored 8
   // bytes at a time stalled on store forwarding.
   void Emit(TraceRecord&& record) {
-    record.index = next_record_index_++;
-    if (record.time > instant_time_) [[unlikely]] StartInstant(record);
+    PlaceInTrace(record);
     if (hash_trace_) trace_hasher_.Add(record);
     for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
   }
@@ -236,6 +235,11 @@ class Simulator {
   // call to Emit, whose frame is sized for the hash.
   void EmitUsuallyUnread(TraceRecord&& record) {
     if (hash_trace_ || !sinks_by_kind_[static_cast<size_t>(record.kind)].empty()) return Emit(std::move(record));
+    PlaceInTrace(record);
+  }
+  // What every record takes, read or not: its index, and the start of a new
+  // instant if it is the first record of one.
+  void PlaceInTrace(TraceRecord& record) {
     record.index = next_record_index_++;
     if (record.time > instant_time_) [[unlikely]] StartInstant(record);
   }
