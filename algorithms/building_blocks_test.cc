@@ -47,12 +47,12 @@ TEST(LeadershipReport_Role, ReportsChangesAndEachNewTermOfACandidate) {
   report.Role(ctx, vocab::Role::kCandidate, sim::Term(1));  // a change
   report.Role(ctx, vocab::Role::kCandidate, sim::Term(1));  // no news
   report.Role(ctx, vocab::Role::kCandidate, sim::Term(2));  // campaigns again, in a new term
-  report.Leader(ctx, sim::Term(2), sim::FencingToken(2));    // always, with its token, believing itself
+  report.Leader(ctx, sim::Term(2), sim::FencingToken(2));   // always, with its token, believing itself
   report.Role(ctx, vocab::Role::kFollower, sim::Term(3));
   report.Role(ctx, vocab::Role::kFollower, sim::Term(4));  // a follower's term change is a term observation's job
-  EXPECT_EQ(Observed(ctx), (std::vector<std::string>{"role role=1 term=1", "role role=1 term=2",
-                                                      "role role=2 term=2 token=2", "believe leader=1 term=2",
-                                                      "role role=0 term=3"}));
+  EXPECT_EQ(Observed(ctx),
+            (std::vector<std::string>{"role role=1 term=1", "role role=1 term=2", "role role=2 term=2 token=2",
+                                      "believe leader=1 term=2", "role role=0 term=3"}));
   EXPECT_EQ(report.role(), vocab::Role::kFollower);
 }
 
@@ -65,7 +65,7 @@ TEST(LeadershipReport_Belief, ReportsWhenTheLeaderOrTheTermChanges) {
   report.Belief(ctx, sim::NodeId(2), sim::Term(2));
   report.Belief(ctx, sim::kNoNode, sim::Term(2));
   EXPECT_EQ(Observed(ctx), (std::vector<std::string>{"believe leader=2 term=1", "believe leader=2 term=2",
-                                                      "believe leader=-1 term=2"}));
+                                                     "believe leader=-1 term=2"}));
   EXPECT_EQ(report.believed_leader(), sim::kNoNode);
   EXPECT_EQ(report.belief_term(), sim::Term(2));
 }

@@ -64,8 +64,8 @@ class SharedResource final : public sim::Process {
     const bool taken_by_another =
         exclusive_token_ && token == highest_ && highest_writer_ >= 0 && highest_writer_ != writer;
     const bool accept = !fencing_ || (token >= highest_ && !taken_by_another);
-    ctx.Observe(sim::Observation(accept ? vocab::kResourceAccept : vocab::kResourceReject,
-                                 {token, writer, seq, highest_}));
+    ctx.Observe(
+        sim::Observation(accept ? vocab::kResourceAccept : vocab::kResourceReject, {token, writer, seq, highest_}));
     if (accept && token > highest_) {
       highest_ = token;
       ctx.Persist("highest_token", highest_);

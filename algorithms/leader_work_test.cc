@@ -50,22 +50,29 @@ std::vector<bool> VerdictsOfTheScript(bool exclusive_token) {
   sim::Simulator sim(1, 3, sim::LinkConfig::Fixed(Ms(1)));
   Verdicts verdicts;
   sim.AddTraceSink(&verdicts);
-  EXPECT_TRUE(sim.SetProcess(sim::NodeId(0), [](sim::NodeId) {
-                   return std::make_unique<ScriptedWriter>(std::vector<std::pair<sim::TimeNs, int64_t>>{
-                       {Ms(10), 1}, {Ms(40), 1}, {Ms(60), 2}});
-                 }).ok());
-  EXPECT_TRUE(sim.SetProcess(sim::NodeId(1), [](sim::NodeId) {
-                   return std::make_unique<ScriptedWriter>(
-                       std::vector<std::pair<sim::TimeNs, int64_t>>{{Ms(20), 1}, {Ms(50), 2}});
-                 }).ok());
-  EXPECT_TRUE(sim.SetProcess(kResource, [exclusive_token](sim::NodeId) {
-                   return MakeSharedResource(/*fencing=*/true, exclusive_token);
-                 }).ok());
+  EXPECT_TRUE(sim.SetProcess(sim::NodeId(0),
+                             [](sim::NodeId) {
+                               return std::make_unique<ScriptedWriter>(
+                                   std::vector<std::pair<sim::TimeNs, int64_t>>{{Ms(10), 1}, {Ms(40), 1}, {Ms(60), 2}});
+                             })
+                  .ok());
+  EXPECT_TRUE(sim.SetProcess(sim::NodeId(1),
+                             [](sim::NodeId) {
+                               return std::make_unique<ScriptedWriter>(
+                                   std::vector<std::pair<sim::TimeNs, int64_t>>{{Ms(20), 1}, {Ms(50), 2}});
+                             })
+                  .ok());
+  EXPECT_TRUE(
+      sim.SetProcess(kResource,
+                     [exclusive_token](sim::NodeId) { return MakeSharedResource(/*fencing=*/true, exclusive_token); })
+          .ok());
   EXPECT_TRUE(sim.Start().ok());
-  EXPECT_TRUE(sim.ScheduleAt(Ms(30), [&] {
-                   EXPECT_TRUE(sim.Crash(kResource).ok());
-                   EXPECT_TRUE(sim.Restart(kResource).ok());
-                 }).ok());
+  EXPECT_TRUE(sim.ScheduleAt(Ms(30),
+                             [&] {
+                               EXPECT_TRUE(sim.Crash(kResource).ok());
+                               EXPECT_TRUE(sim.Restart(kResource).ok());
+                             })
+                  .ok());
   EXPECT_TRUE(sim.RunUntil(Ms(100)).ok());
   return verdicts.accepted;
 }

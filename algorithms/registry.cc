@@ -28,9 +28,8 @@ Registry& TheRegistry() {
 
 bool ValidName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; });
 }
 
 }  // namespace
@@ -39,14 +38,14 @@ absl::Status RegisterAlgorithm(const Algorithm& algorithm) {
   Registry& registry = TheRegistry();
   std::lock_guard lock(registry.mutex);
   if (registry.frozen) {
-    return absl::FailedPreconditionError(fmt::format(
-        "algorithm \"{}\" registered after the registry was first read; register every algorithm before "
-        "electsim::Main or any other call",
-        algorithm.name()));
+    return absl::FailedPreconditionError(
+        fmt::format("algorithm \"{}\" registered after the registry was first read; register every algorithm before "
+                    "electsim::Main or any other call",
+                    algorithm.name()));
   }
   if (!ValidName(algorithm.name())) {
-    return absl::InvalidArgumentError(fmt::format(
-        "algorithm name \"{}\": expected 1 to 64 characters among a-z, 0-9, _ and -", algorithm.name()));
+    return absl::InvalidArgumentError(
+        fmt::format("algorithm name \"{}\": expected 1 to 64 characters among a-z, 0-9, _ and -", algorithm.name()));
   }
   for (const Algorithm* known : registry.algorithms) {
     if (known->name() == algorithm.name()) {

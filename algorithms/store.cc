@@ -26,8 +26,8 @@ std::string ChildName(int64_t dir, int64_t seq, std::string_view field) {
 }
 
 bool IsKeyRequest(const sim::Message& m) {
-  return m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) || m.Is(kStoreKeepAlive) ||
-         m.Is(kStoreDelete) || m.Is(kStoreWatch);
+  return m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) || m.Is(kStoreKeepAlive) || m.Is(kStoreDelete) ||
+         m.Is(kStoreWatch);
 }
 bool IsSessionRequest(const sim::Message& m) {
   return m.Is(SessionOpenRequest::kType) || m.Is(SessionPingRequest::kType) || m.Is(CreateRequest::kType) ||
@@ -259,8 +259,8 @@ class Store final : public sim::Process {
     for (int64_t id = 1; id < next_session_; ++id) {
       const int64_t expiry_ns = ctx.Load(SessionName(id, "expiry_local_ns")).value_or(0);
       if (expiry_ns == 0) continue;  // expired, or never opened
-      sessions_[id] = Session{.timeout_ns = ctx.Load(SessionName(id, "timeout_ns")).value_or(0),
-                              .expiry_local_ns = expiry_ns};
+      sessions_[id] =
+          Session{.timeout_ns = ctx.Load(SessionName(id, "timeout_ns")).value_or(0), .expiry_local_ns = expiry_ns};
     }
     max_dir_used_ = ctx.Load("max_dir").value_or(-1);
     for (int64_t dir = 0; dir <= max_dir_used_; ++dir) {
@@ -433,12 +433,12 @@ class Store final : public sim::Process {
   }
 
   // Durable state (mirrored in stable storage).
-  int64_t revision_ = 0;                // global revision of the last write
-  int64_t max_key_used_ = -1;           // highest key id ever written: bounds the reload scan
-  std::map<int64_t, Entry> keys_;       // live keys only
+  int64_t revision_ = 0;           // global revision of the last write
+  int64_t max_key_used_ = -1;      // highest key id ever written: bounds the reload scan
+  std::map<int64_t, Entry> keys_;  // live keys only
   int64_t next_session_ = 1;
   std::map<int64_t, Session> sessions_;  // open sessions, by id
-  int64_t max_dir_used_ = -1;           // highest directory ever written: bounds the reload scan
+  int64_t max_dir_used_ = -1;            // highest directory ever written: bounds the reload scan
   std::map<int64_t, Directory> dirs_;
   // Volatile state.
   std::map<int64_t, std::vector<sim::NodeId>> watchers_;  // per key, sorted, lost on restart

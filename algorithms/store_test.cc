@@ -51,12 +51,16 @@ using Script = std::vector<std::pair<sim::TimeNs, sim::Message>>;
 // Two clients (nodes 0 and 1) and the store (node 2) on 1ms links.
 struct StoreRun {
   StoreRun(Script client0, Script client1, int64_t store_drift_ppm = 0) : sim(7, 3, FixedLink()) {
-    EXPECT_TRUE(sim.SetProcess(sim::NodeId(0), [this, client0](sim::NodeId) {
-                     return std::make_unique<ScriptedClient>(&sim, client0, &received);
-                   }).ok());
-    EXPECT_TRUE(sim.SetProcess(sim::NodeId(1), [this, client1](sim::NodeId) {
-                     return std::make_unique<ScriptedClient>(&sim, client1, &received);
-                   }).ok());
+    EXPECT_TRUE(sim.SetProcess(sim::NodeId(0),
+                               [this, client0](sim::NodeId) {
+                                 return std::make_unique<ScriptedClient>(&sim, client0, &received);
+                               })
+                    .ok());
+    EXPECT_TRUE(sim.SetProcess(sim::NodeId(1),
+                               [this, client1](sim::NodeId) {
+                                 return std::make_unique<ScriptedClient>(&sim, client1, &received);
+                               })
+                    .ok());
     EXPECT_TRUE(sim.SetProcess(kStoreNode, [](sim::NodeId) { return MakeStore(); }).ok());
     EXPECT_TRUE(sim.Start().ok());
     if (store_drift_ppm != 0) {
@@ -165,9 +169,9 @@ TEST(Store_KeepAlive, RefusedForAnotherLeaseOrHolderOrAGoneKey) {
                 {Ms(100), KeepAlive(4, kLeaderKey, /*create_rev=*/1, 0, Ms(50))}},
                {});
   ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
-  EXPECT_EQ(run.ReplyTo(0, 2).Get("ok"), 0);  // another lease
-  EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 0);  // another holder
-  const sim::Message& gone = run.ReplyTo(0, 4);   // expired at 61ms: keep-alive cannot revive it
+  EXPECT_EQ(run.ReplyTo(0, 2).Get("ok"), 0);     // another lease
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 0);     // another holder
+  const sim::Message& gone = run.ReplyTo(0, 4);  // expired at 61ms: keep-alive cannot revive it
   EXPECT_EQ(gone.Get("ok"), 0);
   EXPECT_EQ(gone.Get("create_rev"), 0);
 }
@@ -189,7 +193,7 @@ TEST(Store_Revision, StrictlyIncreasesOnWritesOnly) {
     last_rev = reply.Get("rev");
   }
   EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 0);
-  EXPECT_EQ(run.ReplyTo(0, 3).Get("rev"), 2);  // a failed write leaves the revision alone
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("rev"), 2);         // a failed write leaves the revision alone
   EXPECT_EQ(run.ReplyTo(0, 6).Get("create_rev"), 5);  // re-created after the delete: a new token
 }
 
@@ -215,8 +219,7 @@ TEST(Store_Ttl, ExpiresOnTheStoresOwnClock) {
 }
 
 TEST(Store_Watch, NotifiesOnExpiryWithoutAnyRequest) {
-  StoreRun run({{Ms(5), Watch(1, kLeaderKey)}},
-               {{Ms(10), PutIfAbsent(1, kLeaderKey, 1, Ms(200))}});
+  StoreRun run({{Ms(5), Watch(1, kLeaderKey)}}, {{Ms(10), PutIfAbsent(1, kLeaderKey, 1, Ms(200))}});
   ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
   const std::vector<Received> events = run.Events();
   ASSERT_EQ(events.size(), 2u);
@@ -393,8 +396,11 @@ TEST(Store_Children, PredecessorSkipsDeletedChildrenAndAWatchOnAGoneChildIsRefus
 }
 
 TEST(Store_Restart, SessionsAndChildrenSurviveAndNumbersAreNotReused) {
-  StoreRun run({{Ms(10), Open(1, sim::TimeNs::Seconds(10))}, {Ms(20), Create(2, 0, 0, 1)},
-                {Ms(150), Ping(3, 1)}, {Ms(160), Create(4, 0, 0, 1)}, {Ms(170), Open(5, sim::TimeNs::Seconds(1))}},
+  StoreRun run({{Ms(10), Open(1, sim::TimeNs::Seconds(10))},
+                {Ms(20), Create(2, 0, 0, 1)},
+                {Ms(150), Ping(3, 1)},
+                {Ms(160), Create(4, 0, 0, 1)},
+                {Ms(170), Open(5, sim::TimeNs::Seconds(1))}},
                {{Ms(30), WatchDelete(1, 0, 1)}});
   ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
   ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());

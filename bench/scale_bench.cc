@@ -162,7 +162,8 @@ void BM_SteadyRun(benchmark::State& state, Algorithm algorithm) {
     auto result = electsim::RunScenario(*whole, kSeed, options);
     const auto run_end = std::chrono::steady_clock::now();
     if (!result.ok() || !window_start) {
-      state.SkipWithError(result.ok() ? "the run never reached the end of warm-up" : result.status().ToString().c_str());
+      state.SkipWithError(result.ok() ? "the run never reached the end of warm-up"
+                                      : result.status().ToString().c_str());
       return;
     }
     state.SetIterationTime(Seconds(run_end - *window_start));
@@ -178,8 +179,9 @@ void BM_SteadyRun(benchmark::State& state, Algorithm algorithm) {
   // Not 0 would mean the window is not steady: an election happened in it.
   state.counters["steady_elections"] = static_cast<double>(steady_elections);
   state.counters["steady_sim_s"] = static_cast<double>(steady_duration_ms) / 1000;
-  state.counters["events_per_node_sim_s"] = static_cast<double>(steady_events) / static_cast<double>(state.iterations()) /
-                                            nodes / (static_cast<double>(steady_duration_ms) / 1000);
+  state.counters["events_per_node_sim_s"] = static_cast<double>(steady_events) /
+                                            static_cast<double>(state.iterations()) / nodes /
+                                            (static_cast<double>(steady_duration_ms) / 1000);
   // Whole run, set-up and election included: what a user's wall clock shows.
   state.counters["whole_run_events_per_s"] = static_cast<double>(whole_run_events) / whole_run_s;
 }

@@ -75,7 +75,8 @@ void BM_EventQueue(benchmark::State& state) {
   const int64_t pending = state.range(0);
   sim::EventQueue queue;
   sim::Rng rng(1);
-  for (int64_t i = 0; i < pending; ++i) queue.Push(static_cast<int64_t>(rng.Below(1000000)), sim::EventKind::kTimer, 0, 0);
+  for (int64_t i = 0; i < pending; ++i)
+    queue.Push(static_cast<int64_t>(rng.Below(1000000)), sim::EventKind::kTimer, 0, 0);
   for (auto _ : state) {
     const sim::Event e = queue.Pop();
     benchmark::DoNotOptimize(e);

@@ -11,20 +11,20 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "electsim/sim/types.h"
 #include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
-#include "electsim/sim/types.h"
 
 namespace checkers {
 
 struct Violation {
   std::string checker;
   sim::TimeNs time;
-  uint64_t trace_index = 0;          // the record that exposed it
-  std::vector<sim::NodeId> nodes;    // the nodes involved
-  int64_t term = -1;                 // term/epoch involved, -1 if none
-  int64_t token = -1;                // fencing token involved, -1 if none
-  std::string message;               // one readable sentence
+  uint64_t trace_index = 0;        // the record that exposed it
+  std::vector<sim::NodeId> nodes;  // the nodes involved
+  int64_t term = -1;               // term/epoch involved, -1 if none
+  int64_t token = -1;              // fencing token involved, -1 if none
+  std::string message;             // one readable sentence
 };
 
 class ClusterView;

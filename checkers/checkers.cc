@@ -5,8 +5,8 @@
 #include "checkers/checker.h"
 #include "checkers/factories.h"
 #include "checkers/format.h"
-#include "sim/format.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace checkers {
 namespace {
@@ -26,16 +26,14 @@ const std::vector<Entry>& Registry() {
       {{"election_safety",
         "two distinct nodes lead the same term (by their observations or their leader-only messages)", true},
        &MakeElectionSafetyChecker},
-      {{"leader_completeness",
-        "a leader lacks an entry reported committed in an earlier term (at the same index)", true},
+      {{"leader_completeness", "a leader lacks an entry reported committed in an earlier term (at the same index)",
+        true},
        &MakeLeaderCompletenessChecker},
-      {{"liveness",
-        "a single leader known to every live node exists within the allowed time after faults heal", false},
+      {{"liveness", "a single leader known to every live node exists within the allowed time after faults heal", false},
        &MakeLivenessChecker},
       {{"single_leader", "two or more nodes hold the leader role at the same instant (split brain)", false},
        &MakeSingleLeaderChecker},
-      {{"single_vote",
-        "a node votes for two different candidates in the same term (observed or on the wire)", true},
+      {{"single_vote", "a node votes for two different candidates in the same term (observed or on the wire)", true},
        &MakeSingleVoteChecker},
       {{"stale_token", "the resource accepts a write with a token lower than one it already accepted", true},
        &MakeStaleTokenChecker},

@@ -11,8 +11,8 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
   if (!IsElectionNode(r.node)) return false;
   const uint32_t index = r.node.value();
   switch (r.kind) {
-    case sim::TraceKind::kStart:    // a fresh process: volatile beliefs start empty
-    case sim::TraceKind::kCrash:    // a crashed node is in no role at all
+    case sim::TraceKind::kStart:  // a fresh process: volatile beliefs start empty
+    case sim::TraceKind::kCrash:  // a crashed node is in no role at all
     case sim::TraceKind::kRestart:
       Update(index, [&](NodeView& n) {
         n.up = r.kind != sim::TraceKind::kCrash;
@@ -23,12 +23,8 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
         n.leads_unreported = false;
       });
       return true;
-    case sim::TraceKind::kPause:
-      Update(index, [](NodeView& n) { n.paused = true; });
-      return true;
-    case sim::TraceKind::kResume:
-      Update(index, [](NodeView& n) { n.paused = false; });
-      return true;
+    case sim::TraceKind::kPause: Update(index, [](NodeView& n) { n.paused = true; }); return true;
+    case sim::TraceKind::kResume: Update(index, [](NodeView& n) { n.paused = false; }); return true;
     case sim::TraceKind::kObserve: {
       if (r.payload == nullptr) return false;
       const sim::Observation& o = *r.payload;
@@ -59,8 +55,7 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
       });
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 

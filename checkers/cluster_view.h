@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "electsim/sim/types.h"
 #include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
-#include "electsim/sim/types.h"
 
 namespace checkers {
 
@@ -68,7 +68,8 @@ class ClusterView {
   // storage, deliveries) cannot change anything.
   bool Apply(const sim::TraceRecord& record) {
     if (record.index == last_index_) return last_changed_;
-    if (record.time > time_) [[unlikely]] EndInstant(record.time);
+    if (record.time > time_) [[unlikely]]
+      EndInstant(record.time);
     last_index_ = record.index;
     last_changed_ = kinds_.Has(record.kind) && ApplyNodeState(record);
     return last_changed_;
@@ -82,9 +83,7 @@ class ClusterView {
   const NodeView& node(uint32_t index) const { return nodes_[index]; }
 
   // Up (a paused node included: it still believes it leads) and in the leader role.
-  bool HoldsLeaderRole(uint32_t index) const {
-    return nodes_[index].up && nodes_[index].role == vocab::Role::kLeader;
-  }
+  bool HoldsLeaderRole(uint32_t index) const { return nodes_[index].up && nodes_[index].role == vocab::Role::kLeader; }
   // Up and not paused: able to take steps and to learn who leads.
   bool IsLive(uint32_t index) const { return nodes_[index].up && !nodes_[index].paused; }
 
@@ -137,9 +136,9 @@ class ClusterView {
     Count(ShareOf(index), +1);
   }
 
-  static constexpr sim::TraceKinds kKindsWithoutSends = {sim::TraceKind::kStart, sim::TraceKind::kCrash,
-                                                          sim::TraceKind::kRestart, sim::TraceKind::kPause,
-                                                          sim::TraceKind::kResume, sim::TraceKind::kObserve};
+  static constexpr sim::TraceKinds kKindsWithoutSends = {sim::TraceKind::kStart,   sim::TraceKind::kCrash,
+                                                         sim::TraceKind::kRestart, sim::TraceKind::kPause,
+                                                         sim::TraceKind::kResume,  sim::TraceKind::kObserve};
 
   std::vector<NodeView> nodes_;
   const vocab::MessageRoles* roles_;

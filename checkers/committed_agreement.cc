@@ -3,8 +3,8 @@
 // entry at each index). Reports of the same entry, from any node, agree.
 #include <map>
 
-#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
@@ -19,7 +19,6 @@ class CommittedAgreementChecker final : public Checker {
   // Commit observations.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kLogCommit}; }
-
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= node_count_) return;

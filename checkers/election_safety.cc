@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 
 namespace checkers {
@@ -23,7 +23,6 @@ class ElectionSafetyChecker final : public Checker {
   // Leader claims and leader-only messages.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kRoleChange}; }
-
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;
@@ -56,8 +55,8 @@ class ElectionSafetyChecker final : public Checker {
     const Claimer second{r.node, sent};
     const std::string message =
         it->second.sent.empty() && sent.empty()
-            ? fmt::format("nodes {} and {} both claimed leadership of term {}", it->second.node.value(),
-                          r.node.value(), term)
+            ? fmt::format("nodes {} and {} both claimed leadership of term {}", it->second.node.value(), r.node.value(),
+                          term)
             : fmt::format("{} in term {}, and {} in the same term", How(it->second), term, How(second));
     Report({.time = r.time,
             .trace_index = r.index,

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
 #include "checkers/node_logs.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
@@ -34,7 +34,6 @@ class LeaderCompletenessChecker final : public Checker {
   sim::ObservationTypes observation_types() const override {
     return NodeLogs::observation_types().With({&vocab::kRoleChange, &vocab::kLogCommit});
   }
-
 
   void OnRecord(const sim::TraceRecord& r) override {
     logs_.Apply(r);
@@ -87,9 +86,8 @@ class LeaderCompletenessChecker final : public Checker {
                       const Commit& commit) {
     const std::optional<LoggedEntry> held = logs_.EntryAt(leader, index);
     if (held && held->entry == commit.entry) return;
-    const std::string instead =
-        held ? fmt::format("holds entry {:#x} (term {}) there instead", held->entry, held->term)
-             : fmt::format("has only {} entries", logs_.length(leader));
+    const std::string instead = held ? fmt::format("holds entry {:#x} (term {}) there instead", held->entry, held->term)
+                                     : fmt::format("has only {} entries", logs_.length(leader));
     Report({.time = r.time,
             .trace_index = r.index,
             .nodes = {sim::NodeId(leader), commit.reporter},

@@ -24,8 +24,8 @@
 #include "checkers/cluster_view.h"
 #include "checkers/factories.h"
 #include "checkers/format.h"
-#include "sim/format.h"
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace checkers {
 namespace {
@@ -190,14 +190,15 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
     settled_ = true;
     if (broken_) {
       const Stretch& b = *broken_;
-      Report({.time = *b.end,
-              .trace_index = b.end_index,
-              .nodes = {b.leader},
-              .term = b.term,
-              .message = fmt::format("node {} was the leader known to every live node from {}, but at {} {}: it held "
-                                     "{}, and a leader must hold {}",
-                                     b.leader.value(), sim::FormatSeconds(EffectiveStart(b)),
-                                     sim::FormatSeconds(*b.end), b.end_state, sim::FormatMillis(*b.end - EffectiveStart(b)), MustHold())});
+      Report(
+          {.time = *b.end,
+           .trace_index = b.end_index,
+           .nodes = {b.leader},
+           .term = b.term,
+           .message = fmt::format("node {} was the leader known to every live node from {}, but at {} {}: it held "
+                                  "{}, and a leader must hold {}",
+                                  b.leader.value(), sim::FormatSeconds(EffectiveStart(b)), sim::FormatSeconds(*b.end),
+                                  b.end_state, sim::FormatMillis(*b.end - EffectiveStart(b)), MustHold())});
       return;
     }
     Report({.time = deadline_,

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "checkers/cluster_view.h"
+#include "electsim/sim/types.h"
 #include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
-#include "electsim/sim/types.h"
 
 namespace checkers {
 
@@ -26,11 +26,11 @@ namespace checkers {
 // election node acting on the loss: entering the candidate role, or claiming
 // leadership outright), election (`elected`) and known-to-all (`known`).
 struct Election {
-  sim::TimeNs started;                // when the previous leader was lost (0 for the first)
-  std::optional<sim::TimeNs> detected; // first election node entering the candidate or leader role after `started`
-  std::string cause;                  // "start", "leader crashed", "leader paused", "leader stepped down", "leader changed"
-  std::optional<sim::TimeNs> elected; // first leader claim after `started` (or the paused leader resuming in its role)
-  std::optional<sim::TimeNs> known;   // every live (up, unpaused) election node believes in that leader
+  sim::TimeNs started;                  // when the previous leader was lost (0 for the first)
+  std::optional<sim::TimeNs> detected;  // first election node entering the candidate or leader role after `started`
+  std::string cause;  // "start", "leader crashed", "leader paused", "leader stepped down", "leader changed"
+  std::optional<sim::TimeNs> elected;  // first leader claim after `started` (or the paused leader resuming in its role)
+  std::optional<sim::TimeNs> known;    // every live (up, unpaused) election node believes in that leader
   sim::NodeId leader = sim::kNoNode;
   int64_t term = -1;
   // Election messages (neither steady-state nor resource traffic) sent from
@@ -51,9 +51,9 @@ struct RunMetrics {
   std::vector<Election> elections;
   std::map<int64_t, std::vector<sim::NodeId>> leaders_by_term;  // term -> nodes that claimed it, each once, in order
   int64_t max_term = 0;
-  uint64_t messages_sent = 0;                       // all sends, services included
-  std::map<std::string, uint64_t> messages_by_type; // sends per message type
-  uint64_t messages_election = 0;                   // by MessageClass
+  uint64_t messages_sent = 0;                        // all sends, services included
+  std::map<std::string, uint64_t> messages_by_type;  // sends per message type
+  uint64_t messages_election = 0;                    // by MessageClass
   uint64_t messages_steady_state = 0;
   uint64_t messages_application = 0;
   // Estimated bytes sent (sim::EstimatedEncodedBytes), by MessageClass.

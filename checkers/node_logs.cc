@@ -16,10 +16,8 @@ bool NodeLogs::Apply(const sim::TraceRecord& r) {
       if (log.empty()) return false;
       log.clear();
       return true;
-    case sim::TraceKind::kObserve:
-      break;
-    default:
-      return false;
+    case sim::TraceKind::kObserve: break;
+    default: return false;
   }
   if (r.payload == nullptr) return false;
   const sim::Observation& o = *r.payload;

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "electsim/sim/types.h"
 #include "electsim/vocab/vocabulary.h"
 #include "sim/trace.h"
-#include "electsim/sim/types.h"
 
 namespace checkers {
 

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/container/btree_map.h"
-#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 
 namespace checkers {
@@ -16,14 +16,12 @@ namespace {
 
 class SingleVoteChecker final : public Checker {
  public:
-  explicit SingleVoteChecker(const CheckerConfig& config)
-      : node_count_(config.node_count), roles_(RolesOf(config)) {}
+  explicit SingleVoteChecker(const CheckerConfig& config) : node_count_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "single_vote"; }
   // Vote observations and vote grants on the wire.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kVote}; }
-
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "electsim/vocab/vocabulary.h"
 #include "checkers/factories.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 
 namespace checkers {
@@ -21,14 +21,12 @@ namespace {
 
 class TermMonotonicChecker final : public Checker {
  public:
-  explicit TermMonotonicChecker(const CheckerConfig& config)
-      : highest_(config.node_count), roles_(RolesOf(config)) {}
+  explicit TermMonotonicChecker(const CheckerConfig& config) : highest_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "term_monotonic"; }
   // Term observations and the terms of leader-only messages.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kTermChange}; }
-
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= highest_.size()) return;
@@ -56,15 +54,15 @@ class TermMonotonicChecker final : public Checker {
   void See(const sim::TraceRecord& r, int64_t term, const sim::RecordType* sent) {
     std::optional<Seen>& highest = highest_[r.node.value()];
     if (highest && term < highest->term) {
-      Report({.time = r.time,
-              .trace_index = r.index,
-              .nodes = {r.node},
-              .term = term,
-              .message = highest->sent == nullptr && sent == nullptr
-                             ? fmt::format("node {}'s term went down from {} to {}", r.node.value(), highest->term,
-                                           term)
-                             : fmt::format("node {}'s term went down: it {} {} after it {} {}", r.node.value(),
-                                           How(sent), term, How(highest->sent), highest->term)});
+      Report(
+          {.time = r.time,
+           .trace_index = r.index,
+           .nodes = {r.node},
+           .term = term,
+           .message = highest->sent == nullptr && sent == nullptr
+                          ? fmt::format("node {}'s term went down from {} to {}", r.node.value(), highest->term, term)
+                          : fmt::format("node {}'s term went down: it {} {} after it {} {}", r.node.value(), How(sent),
+                                        term, How(highest->sent), highest->term)});
     }
     if (!highest || term >= highest->term) highest = Seen{term, sent};
   }

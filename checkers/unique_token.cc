@@ -25,7 +25,6 @@ class UniqueTokenChecker final : public Checker {
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kResourceAccept}; }
 
-
   void OnRecord(const sim::TraceRecord& r) override {
     const std::optional<AcceptedWrite> write = AcceptedWriteOf(r);
     if (!write) return;

@@ -3,8 +3,8 @@
 // allocate and cost a third of the loop's speed.
 #pragma once
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "electsim/sim/types.h"
@@ -15,10 +15,10 @@ enum class EventKind : uint32_t { kStart, kDeliver, kTimer, kAction };
 
 struct Event {
   int64_t time_ns;
-  uint64_t seq;     // insertion order: the deterministic tie-break
+  uint64_t seq;  // insertion order: the deterministic tie-break
   EventKind kind;
   uint32_t node;
-  uint64_t arg;     // in-flight slot, timer slot|generation, or action index
+  uint64_t arg;  // in-flight slot, timer slot|generation, or action index
 };
 
 class EventQueue {

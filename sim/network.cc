@@ -64,14 +64,10 @@ absl::Status LatencyModel::Validate() const {
 
 TimeNs LatencyModel::Draw(Rng& rng) const {
   switch (kind) {
-    case Kind::kFixed:
-      return min_ns;
-    case Kind::kUniform:
-      return TimeNs(rng.Between(min_ns.ns(), max_ns.ns()));
-    case Kind::kExponential:
-      return std::min(max_ns, min_ns + rng.Exponential(mean_ns));
-    case Kind::kPareto:
-      return std::min(max_ns, rng.Pareto(min_ns, alpha_milli));
+    case Kind::kFixed: return min_ns;
+    case Kind::kUniform: return TimeNs(rng.Between(min_ns.ns(), max_ns.ns()));
+    case Kind::kExponential: return std::min(max_ns, min_ns + rng.Exponential(mean_ns));
+    case Kind::kPareto: return std::min(max_ns, rng.Pareto(min_ns, alpha_milli));
   }
   return min_ns;
 }

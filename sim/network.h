@@ -71,8 +71,8 @@ struct Link {
 struct Routing {
   enum class Outcome : uint8_t { kDeliver, kLost, kPartitioned };
   Outcome outcome = Outcome::kDeliver;
-  int copies = 0;        // 1, or 2 when duplicated
-  TimeNs arrival[2];     // global arrival times of the copies
+  int copies = 0;     // 1, or 2 when duplicated
+  TimeNs arrival[2];  // global arrival times of the copies
 };
 
 class Network {
@@ -121,7 +121,8 @@ class Network {
   LinkState& StateOf(NodeId from, NodeId to) {
     bool inserted;
     LinkState& state = link_states_.FindOrInsert(from, to, &inserted);
-    if (inserted) [[unlikely]] state.rng = DeriveLinkRng(from, to);
+    if (inserted) [[unlikely]]
+      state.rng = DeriveLinkRng(from, to);
     return state;
   }
   Rng DeriveLinkRng(NodeId from, NodeId to) const;

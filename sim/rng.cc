@@ -86,9 +86,7 @@ bool Rng::Chance(Probability p) {
   return (Next() >> 32) < p.parts();
 }
 
-double Rng::UnitOpenZero() {
-  return static_cast<double>((Next() >> 11) + 1) * 0x1.0p-53;
-}
+double Rng::UnitOpenZero() { return static_cast<double>((Next() >> 11) + 1) * 0x1.0p-53; }
 
 TimeNs Rng::Exponential(TimeNs mean) {
   const double draw = -DeterministicLog(UnitOpenZero()) * static_cast<double>(mean.ns());

@@ -19,9 +19,7 @@ constexpr uint64_t kTimerSlotMask = (uint64_t{1} << kTimerSlotBits) - 1;
 constexpr uint64_t kProcessedDelivery = uint64_t{1} << 32;
 constexpr int kProcessedIncarnationShift = 33;
 
-bool IsZero(const LatencyModel& model) {
-  return model.kind == LatencyModel::Kind::kFixed && model.min_ns == TimeNs(0);
-}
+bool IsZero(const LatencyModel& model) { return model.kind == LatencyModel::Kind::kFixed && model.min_ns == TimeNs(0); }
 }  // namespace
 
 class Simulator::NodeContext final : public Context {
@@ -90,8 +88,8 @@ struct Simulator::Node {
   std::vector<Event> held;  // events that arrived while paused, in order
   // The node model's state (see NodeModel).
   Rng model_rng{0};
-  TimeNs busy_until;         // when the message being processed is done
-  TimeNs sends_held_until;   // the running handler's sync completes then
+  TimeNs busy_until;        // when the message being processed is done
+  TimeNs sends_held_until;  // the running handler's sync completes then
 
   TimeNs ReadWallClock(TimeNs global) const {
     int64_t wall_ns;
@@ -123,8 +121,7 @@ struct Simulator::Node {
   // fast clock reads TimeNs::Max() near the end of time rather than wrapping
   // negative.
   TimeNs ReadClockWide(int64_t elapsed) const {
-    const __int128 local =
-        anchor_local.ns() + static_cast<__int128>(elapsed) * (kPpmScale + drift_ppm) / kPpmScale;
+    const __int128 local = anchor_local.ns() + static_cast<__int128>(elapsed) * (kPpmScale + drift_ppm) / kPpmScale;
     return TimeNs(static_cast<int64_t>(std::clamp<__int128>(local, INT64_MIN, INT64_MAX)));
   }
 };
@@ -162,7 +159,8 @@ absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
 }
 
 absl::Status NodeModel::Validate() const {
-  if (auto s = processing.Validate(); !s.ok()) return absl::InvalidArgumentError(absl::StrCat("processing: ", s.message()));
+  if (auto s = processing.Validate(); !s.ok())
+    return absl::InvalidArgumentError(absl::StrCat("processing: ", s.message()));
   if (auto s = persist.Validate(); !s.ok()) return absl::InvalidArgumentError(absl::StrCat("persist: ", s.message()));
   return absl::OkStatus();
 }
@@ -176,7 +174,8 @@ absl::Status Simulator::SetNodeModel(const NodeModel& model) {
   // Only a model draws from these streams: without one, none is derived.
   if (!models_processing_ && !models_persist_) return absl::OkStatus();
   const uint64_t name_prefix_hash = HashName("node-model/");
-  for (Node& node : nodes_) node.model_rng = Rng::ForStreamHash(seed_, ExtendNameHashDecimal(name_prefix_hash, node.id.value()));
+  for (Node& node : nodes_)
+    node.model_rng = Rng::ForStreamHash(seed_, ExtendNameHashDecimal(name_prefix_hash, node.id.value()));
   return absl::OkStatus();
 }
 
@@ -206,14 +205,16 @@ absl::Status Simulator::Start() {
 absl::Status Simulator::RunUntil(TimeNs end) {
   if (!started_) return absl::FailedPreconditionError("RunUntil before Start");
   if (end < now_) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot run back in time: end ", end.ns(), "ns < now ", now_.ns(), "ns"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot run back in time: end ", end.ns(), "ns < now ", now_.ns(), "ns"));
   }
   while (status_.ok() && !queue_.empty() && queue_.top().time_ns <= end.ns()) {
     if (stop_requested_ && queue_.top().time_ns > now_.ns()) break;
     Step();
     // Checked here rather than at each push: one comparison per event. Stale
     // timer events do not count against the limit.
-    if (queue_.size() >= compact_at_queue_size_) [[unlikely]] CompactQueue();
+    if (queue_.size() >= compact_at_queue_size_) [[unlikely]]
+      CompactQueue();
     if (queue_.size() + held_events_ > max_pending_events_) [[unlikely]] {
       CompactQueue();
       if (queue_.size() + held_events_ > max_pending_events_) FailPendingEventsExceeded();
@@ -257,18 +258,10 @@ bool Simulator::Step() {
 // action would give it one for every event).
 void Simulator::Dispatch(const Event& event) {
   switch (event.kind) {
-    case EventKind::kStart:
-      StartEvent(event);
-      break;
-    case EventKind::kDeliver:
-      DeliverMessage(event, /*already_arrived=*/false);
-      break;
-    case EventKind::kTimer:
-      FireTimer(event);
-      break;
-    case EventKind::kAction:
-      RunAction(event.arg);
-      break;
+    case EventKind::kStart: StartEvent(event); break;
+    case EventKind::kDeliver: DeliverMessage(event, /*already_arrived=*/false); break;
+    case EventKind::kTimer: FireTimer(event); break;
+    case EventKind::kAction: RunAction(event.arg); break;
   }
 }
 
@@ -292,7 +285,10 @@ void Simulator::StartProcess(NodeId id) {
   Node& node = nodes_[id.value()];
   node.process = node.factory(id);
   node.sends_held_until = TimeNs(0);
-  Emit({.time = now_, .kind = TraceKind::kStart, .node = id, .local_time = node.ReadClock(now_),
+  Emit({.time = now_,
+        .kind = TraceKind::kStart,
+        .node = id,
+        .local_time = node.ReadClock(now_),
         .value = node.incarnation});
   node.process->OnStart(node.context);
 }
@@ -378,9 +374,7 @@ TimeNs Simulator::WallTime(NodeId node) const {
 }
 
 bool Simulator::IsUp(NodeId node) const { return node.value() < nodes_.size() && nodes_[node.value()].up; }
-bool Simulator::IsPaused(NodeId node) const {
-  return node.value() < nodes_.size() && nodes_[node.value()].paused;
-}
+bool Simulator::IsPaused(NodeId node) const { return node.value() < nodes_.size() && nodes_[node.value()].paused; }
 
 StableStorage Simulator::StableStorageOf(NodeId node) const {
   StableStorage storage;
@@ -412,21 +406,34 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
   const uint64_t message_id = next_message_id_++;
   ++stats_.messages_sent;
   const TimeNs local = nodes_[from.value()].ReadClock(now_);
-  Emit({.time = now_, .kind = TraceKind::kSend, .node = from, .peer = to, .message_id = message_id,
-        .local_time = local, .payload = &message});
+  Emit({.time = now_,
+        .kind = TraceKind::kSend,
+        .node = from,
+        .peer = to,
+        .message_id = message_id,
+        .local_time = local,
+        .payload = &message});
   // A sync earlier in this handler holds the send until the disk is done.
   const Routing routing = network_.Route(from, to, std::max(now_, nodes_[from.value()].sends_held_until));
   if (routing.outcome != Routing::Outcome::kDeliver) {
     ++stats_.messages_dropped;
-    Emit({.time = now_, .kind = TraceKind::kDrop, .node = from, .peer = to, .message_id = message_id,
+    Emit({.time = now_,
+          .kind = TraceKind::kDrop,
+          .node = from,
+          .peer = to,
+          .message_id = message_id,
           .local_time = local,
           .detail = routing.outcome == Routing::Outcome::kLost ? "loss" : "partition"});
     return;
   }
   if (routing.copies == 2) {
     ++stats_.messages_duplicated;
-    Emit({.time = now_, .kind = TraceKind::kDuplicate, .node = from, .peer = to,
-          .message_id = message_id, .local_time = local});
+    Emit({.time = now_,
+          .kind = TraceKind::kDuplicate,
+          .node = from,
+          .peer = to,
+          .message_id = message_id,
+          .local_time = local});
   }
   for (int copy = 0; copy < routing.copies; ++copy) {
     uint32_t slot;
@@ -476,8 +483,12 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   const InFlight delivered = flight;
   free_in_flight_.push_back(slot);
   ++stats_.messages_delivered;
-  Emit({.time = now_, .kind = TraceKind::kDeliver, .node = delivered.to, .peer = delivered.from,
-        .message_id = delivered.message_id, .local_time = node.ReadClock(now_),
+  Emit({.time = now_,
+        .kind = TraceKind::kDeliver,
+        .node = delivered.to,
+        .peer = delivered.from,
+        .message_id = delivered.message_id,
+        .local_time = node.ReadClock(now_),
         .payload = &delivered.message});
   node.sends_held_until = TimeNs(0);
   node.process->OnMessage(node.context, delivered.from, delivered.message);
@@ -486,8 +497,12 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
 void Simulator::DropInFlight(uint32_t slot, const char* reason) {
   const InFlight& flight = in_flight_[slot];
   ++stats_.messages_dropped;
-  Emit({.time = now_, .kind = TraceKind::kDrop, .node = flight.from, .peer = flight.to,
-        .message_id = flight.message_id, .local_time = nodes_[flight.to.value()].ReadClock(now_),
+  Emit({.time = now_,
+        .kind = TraceKind::kDrop,
+        .node = flight.from,
+        .peer = flight.to,
+        .message_id = flight.message_id,
+        .local_time = nodes_[flight.to.value()].ReadClock(now_),
         .detail = reason});
   free_in_flight_.push_back(slot);
 }
@@ -566,7 +581,10 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
     ScheduleTimerEvent(slot);
   }
   const uint64_t serial = timer.serial;
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerSet, .node = node_id, .local_time = timer.local_deadline,
+  EmitUsuallyUnread({.time = now_,
+                     .kind = TraceKind::kTimerSet,
+                     .node = node_id,
+                     .local_time = timer.local_deadline,
                      .value = static_cast<int64_t>(serial)});
   return TimerId(serial);
 }
@@ -581,7 +599,9 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   if (timer_id.value() == 0 || slot >= timers_.size()) return;
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerCancel, .node = node_id,
+  EmitUsuallyUnread({.time = now_,
+                     .kind = TraceKind::kTimerCancel,
+                     .node = node_id,
                      .local_time = nodes_[node_id.value()].ReadClock(now_),
                      .value = static_cast<int64_t>(timer.serial)});
   timer.serial = 0;
@@ -607,7 +627,10 @@ void Simulator::FireTimer(const Event& event) {
   ++timer.generation;
   free_timers_.push_back(slot);
   ++stats_.timers_fired;
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kTimerFire, .node = node.id, .local_time = node.ReadClock(now_),
+  EmitUsuallyUnread({.time = now_,
+                     .kind = TraceKind::kTimerFire,
+                     .node = node.id,
+                     .local_time = node.ReadClock(now_),
                      .value = static_cast<int64_t>(serial)});
   node.sends_held_until = TimeNs(0);
   node.process->OnTimer(node.context, TimerId(serial), tag);
@@ -646,11 +669,16 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
   Node& n = nodes_[node.value()];
   const StorageKeyId id = storage_keys_.Intern(key);
   // Durable at once, and newer than any buffered value of the key.
-  if (auto* write = n.FindUnsynced(id); write != nullptr) n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
+  if (auto* write = n.FindUnsynced(id); write != nullptr)
+    n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
   n.MakeDurable(id, value, storage_keys_.size());
   WaitForDisk(n);
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kPersist, .node = node, .local_time = n.ReadClock(now_),
-                     .value = value, .detail = key});
+  EmitUsuallyUnread({.time = now_,
+                     .kind = TraceKind::kPersist,
+                     .node = node,
+                     .local_time = n.ReadClock(now_),
+                     .value = value,
+                     .detail = key});
 }
 
 void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
@@ -662,8 +690,12 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
     if (n.unsynced.capacity() == 0) n.unsynced.reserve(8);  // a handler's writes, in one allocation
     n.unsynced.emplace_back(id, value);
   }
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kWrite, .node = node, .local_time = n.ReadClock(now_),
-                     .value = value, .detail = key});
+  EmitUsuallyUnread({.time = now_,
+                     .kind = TraceKind::kWrite,
+                     .node = node,
+                     .local_time = n.ReadClock(now_),
+                     .value = value,
+                     .detail = key});
 }
 
 void Simulator::Sync(NodeId node) {
@@ -672,13 +704,16 @@ void Simulator::Sync(NodeId node) {
   for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value, storage_keys_.size());
   n.unsynced.clear();
   WaitForDisk(n);
-  EmitUsuallyUnread({.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_),
-                     .value = synced});
+  EmitUsuallyUnread(
+      {.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {
-  TraceRecord record{.time = now_, .kind = TraceKind::kObserve, .node = node,
-                     .local_time = nodes_[node.value()].ReadClock(now_), .payload = &observation};
+  TraceRecord record{.time = now_,
+                     .kind = TraceKind::kObserve,
+                     .node = node,
+                     .local_time = nodes_[node.value()].ReadClock(now_),
+                     .payload = &observation};
   PlaceInTrace(record);
   if (hash_trace_) trace_hasher_.Add(record);
   if (offer_every_observation_) [[unlikely]] {
@@ -694,7 +729,8 @@ void Simulator::Observe(NodeId node, const Observation& observation) {
 
 absl::Status Simulator::ScheduleAt(TimeNs at, std::function<void()> action) {
   if (at < now_) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot schedule in the past: ", at.ns(), "ns < now ", now_.ns(), "ns"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot schedule in the past: ", at.ns(), "ns < now ", now_.ns(), "ns"));
   }
   if (!action) return absl::InvalidArgumentError("empty action");
   actions_.push_back(std::move(action));
@@ -726,7 +762,11 @@ absl::Status Simulator::Crash(NodeId id, CrashKind kind) {
   node.held.clear();
   held_events_ -= held.size();
   // A process crash keeps the record it always had (value 0, no detail).
-  Emit({.time = now_, .kind = TraceKind::kCrash, .node = id, .local_time = node.ReadClock(now_), .value = lost_writes,
+  Emit({.time = now_,
+        .kind = TraceKind::kCrash,
+        .node = id,
+        .local_time = node.ReadClock(now_),
+        .value = lost_writes,
         .detail = kind == CrashKind::kPowerLoss ? "power-loss" : ""});
   // Messages that reached the paused node die with it, traced and counted like
   // any other loss so that sent == delivered + dropped still holds.
@@ -742,7 +782,10 @@ absl::Status Simulator::Restart(NodeId id) {
   if (node.up) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is not down"));
   node.up = true;
   ++node.incarnation;
-  Emit({.time = now_, .kind = TraceKind::kRestart, .node = id, .local_time = node.ReadClock(now_),
+  Emit({.time = now_,
+        .kind = TraceKind::kRestart,
+        .node = id,
+        .local_time = node.ReadClock(now_),
         .value = node.incarnation});
   // Boot now rather than through a queued start event: a message due at this
   // same instant must find a process to deliver to.
@@ -765,7 +808,10 @@ absl::Status Simulator::Resume(NodeId id) {
   Node& node = nodes_[id.value()];
   if (!node.paused) return absl::FailedPreconditionError(absl::StrCat("node ", id.value(), " is not paused"));
   node.paused = false;
-  Emit({.time = now_, .kind = TraceKind::kResume, .node = id, .local_time = node.ReadClock(now_),
+  Emit({.time = now_,
+        .kind = TraceKind::kResume,
+        .node = id,
+        .local_time = node.ReadClock(now_),
         .value = static_cast<int64_t>(node.held.size())});
   // Held events run here, in the order they were due. Re-queueing them would
   // give them sequence numbers newer than events already queued for this
@@ -796,8 +842,12 @@ absl::Status Simulator::SetClockDrift(NodeId id, int64_t drift_ppm) {
   node.anchor_local = node.ReadClock(now_);
   node.anchor_global = now_;
   node.drift_ppm = drift_ppm;
-  Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.anchor_local,
-        .value = drift_ppm, .detail = "drift"});
+  Emit({.time = now_,
+        .kind = TraceKind::kClock,
+        .node = id,
+        .local_time = node.anchor_local,
+        .value = drift_ppm,
+        .detail = "drift"});
   RescheduleTimers(id);
   return absl::OkStatus();
 }
@@ -814,28 +864,32 @@ absl::Status Simulator::StepWallClock(NodeId id, TimeNs delta) {
         id.value(), delta.ns(), reading.ns(), stepped_ns, kMaxClockReading.ns()));
   }
   // Clamped only at the end of time, where the monotonic clock saturates.
-  node.wall_offset_ns = static_cast<int64_t>(
-      std::clamp<__int128>(stepped_ns - node.ReadClock(now_).ns(), INT64_MIN, INT64_MAX));
+  node.wall_offset_ns =
+      static_cast<int64_t>(std::clamp<__int128>(stepped_ns - node.ReadClock(now_).ns(), INT64_MIN, INT64_MAX));
   // Timers run on the monotonic clock: nothing to reschedule.
-  Emit({.time = now_, .kind = TraceKind::kClock, .node = id, .local_time = node.ReadClock(now_),
-        .value = delta.ns(), .detail = "wall_step"});
+  Emit({.time = now_,
+        .kind = TraceKind::kClock,
+        .node = id,
+        .local_time = node.ReadClock(now_),
+        .value = delta.ns(),
+        .detail = "wall_step"});
   return absl::OkStatus();
 }
 
 absl::Status Simulator::SetLink(NodeId from, NodeId to, const LinkConfig& config) {
   if (auto s = network_.SetLink(from, to, config); !s.ok()) return s;
-  const std::string detail = fmt::format("link latency {} drop {} duplicate {}{}", config.latency.Describe(),
-                                         config.drop.ToDouble(), config.duplicate.ToDouble(),
-                                         config.fifo ? " fifo" : "");
+  const std::string detail =
+      fmt::format("link latency {} drop {} duplicate {}{}", config.latency.Describe(), config.drop.ToDouble(),
+                  config.duplicate.ToDouble(), config.fifo ? " fifo" : "");
   Emit({.time = now_, .kind = TraceKind::kNetwork, .node = from, .peer = to, .detail = detail});
   return absl::OkStatus();
 }
 
 absl::Status Simulator::SetAllLinks(const LinkConfig& config) {
   if (auto s = network_.SetAllLinks(config); !s.ok()) return s;
-  const std::string detail = fmt::format("all links latency {} drop {} duplicate {}{}", config.latency.Describe(),
-                                         config.drop.ToDouble(), config.duplicate.ToDouble(),
-                                         config.fifo ? " fifo" : "");
+  const std::string detail =
+      fmt::format("all links latency {} drop {} duplicate {}{}", config.latency.Describe(), config.drop.ToDouble(),
+                  config.duplicate.ToDouble(), config.fifo ? " fifo" : "");
   Emit({.time = now_, .kind = TraceKind::kNetwork, .detail = detail});
   return absl::OkStatus();
 }
@@ -863,7 +917,9 @@ absl::Status Simulator::CutOneWay(NodeId from, NodeId to) {
 
 absl::Status Simulator::RestoreLinks(const std::vector<Link>& links) {
   if (auto s = network_.Restore(links); !s.ok()) return s;
-  Emit({.time = now_, .kind = TraceKind::kNetwork, .value = static_cast<int64_t>(links.size()),
+  Emit({.time = now_,
+        .kind = TraceKind::kNetwork,
+        .value = static_cast<int64_t>(links.size()),
         .detail = "restore links"});
   return absl::OkStatus();
 }

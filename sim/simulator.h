@@ -14,13 +14,13 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/rng.h"
+#include "electsim/sim/types.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
 #include "sim/storage_keys.h"
-#include "electsim/sim/process.h"
-#include "electsim/sim/rng.h"
 #include "sim/trace.h"
-#include "electsim/sim/types.h"
 
 namespace sim {
 
@@ -196,9 +196,9 @@ class Simulator {
   };
   struct TimerSlot {
     NodeId node;
-    uint64_t serial = 0;        // TimerId value; 0 = slot free
-    uint32_t generation = 0;    // bumped when the queued event goes stale
-    TimeNs local_deadline;      // on the node's monotonic clock
+    uint64_t serial = 0;      // TimerId value; 0 = slot free
+    uint32_t generation = 0;  // bumped when the queued event goes stale
+    TimeNs local_deadline;    // on the node's monotonic clock
     uint64_t tag = 0;
   };
 
@@ -241,14 +241,16 @@ class Simulator {
   // instant if it is the first record of one.
   void PlaceInTrace(TraceRecord& record) {
     record.index = next_record_index_++;
-    if (record.time > instant_time_) [[unlikely]] StartInstant(record);
+    if (record.time > instant_time_) [[unlikely]]
+      StartInstant(record);
   }
   // `first` begins a later instant: tells the sinks that read instant starts.
   // Inline up to the call: where nothing reads them (most runs of most
   // scenarios, a benchmark's timer loop) a new instant costs a store.
   void StartInstant(const TraceRecord& first) {
     instant_time_ = first.time;
-    if (!instant_sinks_.empty()) [[unlikely]] TellInstantStart(first);
+    if (!instant_sinks_.empty()) [[unlikely]]
+      TellInstantStart(first);
   }
   [[gnu::noinline]] void TellInstantStart(const TraceRecord& first);
   // Which of observation_sinks_ read observations of `type`, as a bit set.
@@ -297,7 +299,7 @@ class Simulator {
   EventQueue queue_;
   Network network_;
   StorageKeys storage_keys_;  // every node's keys, numbered by first use
-  std::vector<Node> nodes_;  // sized once at construction: a NodeContext's address never changes
+  std::vector<Node> nodes_;   // sized once at construction: a NodeContext's address never changes
   std::vector<InFlight> in_flight_;
   std::vector<uint32_t> free_in_flight_;
   std::vector<TimerSlot> timers_;
@@ -345,7 +347,7 @@ class Simulator {
   bool hash_trace_ = false;
   TraceHasher trace_hasher_;
   bool stop_requested_ = false;
-  uint64_t held_events_ = 0;  // over all nodes; pending like the queued ones
+  uint64_t held_events_ = 0;               // over all nodes; pending like the queued ones
   uint64_t max_pending_events_ = 1000000;  // see SetMaxPendingEvents
   size_t compact_at_queue_size_ = 4096;    // see CompactQueue
   SimulatorStats stats_;

@@ -58,7 +58,8 @@ class StorageKeys {
       first = LoadNative<uint64_t>(p);
       last = LoadNative<uint64_t>(p + n - 8);
       for (size_t at = 8; at + 8 < n; at += 8) {
-        first = Mum(first ^ trace_hash_internal::kSecret2, LoadNative<uint64_t>(p + at) ^ trace_hash_internal::kSecret3);
+        first =
+            Mum(first ^ trace_hash_internal::kSecret2, LoadNative<uint64_t>(p + at) ^ trace_hash_internal::kSecret3);
       }
     } else if (n >= 4) {
       first = LoadNative<uint32_t>(p);
@@ -105,8 +106,8 @@ class StorageKeys {
 
   std::vector<StorageKeyId> slots_;  // a power of two long, at most half full
   size_t mask_ = 0;
-  std::vector<std::string> names_;   // by number
-  std::vector<uint64_t> hashes_;     // by number
+  std::vector<std::string> names_;  // by number
+  std::vector<uint64_t> hashes_;    // by number
 };
 
 }  // namespace sim

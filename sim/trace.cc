@@ -1,6 +1,5 @@
 #include "sim/trace.h"
 
-
 #include "electsim/sim/check.h"
 #include "fmt/format.h"
 

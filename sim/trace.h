@@ -18,27 +18,27 @@
 namespace sim {
 
 enum class TraceKind : uint8_t {
-  kStart,         // process started (first boot or restart); value = incarnation
-  kSend,          // node -> peer, message_id, payload
-  kDrop,          // message_id lost; detail = loss | partition | node-down
-  kDuplicate,     // message_id will arrive twice
-  kDeliver,       // message_id handed to peer (node = receiver, peer = sender)
-  kTimerSet,      // value = timer id, local_time = local deadline
-  kTimerCancel,   // value = timer id
-  kTimerFire,     // value = timer id
-  kCrash,         // volatile state and timers lost; detail = "power-loss" (value = unsynced keys lost) or empty
-  kRestart,       // process rebuilt from stable storage
-  kPause,         // deliveries and timers held
-  kResume,        // held events released in order
-  kClock,         // detail "drift": the clocks' rate changed, value = drift ppm;
-                  // detail "wall_step": the wall clock stepped, value = the step in ns
-  kNetwork,       // partition / cut / heal / link settings; detail describes it
-  kPersist,       // durable stable-storage write; detail = key, value = value
-  kObserve,       // process observation; payload
-  kNote,          // driver annotation (scenario step); detail = text
+  kStart,        // process started (first boot or restart); value = incarnation
+  kSend,         // node -> peer, message_id, payload
+  kDrop,         // message_id lost; detail = loss | partition | node-down
+  kDuplicate,    // message_id will arrive twice
+  kDeliver,      // message_id handed to peer (node = receiver, peer = sender)
+  kTimerSet,     // value = timer id, local_time = local deadline
+  kTimerCancel,  // value = timer id
+  kTimerFire,    // value = timer id
+  kCrash,        // volatile state and timers lost; detail = "power-loss" (value = unsynced keys lost) or empty
+  kRestart,      // process rebuilt from stable storage
+  kPause,        // deliveries and timers held
+  kResume,       // held events released in order
+  kClock,        // detail "drift": the clocks' rate changed, value = drift ppm;
+                 // detail "wall_step": the wall clock stepped, value = the step in ns
+  kNetwork,      // partition / cut / heal / link settings; detail describes it
+  kPersist,      // durable stable-storage write; detail = key, value = value
+  kObserve,      // process observation; payload
+  kNote,         // driver annotation (scenario step); detail = text
   // Appended so that the kinds above keep their numbers (and old traces their hashes).
-  kWrite,         // buffered (unsynced) stable-storage write; detail = key, value = value
-  kSync,          // buffered writes made durable; value = how many keys
+  kWrite,  // buffered (unsynced) stable-storage write; detail = key, value = value
+  kSync,   // buffered writes made durable; value = how many keys
 };
 
 inline constexpr int kTraceKindCount = static_cast<int>(TraceKind::kSync) + 1;
@@ -65,20 +65,20 @@ class TraceKinds {
 
 // The kinds that change what a node is (up, paused, its role and beliefs,
 // as checkers::ClusterView rebuilds it): lifecycle, observations and sends.
-inline constexpr TraceKinds kNodeStateKinds = {TraceKind::kStart,  TraceKind::kCrash,   TraceKind::kRestart,
-                                               TraceKind::kPause,  TraceKind::kResume,  TraceKind::kObserve,
+inline constexpr TraceKinds kNodeStateKinds = {TraceKind::kStart, TraceKind::kCrash,  TraceKind::kRestart,
+                                               TraceKind::kPause, TraceKind::kResume, TraceKind::kObserve,
                                                TraceKind::kSend};
 
 struct TraceRecord {
-  uint64_t index = 0;          // position in the trace, from 0
-  TimeNs time;                 // global virtual time
+  uint64_t index = 0;  // position in the trace, from 0
+  TimeNs time;         // global virtual time
   TraceKind kind = TraceKind::kNote;
-  NodeId node = kNoNode;       // the node the event happened at
-  NodeId peer = kNoNode;       // the other end of a message, if any
-  uint64_t message_id = 0;     // 0 when not about a message
-  TimeNs local_time;           // the node's monotonic clock reading (or a timer's deadline on it)
-  int64_t value = 0;           // kind-specific integer
-  std::string_view detail;     // kind-specific text
+  NodeId node = kNoNode;    // the node the event happened at
+  NodeId peer = kNoNode;    // the other end of a message, if any
+  uint64_t message_id = 0;  // 0 when not about a message
+  TimeNs local_time;        // the node's monotonic clock reading (or a timer's deadline on it)
+  int64_t value = 0;        // kind-specific integer
+  std::string_view detail;  // kind-specific text
   const Payload* payload = nullptr;
 };
 
@@ -286,7 +286,8 @@ class TailDigest {
     sum += tail.Finish();
   }
   hash_ = Mum(hash_ ^ kSecret0, sum ^ kSecret3);
-  if ((records_ & checkpoint_mask_) == 0) [[unlikely]] Checkpoint();
+  if ((records_ & checkpoint_mask_) == 0) [[unlikely]]
+    Checkpoint();
 }
 
 std::string FormatTraceHash(uint64_t hash);  // "0x" + 16 hex digits

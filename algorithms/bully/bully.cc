@@ -11,19 +11,16 @@
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/timer.h"
-#include "electsim/vocab/vocabulary.h"
 #include "electsim/sim/check.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
 namespace algorithms {
 namespace {
 
-
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone = 3 };
-
-
 
 struct BullyConfig {
   EpochElectionConfig base;
@@ -34,8 +31,7 @@ struct BullyConfig {
 
 class BullyNode final : public EpochElectionNode {
  public:
-  BullyNode(sim::NodeId self, BullyConfig config)
-      : EpochElectionNode(self, "bully", config.base), config_(config) {}
+  BullyNode(sim::NodeId self, BullyConfig config) : EpochElectionNode(self, "bully", config.base), config_(config) {}
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
@@ -58,8 +54,8 @@ class BullyNode final : public EpochElectionNode {
   // etcd's Step: the epoch first, then what every role does with a
   // challenge, then dispatch by role.
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
-    const bool ours = message.Is(kBullyElection) || message.Is(kBullyAnswer) ||
-                      message.Is(kBullyCoordinator) || message.Is(kBullyHeartbeat);
+    const bool ours = message.Is(kBullyElection) || message.Is(kBullyAnswer) || message.Is(kBullyCoordinator) ||
+                      message.Is(kBullyHeartbeat);
     if (!ours) return;  // e.g. the resource's acks to our writes
     // Every Bully message carries its epoch first.
     const uint64_t epoch = static_cast<uint64_t>(message.value(0));

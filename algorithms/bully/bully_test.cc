@@ -256,7 +256,9 @@ absl::Status ValidateWith(const std::function<void(OptionValues&)>& configure) {
   return BullyAlgorithm().Validate(options, cluster);
 }
 
-TEST(BullyTest, Validate_AcceptsDefaults) { EXPECT_TRUE(ValidateWith([](OptionValues&) {}).ok()); }
+TEST(BullyTest, Validate_AcceptsDefaults) {
+  EXPECT_TRUE(ValidateWith([](OptionValues&) {}).ok());
+}
 
 TEST(BullyTest, Validate_RejectsHeartbeatIntervalNotBelowTimeout) {
   const absl::Status status = ValidateWith([](OptionValues& o) {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "electsim/algorithms/store.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/leadership.h"
+#include "electsim/algorithms/store.h"
 #include "electsim/sim/check.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
@@ -202,7 +202,8 @@ class LeaseNode final : public sim::Process {
     } else {
       ReportBelief(ctx, sim::kNoNode, term());
     }
-    if (state_ == State::kLeader && !(state.exists() && state.holder == Self() && state.create_rev == lease_create_rev_)) {
+    if (state_ == State::kLeader &&
+        !(state.exists() && state.holder == Self() && state.create_rev == lease_create_rev_)) {
       StepDown(ctx, StepDownReason::kLost);
     }
     return true;
@@ -291,18 +292,19 @@ class LeaseNode final : public sim::Process {
   void AcquireByPut(sim::Context& ctx) {
     BecomeCandidate(ctx);
     acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
-    ctx.Send(config_.store, store::PutIfAbsentRequest{
-                                         .req = acquire_req_, .key = kLeaderKey, .holder = Self(), .ttl = config_.lease_ttl.ns()});
+    ctx.Send(config_.store,
+             store::PutIfAbsentRequest{
+                 .req = acquire_req_, .key = kLeaderKey, .holder = Self(), .ttl = config_.lease_ttl.ns()});
   }
 
   void AcquireByCas(sim::Context& ctx, int64_t version) {
     BecomeCandidate(ctx);
     acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
     ctx.Send(config_.store, store::CasRequest{.req = acquire_req_,
-                                                 .key = kLeaderKey,
-                                                 .version = version,
-                                                 .holder = Self(),
-                                                 .ttl = config_.lease_ttl.ns()});
+                                              .key = kLeaderKey,
+                                              .version = version,
+                                              .holder = Self(),
+                                              .ttl = config_.lease_ttl.ns()});
   }
 
   // `current`: the reply is not older than what the node already knows.
@@ -345,18 +347,17 @@ class LeaseNode final : public sim::Process {
 
   void SendRenew(sim::Context& ctx) {
     renew_req_ = NewRequest(ctx, RequestKind::kRenew);
-    ctx.Send(config_.store,
-             config_.renew == Renew::kKeepAlive
-                 ? sim::Message(store::KeepAliveRequest{.req = renew_req_,
-                                                        .key = kLeaderKey,
-                                                        .create_rev = lease_create_rev_,
-                                                        .holder = Self(),
-                                                        .ttl = config_.lease_ttl.ns()})
-                 : sim::Message(store::CasRequest{.req = renew_req_,
-                                                  .key = kLeaderKey,
-                                                  .version = lease_mod_rev_,
-                                                  .holder = Self(),
-                                                  .ttl = config_.lease_ttl.ns()}));
+    ctx.Send(config_.store, config_.renew == Renew::kKeepAlive
+                                ? sim::Message(store::KeepAliveRequest{.req = renew_req_,
+                                                                       .key = kLeaderKey,
+                                                                       .create_rev = lease_create_rev_,
+                                                                       .holder = Self(),
+                                                                       .ttl = config_.lease_ttl.ns()})
+                                : sim::Message(store::CasRequest{.req = renew_req_,
+                                                                 .key = kLeaderKey,
+                                                                 .version = lease_mod_rev_,
+                                                                 .holder = Self(),
+                                                                 .ttl = config_.lease_ttl.ns()}));
   }
 
   // Unlike an acquire's, a renewal's reply that finds the node still leader
@@ -468,8 +469,7 @@ class LeaseNode final : public sim::Process {
       case RequestKind::kWatch:
         if (req == watch_req_) watch_req_ = 0;
         return;
-      case RequestKind::kRelease:
-        return;
+      case RequestKind::kRelease: return;
     }
   }
 
@@ -510,7 +510,7 @@ class LeaseNode final : public sim::Process {
   // The lease in hand (meaningful in kLeader).
   int64_t lease_create_rev_ = 0;  // fencing token and term
   int64_t lease_mod_rev_ = 0;     // version the next renewal compares against
-  sim::TimeNs lease_sent_at_;  // DeadlineNow() when the last acknowledged acquire/renew was sent
+  sim::TimeNs lease_sent_at_;     // DeadlineNow() when the last acknowledged acquire/renew was sent
   // Lease handed back on step-down, so the follower does not reclaim it.
   int64_t released_create_rev_ = 0;
 
@@ -543,8 +543,7 @@ class LeaseAlgorithmImpl final : public Algorithm {
         OptionSpec::Duration(std::string(kOptionRenewInterval), sim::TimeNs::Millis(333),
                              "how often the holder renews (etcd keeps alive at TTL/3)", sim::TimeNs(1)),
         OptionSpec::Duration(std::string(kOptionRetryInterval), sim::TimeNs::Millis(100),
-                             "how often a non-holder polls the key (the fallback for lost watches)",
-                             sim::TimeNs(1)),
+                             "how often a non-holder polls the key (the fallback for lost watches)", sim::TimeNs(1)),
         OptionSpec::Ratio(std::string(kOptionSafetyMargin), 750000, 1, kPpm,
                           "fraction of the TTL the holder acts for, counted on its own clock from "
                           "sending the acquire/renew"),
@@ -597,7 +596,9 @@ class LeaseAlgorithmImpl final : public Algorithm {
   }
 
   // Others act on a holder's silence once its lease expires.
-  std::optional<BenchTiming> bench_timing() const override { return BenchTiming{kOptionRenewInterval, kOptionLeaseTtl}; }
+  std::optional<BenchTiming> bench_timing() const override {
+    return BenchTiming{kOptionRenewInterval, kOptionLeaseTtl};
+  }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     const LeaseConfig c = ConfigFrom(cluster, options);

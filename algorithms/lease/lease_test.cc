@@ -101,9 +101,7 @@ class TermLog final : public sim::TraceSink {
     if (r.kind != sim::TraceKind::kObserve || r.payload == nullptr || r.node.value() >= reported.size()) return;
     if (r.payload->Is(vocab::kTermChange)) reported[r.node.value()].push_back(r.payload->Get(vocab::kFieldTerm));
   }
-  bool NeverWentDown(uint32_t node) const {
-    return std::is_sorted(reported[node].begin(), reported[node].end());
-  }
+  bool NeverWentDown(uint32_t node) const { return std::is_sorted(reported[node].begin(), reported[node].end()); }
   std::vector<std::vector<int64_t>> reported;
 };
 
@@ -193,8 +191,7 @@ void RunFencingStory(bool fencing, FencingOutcome* out) {
   ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(1)).ok());
   const int64_t holder = SoleLeader(h);
   ASSERT_GE(holder, 0);
-  PauseAtWriteBegin pauser(h.sim(), sim::NodeId(static_cast<uint32_t>(holder)), h.sim().now(),
-                           sim::TimeNs::Seconds(3));
+  PauseAtWriteBegin pauser(h.sim(), sim::NodeId(static_cast<uint32_t>(holder)), h.sim().now(), sim::TimeNs::Seconds(3));
   h.sim().AddTraceSink(&pauser);
   ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(6)).ok());
   ASSERT_TRUE(pauser.fired);
@@ -256,10 +253,9 @@ bool HolderCutFromStoreOverlaps(const std::function<void(OptionValues&)>& config
 
 // Safety margin 0.9, holder clock drifting by `drift_ppm`.
 bool DriftingHolderOverlaps(int64_t drift_ppm) {
-  return HolderCutFromStoreOverlaps([](OptionValues& o) { o.Set("safety_margin", 900000); },
-                                    [drift_ppm](sim::Simulator& sim, sim::NodeId node) {
-                                      return sim.SetClockDrift(node, drift_ppm);
-                                    });
+  return HolderCutFromStoreOverlaps(
+      [](OptionValues& o) { o.Set("safety_margin", 900000); },
+      [drift_ppm](sim::Simulator& sim, sim::NodeId node) { return sim.SetClockDrift(node, drift_ppm); });
 }
 
 TEST(Lease_ClockDrift, SlowHolderClockGivesTwoLeadersAtOnce) { EXPECT_TRUE(DriftingHolderOverlaps(-400000)); }
@@ -466,12 +462,15 @@ uint64_t TraceHash(uint64_t seed) {
   ClusterHarness h(LeaseAlgorithm(), 5, seed, JitteryLink());
   sim::TraceHasher hasher;
   h.sim().AddTraceSink(&hasher);
-  EXPECT_TRUE(h.sim().ScheduleAt(sim::TimeNs::Seconds(2), [&h] {
-                       const auto leaders = h.tracker().Leaders();
-                       if (!leaders.empty()) {
-                         EXPECT_TRUE(h.sim().Crash(sim::NodeId(leaders[0])).ok());
-                       }
-                     }).ok());
+  EXPECT_TRUE(h.sim()
+                  .ScheduleAt(sim::TimeNs::Seconds(2),
+                              [&h] {
+                                const auto leaders = h.tracker().Leaders();
+                                if (!leaders.empty()) {
+                                  EXPECT_TRUE(h.sim().Crash(sim::NodeId(leaders[0])).ok());
+                                }
+                              })
+                  .ok());
   EXPECT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(5)).ok());
   return hasher.hash();
 }

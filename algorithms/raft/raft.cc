@@ -36,10 +36,7 @@ vocab::Role Reported(Role role) {
 }  // namespace
 
 RaftNode::RaftNode(sim::NodeId self, RaftConfig config)
-    : self_(self),
-      config_(std::move(config)),
-      work_(config_.resource, config_.leader_work) {
-}
+    : self_(self), config_(std::move(config)), work_(config_.resource, config_.leader_work) {}
 
 void RaftNode::OnStart(sim::Context& ctx) {
   // The boot counter is bookkeeping for entry ids, not Raft state: persisted
@@ -237,7 +234,8 @@ void RaftNode::HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Mess
   }
   LogIndex match = prev;
   if (message.size() > Append::kHeartbeatFields) {
-    const Entry entry{sim::Term(static_cast<uint64_t>(append.entry_term)), EntryId(static_cast<uint64_t>(append.entry))};
+    const Entry entry{sim::Term(static_cast<uint64_t>(append.entry_term)),
+                      EntryId(static_cast<uint64_t>(append.entry))};
     match = Next(prev);
     // An entry we hold with the same term is the same entry (Log Matching);
     // only a conflicting one, and everything after it, goes. A late,

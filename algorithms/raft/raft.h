@@ -12,11 +12,11 @@
 #include <optional>
 #include <vector>
 
+#include "algorithms/raft/log.h"
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/leadership.h"
 #include "electsim/algorithms/timer.h"
-#include "algorithms/raft/log.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
 
@@ -272,7 +272,7 @@ class RaftNode final : public sim::Process, private LogStorage {
   std::vector<LogIndex> match_index_;
 
   Timer election_timer_{kElectionTag};
-  Timer heartbeat_timer_{kHeartbeatTag};      // leader: AppendEntries to every peer
+  Timer heartbeat_timer_{kHeartbeatTag};       // leader: AppendEntries to every peer
   Timer check_quorum_timer_{kCheckQuorumTag};  // leader with check_quorum: count who answered
 
   LeaderWork work_;

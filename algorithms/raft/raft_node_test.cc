@@ -31,7 +31,8 @@ RaftConfig Config(Bug bug = Bug::kNone, bool check_quorum = false) {
 }
 
 sim::Message RequestVote(const sim::RecordType& type, uint64_t term, uint64_t last_index, uint64_t last_term) {
-  return sim::Message(type, {static_cast<int64_t>(term), static_cast<int64_t>(last_index), static_cast<int64_t>(last_term)});
+  return sim::Message(type,
+                      {static_cast<int64_t>(term), static_cast<int64_t>(last_index), static_cast<int64_t>(last_term)});
 }
 
 struct NewEntry {
@@ -82,8 +83,8 @@ struct Harness {
     if (sent.size() != 1) return std::nullopt;
     return sent[0].message;
   }
-  bool Granted(const sim::RecordType& request, const sim::RecordType& reply, uint32_t from, uint64_t term, uint64_t last_index,
-               uint64_t last_term) {
+  bool Granted(const sim::RecordType& request, const sim::RecordType& reply, uint32_t from, uint64_t term,
+               uint64_t last_index, uint64_t last_term) {
     Deliver(from, RequestVote(request, term, last_index, last_term));
     const auto answer = TakeReply(reply);
     EXPECT_TRUE(answer.has_value()) << request.name() << " got no reply";
@@ -114,11 +115,11 @@ TEST(RaftNode_VoteRestriction, ComparesLastTermsThenLengths) {
     uint64_t last_index, last_term;
     bool granted;
   };
-  for (const Case& c : {Case{5, 1, false},   // longer, but an older last term
-                        Case{1, 2, false},   // same last term, shorter
-                        Case{2, 2, true},    // identical
-                        Case{1, 3, true},    // shorter, but a newer last term
-                        Case{3, 2, true}}) { // same last term, longer
+  for (const Case& c : {Case{5, 1, false},    // longer, but an older last term
+                        Case{1, 2, false},    // same last term, shorter
+                        Case{2, 2, true},     // identical
+                        Case{1, 3, true},     // shorter, but a newer last term
+                        Case{3, 2, true}}) {  // same last term, longer
     Harness vote(1, Config(), 2, log);
     EXPECT_EQ(vote.Granted(kRequestVote, kVote, 0, 3, c.last_index, c.last_term), c.granted)
         << "vote for (" << c.last_index << ", " << c.last_term << ")";
@@ -183,7 +184,7 @@ TEST(RaftNode_PreVote, WithCheckQuorumRequestsAreIgnoredWithinTheLease) {
   const LeaseOutcome in_lease = AskWhileFollowing(/*check_quorum=*/true, TimeNs::Millis(1149));
   EXPECT_FALSE(in_lease.pre_vote_answered);  // ignored: no reply at all
   EXPECT_FALSE(in_lease.vote_answered);
-  EXPECT_EQ(in_lease.term_after, 2);         // and the term did not move
+  EXPECT_EQ(in_lease.term_after, 2);  // and the term did not move
   // election_timeout_min (150ms) after the last AppendEntries the lease is over.
   const LeaseOutcome after = AskWhileFollowing(/*check_quorum=*/true, TimeNs::Millis(1150));
   EXPECT_TRUE(after.pre_vote_granted);
@@ -343,7 +344,7 @@ TEST(RaftNode_Sync, EveryMessageOfAnElectionAndReplicationLeftSynced) {
 // power loss must not take it back (term_monotonic).
 TEST(RaftNode_Sync, ATermLearnedWithoutAnsweringIsDurable) {
   Harness h(0, Config(Bug::kNone), 2, {1});
-  h.FireElectionTimer();  // pre-candidate for term 3
+  h.FireElectionTimer();                                                       // pre-candidate for term 3
   h.Deliver(1, sim::Message(kPreVoteReply).Set("term", 3).Set("granted", 1));  // candidate, term 3
   ASSERT_EQ(h.Durable("term"), 3);
   h.ctx.sent.clear();

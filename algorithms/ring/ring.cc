@@ -14,8 +14,8 @@
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/timer.h"
-#include "electsim/vocab/vocabulary.h"
 #include "electsim/sim/check.h"
+#include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
@@ -33,7 +33,6 @@ uint64_t EpochOf(const sim::Message& message) {
 
 // Which nodes start an election at time 0 (index into the option's choices).
 enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
-
 
 // A successor that missed every ack of a hop is skipped for this many
 // heartbeat timeouts (or until it is heard from): long enough to cover the
@@ -62,9 +61,7 @@ struct RingConfig {
 class RingNode final : public EpochElectionNode {
  public:
   RingNode(sim::NodeId self, RingConfig config)
-      : EpochElectionNode(self, "ring", config.base),
-        config_(std::move(config)),
-        own_id_(config_.ids[self.value()]) {}
+      : EpochElectionNode(self, "ring", config.base), config_(std::move(config)), own_id_(config_.ids[self.value()]) {}
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
@@ -83,10 +80,10 @@ class RingNode final : public EpochElectionNode {
   // etcd's Step: the epoch first, then what every role does with the ring's
   // own bookkeeping (acks), then dispatch by role.
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
-    const bool ours = message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) ||
-                      message.Is(kRingHeartbeat);
+    const bool ours =
+        message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) || message.Is(kRingHeartbeat);
     if (!ours || from.value() >= config_.base.node_count) return;  // e.g. the resource's acks to our writes
-    dead_until_.erase(from.value());  // it is alive after all
+    dead_until_.erase(from.value());                               // it is alive after all
     const uint64_t epoch = EpochOf(message);
     ObserveEpoch(ctx, epoch);
     if (const auto ack = message.As<ring::Ack>()) {
@@ -426,8 +423,8 @@ class Ring final : public Algorithm {
     const std::vector<int64_t>& ids = options.List("ids");
     if (!ids.empty()) {
       if (ids.size() != cluster.node_count) {
-        return absl::InvalidArgumentError(fmt::format("option ids: expected {} entries (one per node), got {}",
-                                                      cluster.node_count, ids.size()));
+        return absl::InvalidArgumentError(
+            fmt::format("option ids: expected {} entries (one per node), got {}", cluster.node_count, ids.size()));
       }
       std::map<int64_t, size_t> first_position;
       for (size_t position = 0; position < ids.size(); ++position) {

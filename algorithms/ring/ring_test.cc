@@ -36,8 +36,9 @@ TEST(RingTest, HealthyNetwork_LargestIdLeadsAndEveryNodeBelievesIt) {
 }
 
 TEST(RingTest, HealthyNetwork_ElectionIdsNotNodeIndexDecide) {
-  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
-                   [](OptionValues& o) { o.SetList("ids", {3, 9, 1, 7, 5}); });
+  ClusterHarness h(RingAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)), [](OptionValues& o) {
+    o.SetList("ids", {3, 9, 1, 7, 5});
+  });
   ASSERT_TRUE(h.validation().ok()) << h.validation();
   ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
   EXPECT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
@@ -291,7 +292,8 @@ TEST(RingTest, Validate_RejectsWrongIdCount) {
 }
 
 TEST(RingTest, Validate_RejectsHeartbeatIntervalNotBelowTimeout) {
-  const absl::Status status = ValidateWith([](OptionValues& o) { o.Set("heartbeat_interval", TimeNs::Seconds(1).ns()); });
+  const absl::Status status =
+      ValidateWith([](OptionValues& o) { o.Set("heartbeat_interval", TimeNs::Seconds(1).ns()); });
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
             "option heartbeat_interval (1s) must be shorter than heartbeat_timeout (200ms): followers would "

@@ -21,8 +21,10 @@ namespace algorithms::testing {
 class ObservationTracker final : public sim::TraceSink {
  public:
   explicit ObservationTracker(uint32_t node_count)
-      : role(node_count, vocab::Role::kFollower), believed_leader(node_count, vocab::kNobody),
-        term(node_count, 0), log(node_count) {}
+      : role(node_count, vocab::Role::kFollower),
+        believed_leader(node_count, vocab::kNobody),
+        term(node_count, 0),
+        log(node_count) {}
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.kind == sim::TraceKind::kSend && r.payload != nullptr) ++sent_by_type[std::string(r.payload->type_name())];
@@ -129,9 +131,8 @@ class ClusterHarness {
     if (!validation_.ok()) return;
     sim_.AddTraceSink(&tracker_);
     for (uint32_t i = 0; i < node_count; ++i) {
-      (void)sim_.SetProcess(sim::NodeId(i), [this](sim::NodeId self) {
-        return algorithm_.CreateNode(self, cluster_, options_);
-      });
+      (void)sim_.SetProcess(sim::NodeId(i),
+                            [this](sim::NodeId self) { return algorithm_.CreateNode(self, cluster_, options_); });
     }
     (void)sim_.SetProcess(cluster_.resource, [fencing](sim::NodeId) { return MakeSharedResource(fencing); });
     if (algorithm.uses_store()) {

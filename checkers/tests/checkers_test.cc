@@ -1,10 +1,9 @@
-#include "checkers/checker.h"
-
 #include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "checkers/checker.h"
 #include "checkers/cluster_view.h"
 #include "checkers/tests/trace_builder.h"
 #include "gtest/gtest.h"
@@ -12,13 +11,13 @@
 namespace checkers {
 namespace {
 
-using trace_testing::Ms;
-using trace_testing::TraceBuilder;
 using sim::NodeId;
 using sim::TraceKind;
+using trace_testing::Ms;
+using trace_testing::TraceBuilder;
 
 std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& config, const TraceBuilder& trace,
-                             sim::TimeNs end) {
+                                    sim::TimeNs end) {
   auto checker = MakeChecker(name, config);
   EXPECT_TRUE(checker.ok()) << checker.status();
   trace.FeedTo(**checker);
@@ -33,7 +32,8 @@ CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = no
 // test.vote with granted=1 grants a vote.
 constexpr sim::RecordType kHeartbeat{"test.heartbeat", {"term"}};
 constexpr sim::RecordType kVote{"test.vote", {"term", "granted"}};
-const vocab::MessageRoles kTestRoles = {.leader_only = {{kHeartbeat, "term"}}, .vote_grants = {{kVote, "term", "granted"}}};
+const vocab::MessageRoles kTestRoles = {.leader_only = {{kHeartbeat, "term"}},
+                                        .vote_grants = {{kVote, "term", "granted"}}};
 CheckerConfig NodesWithRoles(uint32_t node_count) {
   CheckerConfig config = Nodes(node_count);
   config.message_roles = &kTestRoles;
@@ -101,8 +101,9 @@ TEST(ElectionSafety_Fires, SecondNodeClaimingSameTerm) {
   EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1), NodeId(3)}));
   EXPECT_EQ(v.term, 4);
   EXPECT_EQ(v.token, 4);
-  EXPECT_EQ(DescribeViolation(v), "election_safety at 0.030000s (trace #7): nodes 1 and 3 both claimed leadership "
-                                  "of term 4");
+  EXPECT_EQ(DescribeViolation(v),
+            "election_safety at 0.030000s (trace #7): nodes 1 and 3 both claimed leadership "
+            "of term 4");
 }
 
 TEST(ElectionSafety_Quiet, SameNodeReclaimingAndDistinctTerms) {
@@ -191,8 +192,10 @@ TEST(UniqueToken_Quiet, OneWriterPerTokenAndRejectedWrites) {
   t.Accept(Ms(20), 5, 1, 1, 1);
   t.Accept(Ms(30), 5, 2, 4, 1);  // a new token for a new writer
   t.Accept(Ms(40), 5, 1, 1, 2);  // stale (stale_token's business), but still node 1's token
-  t.Observe(Ms(50), 5,
-            vocab::ResourceRejected{{.token = 2, .writer = 3, .seq = 1, .highest = 2}});  // refused: the resource kept the token to one writer
+  t.Observe(
+      Ms(50), 5,
+      vocab::ResourceRejected{
+          {.token = 2, .writer = 3, .seq = 1, .highest = 2}});  // refused: the resource kept the token to one writer
   auto checker = RunChecker("unique_token", Nodes(5), t, Ms(100));
   EXPECT_FALSE(checker->violation());
 }
@@ -223,8 +226,7 @@ TEST(StaleToken_Quiet, EqualTokenRejectsAndHighestFieldIgnored) {
   t.Accept(Ms(20), 3, 34, 1, 33);
   t.Accept(Ms(30), 3, 34, 1, 34);  // equal to the highest: the same leader again
   // A stale write the resource rejected is the fence working, not a violation.
-  t.Observe(Ms(40), 3,
-            vocab::ResourceRejected{{.token = 33, .writer = 0, .seq = 1, .highest = 34}});
+  t.Observe(Ms(40), 3, vocab::ResourceRejected{{.token = 33, .writer = 0, .seq = 1, .highest = 34}});
   // The "highest" field is informational: only accepted tokens count.
   t.Accept(Ms(50), 3, 35, 2, 99);
   auto checker = RunChecker("stale_token", Nodes(3), t, Ms(100));
@@ -416,8 +418,9 @@ TEST(CommittedAgreement_Fires, TwoEntriesCommittedAtOneIndex) {
   EXPECT_EQ(v.trace_index, bad);
   EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(0), NodeId(2)}));
   EXPECT_EQ(v.term, 4);
-  EXPECT_EQ(v.message, "two entries were committed at index 2: 0x102 (term 1, reported by node 0 at 0.020000s) and "
-                       "0x204 (term 4, reported by node 2)");
+  EXPECT_EQ(v.message,
+            "two entries were committed at index 2: 0x102 (term 1, reported by node 0 at 0.020000s) and "
+            "0x204 (term 4, reported by node 2)");
 }
 
 TEST(CommittedAgreement_Quiet, SameEntryFromEveryNodeAndOverwrittenUncommittedEntries) {
@@ -445,7 +448,7 @@ TEST(LeaderCompleteness_Fires, LeaderOfALaterTermWithoutACommittedEntry) {
   t.Append(Ms(2), 0, 2, 1, 0x102);
   t.Commit(Ms(3), 0, 2, 1, 0x102, 2);  // committed while node 0 was in term 2
   t.Append(Ms(4), 2, 1, 1, 0x101);
-  t.Append(Ms(5), 2, 2, 3, 0x203);     // node 2 holds another entry at index 2
+  t.Append(Ms(5), 2, 2, 3, 0x203);  // node 2 holds another entry at index 2
   const uint64_t bad = t.Lead(Ms(10), 2, 4);
   auto checker = RunChecker("leader_completeness", Nodes(3), t, Ms(100));
   ASSERT_TRUE(checker->violation());
@@ -454,8 +457,9 @@ TEST(LeaderCompleteness_Fires, LeaderOfALaterTermWithoutACommittedEntry) {
   EXPECT_EQ(v.trace_index, bad);
   EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(0)}));
   EXPECT_EQ(v.term, 4);
-  EXPECT_EQ(v.message, "node 2 leads term 4 without entry 0x102 (term 1) at index 2, which node 0 reported committed "
-                       "in term 2 at 0.003000s; the leader holds entry 0x203 (term 3) there instead");
+  EXPECT_EQ(v.message,
+            "node 2 leads term 4 without entry 0x102 (term 1) at index 2, which node 0 reported committed "
+            "in term 2 at 0.003000s; the leader holds entry 0x203 (term 3) there instead");
 }
 
 TEST(LeaderCompleteness_Fires, CommitReportedAfterALaterLeaderWithoutItTookOver) {
@@ -712,7 +716,8 @@ TEST(Liveness_Quiet, StateReachedExactlyAtDeadlineCounts) {
 // A view shared with other sinks (the runner's watch and metrics) may take
 // in a record before liveness sees it. Liveness must still judge each
 // instant on the state it ended in: the verdicts match a run with its own view.
-std::optional<Violation> LivenessWithSharedViewAppliedFirst(CheckerConfig config, const TraceBuilder& t, sim::TimeNs end) {
+std::optional<Violation> LivenessWithSharedViewAppliedFirst(CheckerConfig config, const TraceBuilder& t,
+                                                            sim::TimeNs end) {
   ClusterView shared(config.node_count);
   config.cluster_view = &shared;
   auto checker = MakeChecker("liveness", config);

@@ -28,10 +28,11 @@ TEST(ClusterView_Counts, AgreeWithThePlainDefinitionsOverRandomRecords) {
     switch (rng.Below(7)) {
       case 0: index = t.Event(at, sim::TraceKind::kCrash, node); break;
       case 1: index = t.Event(at, sim::TraceKind::kRestart, node); break;
-      case 2: index = t.Event(at, rng.Chance(sim::Probability::FromParts(sim::Probability::kOne / 2))
-                                      ? sim::TraceKind::kPause
-                                      : sim::TraceKind::kResume,
-                              node);
+      case 2:
+        index = t.Event(at,
+                        rng.Chance(sim::Probability::FromParts(sim::Probability::kOne / 2)) ? sim::TraceKind::kPause
+                                                                                            : sim::TraceKind::kResume,
+                        node);
         break;
       case 3: index = t.Lead(at, node, step); break;
       case 4: index = t.Follow(at, node, step); break;

@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "checkers/tests/trace_builder.h"
-#include "gtest/gtest.h"
 #include "electsim/sim/message.h"
+#include "gtest/gtest.h"
 
 namespace checkers {
 namespace {
@@ -19,7 +19,6 @@ constexpr sim::RecordType kTestRequestVote{"test.request_vote", {"term", "candid
 constexpr sim::RecordType kTestVote{"test.vote", {"term", "candidate"}};
 constexpr sim::RecordType kTestX{"test.x", {"min"}};
 constexpr sim::RecordType kTestToken{"test.token", {"token"}};
-
 
 using sim::NodeId;
 using sim::TraceKind;
@@ -101,8 +100,7 @@ TEST(Metrics_Elections, LatencyAfterLeaderCrashIsExact) {
   EXPECT_EQ(m.no_leader_time, Ms(150 + 300));
   EXPECT_EQ(m.multi_leader_time, Ms(0));
   EXPECT_EQ(m.max_term, 2);
-  EXPECT_EQ(m.leaders_by_term,
-            (std::map<int64_t, std::vector<NodeId>>{{1, {NodeId(0)}}, {2, {NodeId(1)}}}));
+  EXPECT_EQ(m.leaders_by_term, (std::map<int64_t, std::vector<NodeId>>{{1, {NodeId(0)}}, {2, {NodeId(1)}}}));
 }
 
 TEST(Metrics_Terms, MaxTermCountsTermReportsWithoutARole) {
@@ -210,10 +208,9 @@ TEST(Metrics_Counts, MessagesByTypeAndWrites) {
   const RunMetrics m = Collect(3, t, Ms(10));
 
   EXPECT_EQ(m.messages_sent, 5u);
-  EXPECT_EQ(m.messages_by_type, (std::map<std::string, uint64_t>{{"raft.vote_request", 2},
-                                                                  {"raft.vote_reply", 1},
-                                                                  {"resource.write", 1},
-                                                                  {"resource.ack", 1}}));
+  EXPECT_EQ(m.messages_by_type,
+            (std::map<std::string, uint64_t>{
+                {"raft.vote_request", 2}, {"raft.vote_reply", 1}, {"resource.write", 1}, {"resource.ack", 1}}));
   EXPECT_EQ(m.writes_sent, 2u);
   EXPECT_EQ(m.writes_accepted, 1u);
   EXPECT_EQ(m.writes_rejected, 1u);
@@ -240,8 +237,7 @@ TEST(Metrics_Counts, ATypeAtAnotherAddressIsTheSameType) {
   t.FeedTo(collector);
   collector.Finish(Ms(10));
   const RunMetrics& m = collector.metrics();
-  EXPECT_EQ(m.messages_by_type,
-            (std::map<std::string, uint64_t>{{"test.heartbeat", 3}, {"raft.vote_reply", 1}}));
+  EXPECT_EQ(m.messages_by_type, (std::map<std::string, uint64_t>{{"test.heartbeat", 3}, {"raft.vote_reply", 1}}));
   EXPECT_EQ(m.messages_steady_state, 3u);
   EXPECT_EQ(m.messages_election, 1u);
 }
@@ -320,12 +316,12 @@ TEST(Metrics_Bytes, ElectionAndSteadyStateBytesFromHeaderAndFieldVarints) {
   t.Boot(2);
   t.Observe(Ms(100), 0, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(1)));
   t.Send(Ms(100), 0, 1, sim::Message(kTestRequestVote).Set("term", 5).Set("candidate", -1));  // 20 bytes
-  t.Send(Ms(105), 1, 0, sim::Message(kTestVote));                                               // 16 bytes
+  t.Send(Ms(105), 1, 0, sim::Message(kTestVote));                                             // 16 bytes
   t.Lead(Ms(110), 0, 1);
   t.Believe(Ms(120), 1, 0, 1);
   t.Send(Ms(150), 0, 1, sim::Message(kTestHeartbeat).Set("index", 300));  // 19 bytes
   t.Send(Ms(200), 0, 1, sim::Message(kTestHeartbeat));                    // 16 bytes
-  t.Send(Ms(300), 1, 0, sim::Message(kTestRequestVote));                 // after known: the run's, not the election's
+  t.Send(Ms(300), 1, 0, sim::Message(kTestRequestVote));                  // after known: the run's, not the election's
   MetricsCollector collector(2, &roles);
   t.FeedTo(collector);
   collector.Finish(Ms(1000));

@@ -17,13 +17,17 @@ class TraceBuilder {
   // Each returns the new record's trace index.
   uint64_t Observe(sim::TimeNs time, uint32_t node, const sim::Observation& observation) {
     payloads_.push_back(observation);
-    return Add({.time = time, .kind = sim::TraceKind::kObserve, .node = sim::NodeId(node),
-                .payload = &payloads_.back()});
+    return Add(
+        {.time = time, .kind = sim::TraceKind::kObserve, .node = sim::NodeId(node), .payload = &payloads_.back()});
   }
   uint64_t Send(sim::TimeNs time, uint32_t from, uint32_t to, const sim::Message& message) {
     payloads_.push_back(message);
-    return Add({.time = time, .kind = sim::TraceKind::kSend, .node = sim::NodeId(from), .peer = sim::NodeId(to),
-                .message_id = records_.size() + 1, .payload = &payloads_.back()});
+    return Add({.time = time,
+                .kind = sim::TraceKind::kSend,
+                .node = sim::NodeId(from),
+                .peer = sim::NodeId(to),
+                .message_id = records_.size() + 1,
+                .payload = &payloads_.back()});
   }
   uint64_t Event(sim::TimeNs time, sim::TraceKind kind, uint32_t node) {
     return Add({.time = time, .kind = kind, .node = sim::NodeId(node)});

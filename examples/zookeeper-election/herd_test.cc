@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       ++failures;
     }
   }
-  std::cout << "herd_test: 50 seeds of " << scenario << ", " << failures << " with a notice to other than the successor\n";
+  std::cout << "herd_test: 50 seeds of " << scenario << ", " << failures
+            << " with a notice to other than the successor\n";
   return failures == 0 ? 0 : 1;
 }

@@ -177,8 +177,7 @@ class Node final : public sim::Process {
                          sim::Term(static_cast<uint64_t>(child->seq)));
         }
         return;
-      default:
-        return;
+      default: return;
     }
   }
 
@@ -250,7 +249,8 @@ class Node final : public sim::Process {
   }
 
   bool Outstanding(Request kind) const {
-    return std::any_of(pending_.begin(), pending_.end(), [kind](const auto& entry) { return entry.second.kind == kind; });
+    return std::any_of(pending_.begin(), pending_.end(),
+                       [kind](const auto& entry) { return entry.second.kind == kind; });
   }
 
   void OnRequestTimeout(sim::Context& ctx, int64_t req) {
@@ -272,8 +272,7 @@ class Node final : public sim::Process {
         if (state_ == State::kWaiting && (kind == Request::kPredecessor || watched_ != 0)) Send(ctx, kind);
         return;
       case Request::kPing:
-      case Request::kLowest:
-        return;  // the next ping interval asks again; the view runs out if nothing comes back
+      case Request::kLowest: return;  // the next ping interval asks again; the view runs out if nothing comes back
     }
   }
 
@@ -332,8 +331,7 @@ class ZooKeeper final : public algorithms::Algorithm {
           "view of the session between two pings");
     }
     if (config.request_timeout >= config.session_view()) {
-      return absl::InvalidArgumentError(
-          "option request_timeout must be shorter than safety_margin x session_timeout");
+      return absl::InvalidArgumentError("option request_timeout must be shorter than safety_margin x session_timeout");
     }
     return absl::OkStatus();
   }
@@ -357,8 +355,7 @@ class ZooKeeper final : public algorithms::Algorithm {
   // what a healthy cluster keeps sending.
   const vocab::MessageRoles& message_roles() const override {
     static const vocab::MessageRoles roles = {
-        .steady_state = {&store::SessionPingRequest::kType, &store::SessionReply::kType,
-                         &store::LowestRequest::kType},
+        .steady_state = {&store::SessionPingRequest::kType, &store::SessionReply::kType, &store::LowestRequest::kType},
     };
     return roles;
   }

@@ -53,9 +53,9 @@ int Main(int argc, char** argv);
 // One run's verdict, as `electsim run` judges it.
 struct Verdict {
   uint64_t seed = 0;
-  uint64_t trace_hash = 0;         // the run's fingerprint ("trace-hash: 0x..." in the summary)
-  std::vector<std::string> violations;           // one line per checker that fired
-  std::vector<std::string> failed_expectations;  // empty when the run met its scenario's expect block
+  uint64_t trace_hash = 0;                           // the run's fingerprint ("trace-hash: 0x..." in the summary)
+  std::vector<std::string> violations;               // one line per checker that fired
+  std::vector<std::string> failed_expectations;      // empty when the run met its scenario's expect block
   std::map<std::string, uint64_t> messages_by_type;  // sends per message type, services included
   bool met_expectations() const { return failed_expectations.empty(); }
 };

@@ -2,9 +2,9 @@
 // simulator guards with it fail loudly instead of being skipped.
 #include "electsim/sim/check.h"
 
-#include "gtest/gtest.h"
 #include "electsim/sim/message.h"
 #include "electsim/sim/rng.h"
+#include "gtest/gtest.h"
 
 namespace sim {
 namespace {

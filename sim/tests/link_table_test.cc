@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "electsim/sim/rng.h"
+#include "gtest/gtest.h"
 
 namespace sim {
 namespace {
@@ -28,7 +28,10 @@ void CheckAgainstMap(uint32_t node_count, uint32_t nodes_used, int operations, u
     const NodeId to = pick();
     const auto key = std::pair(from.value(), to.value());
     switch (rng.Below(10)) {
-      case 0: case 1: case 2: case 3: {
+      case 0:
+      case 1:
+      case 2:
+      case 3: {
         bool inserted = false;
         int64_t& value = table.FindOrInsert(from, to, &inserted);
         ASSERT_EQ(inserted, !reference.contains(key)) << "op " << op;
@@ -37,7 +40,9 @@ void CheckAgainstMap(uint32_t node_count, uint32_t nodes_used, int operations, u
         reference[key] = op;
         break;
       }
-      case 4: case 5: case 6:
+      case 4:
+      case 5:
+      case 6:
         table.Erase(from, to);
         reference.erase(key);
         break;
@@ -47,8 +52,7 @@ void CheckAgainstMap(uint32_t node_count, uint32_t nodes_used, int operations, u
           reference.clear();
         }
         break;
-      default:
-        break;
+      default: break;
     }
     ASSERT_EQ(table.size(), reference.size()) << "op " << op;
     // Every link looked up after every operation: a key lost by a wrong

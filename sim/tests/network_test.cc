@@ -1,12 +1,12 @@
 // Each network fault, observed through what processes actually receive.
+#include "sim/network.h"
+
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "fmt/format.h"
-
 #include "gtest/gtest.h"
-#include "sim/network.h"
 #include "sim/simulator.h"
 #include "sim/tests/test_processes.h"
 
@@ -20,8 +20,7 @@ using testing::Seen;
 constexpr TimeNs kInterval = TimeNs::Millis(10);
 
 struct PingPongRun {
-  explicit PingPongRun(uint64_t seed, LinkConfig link, int pings = 10)
-      : sim(seed, 2, link) {
+  explicit PingPongRun(uint64_t seed, LinkConfig link, int pings = 10) : sim(seed, 2, link) {
     sim.AddTraceSink(&records);
     InstallPingPong(sim, seen, pings, kInterval);
     EXPECT_TRUE(sim.Start().ok());
@@ -40,8 +39,8 @@ TEST(Network_Latency, FixedLatencyArrivesExactlyThatLate) {
   PingPongRun run(1, LinkConfig::Fixed(TimeNs::Millis(3)), 1);
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(run.seen.deliveries.size(), 2u);
-  EXPECT_EQ(run.seen.deliveries[0].global, kInterval + TimeNs::Millis(3));      // ping
-  EXPECT_EQ(run.seen.deliveries[1].global, kInterval + TimeNs::Millis(6));      // pong
+  EXPECT_EQ(run.seen.deliveries[0].global, kInterval + TimeNs::Millis(3));  // ping
+  EXPECT_EQ(run.seen.deliveries[1].global, kInterval + TimeNs::Millis(6));  // pong
 }
 
 TEST(Network_Latency, UniformLatencyStaysInRangeAndVaries) {
@@ -88,7 +87,8 @@ class DenseNetworkModel {
   DenseNetworkModel(uint32_t n, uint64_t seed, LinkConfig link)
       : n_(n), links_(n * n, link), cuts_(n * n, 0), last_arrival_(n * n) {
     for (uint32_t from = 0; from < n; ++from) {
-      for (uint32_t to = 0; to < n; ++to) rngs_.push_back(Rng::ForStream(seed, fmt::format("network/link/{}/{}", from, to)));
+      for (uint32_t to = 0; to < n; ++to)
+        rngs_.push_back(Rng::ForStream(seed, fmt::format("network/link/{}/{}", from, to)));
     }
   }
   void SetLink(Link l, const LinkConfig& config) { links_[Index(l)] = config; }
@@ -140,7 +140,9 @@ void CheckAgainstDenseModel(uint32_t n, uint64_t seed) {
     LinkConfig config;
     switch (rng.Below(3)) {
       case 0: config.latency = LatencyModel::Fixed(TimeNs(static_cast<int64_t>(rng.Below(1000)))); break;
-      case 1: config.latency = LatencyModel::Uniform(TimeNs(10), TimeNs(10 + static_cast<int64_t>(rng.Below(5000)))); break;
+      case 1:
+        config.latency = LatencyModel::Uniform(TimeNs(10), TimeNs(10 + static_cast<int64_t>(rng.Below(5000))));
+        break;
       default: config.latency = LatencyModel::Exponential(TimeNs(5), TimeNs(300), TimeNs(4000)); break;
     }
     config.drop = rng.Below(3) == 0 ? *Probability::FromDouble(0.3) : Probability::Never();
@@ -230,9 +232,8 @@ TEST(Network_SparseLinks, SetUpAndFirstMessagesOfAHugeClusterStayCheap) {
 }
 
 TEST(Network_Latency, LongTailsRespectMinimumAndCap) {
-  for (const LatencyModel& model :
-       {LatencyModel::Exponential(TimeNs::Millis(1), TimeNs::Millis(2), TimeNs::Millis(50)),
-        LatencyModel::Pareto(TimeNs::Millis(1), 1200, TimeNs::Millis(50))}) {
+  for (const LatencyModel& model : {LatencyModel::Exponential(TimeNs::Millis(1), TimeNs::Millis(2), TimeNs::Millis(50)),
+                                    LatencyModel::Pareto(TimeNs::Millis(1), 1200, TimeNs::Millis(50))}) {
     LinkConfig link;
     link.latency = model;
     Network network(2, 10, link);
@@ -264,8 +265,7 @@ TEST(Network_Drop, PartialLossLosesSomeButNotAll) {
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(10)).ok());
   EXPECT_GT(run.PingsDelivered(), 50);
   EXPECT_LT(run.PingsDelivered(), 150);
-  EXPECT_EQ(run.sim.stats().messages_delivered + run.sim.stats().messages_dropped,
-            run.sim.stats().messages_sent);
+  EXPECT_EQ(run.sim.stats().messages_delivered + run.sim.stats().messages_dropped, run.sim.stats().messages_sent);
 }
 
 TEST(Network_Duplicate, DuplicatedMessagesArriveTwice) {
@@ -302,9 +302,12 @@ TEST(Network_Reorder, RandomLatencyReordersAndFifoDoesNot) {
 
 TEST(Network_Partition, PartitionedLinkDeliversNothingUntilHeal) {
   PingPongRun run(6, LinkConfig::Fixed(TimeNs::Millis(1)), 100);
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(200), [&] {
-    ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
-  }).ok());
+  ASSERT_TRUE(
+      run.sim.ScheduleAt(TimeNs::Millis(200),
+                         [&] {
+                           ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
+                         })
+          .ok());
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(600), [&] { run.sim.HealNetwork(); }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(2)).ok());
   int during = 0, after = 0;
@@ -320,9 +323,7 @@ TEST(Network_Partition, PartitionedLinkDeliversNothingUntilHeal) {
 TEST(Network_Partition, InFlightMessagesAreCutToo) {
   PingPongRun run(7, LinkConfig::Fixed(TimeNs::Millis(8)), 1);
   // The ping leaves at 10ms and would land at 18ms; the cut at 12ms stops it.
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(12), [&] {
-    ASSERT_TRUE(run.sim.Partition({{NodeId(0)}}).ok());
-  }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(12), [&] { ASSERT_TRUE(run.sim.Partition({{NodeId(0)}}).ok()); }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   EXPECT_EQ(run.seen.deliveries.size(), 0u);
 }
@@ -332,9 +333,12 @@ TEST(Network_Partition, MessageHeldAtAPausedNodeIsNotCutByALaterPartition) {
   // The ping lands at 11ms while node 1 is paused: it has arrived, so the
   // partition at 20ms cannot take it back. The pong, sent during the cut, is lost.
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(5), [&] { ASSERT_TRUE(run.sim.Pause(NodeId(1)).ok()); }).ok());
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(20), [&] {
-    ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
-  }).ok());
+  ASSERT_TRUE(
+      run.sim.ScheduleAt(TimeNs::Millis(20),
+                         [&] {
+                           ASSERT_TRUE(run.sim.Partition({{NodeId(0)}, {NodeId(1)}}).ok());
+                         })
+          .ok());
   ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(30), [&] { ASSERT_TRUE(run.sim.Resume(NodeId(1)).ok()); }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(run.seen.deliveries.size(), 1u);
@@ -388,9 +392,12 @@ TEST(Network_OneWayCut, BlocksOnlyOneDirection) {
 
 TEST(Network_LinkChange, LatencyCanChangeMidRun) {
   PingPongRun run(9, LinkConfig::Fixed(TimeNs::Millis(1)), 2);
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(15), [&] {
-    ASSERT_TRUE(run.sim.SetLink(NodeId(0), NodeId(1), LinkConfig::Fixed(TimeNs::Millis(7))).ok());
-  }).ok());
+  ASSERT_TRUE(
+      run.sim
+          .ScheduleAt(
+              TimeNs::Millis(15),
+              [&] { ASSERT_TRUE(run.sim.SetLink(NodeId(0), NodeId(1), LinkConfig::Fixed(TimeNs::Millis(7))).ok()); })
+          .ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1)).ok());
   ASSERT_EQ(run.PingsDelivered(), 2);
   EXPECT_EQ(run.seen.deliveries[0].global, TimeNs::Millis(11));  // ping 0 at 10ms + 1ms

@@ -75,8 +75,8 @@ TEST(Rng_Streams, DifferentNamesAndSeedsGiveDifferentStreams) {
 TEST(Rng_Streams, ExtendedNameHashesEqualTheWholeNamesHash) {
   EXPECT_EQ(ExtendNameHash(HashName("network/"), "link/3/4"), HashName("network/link/3/4"));
   EXPECT_EQ(ExtendNameHash(HashName(""), ""), HashName(""));
-  for (uint64_t value : {uint64_t{0}, uint64_t{7}, uint64_t{10}, uint64_t{99}, uint64_t{100000},
-                         uint64_t{4294967295u}, UINT64_MAX}) {
+  for (uint64_t value :
+       {uint64_t{0}, uint64_t{7}, uint64_t{10}, uint64_t{99}, uint64_t{100000}, uint64_t{4294967295u}, UINT64_MAX}) {
     const std::string name = absl::StrCat("node/", value);
     EXPECT_EQ(ExtendNameHashDecimal(HashName("node/"), value), HashName(name)) << name;
   }

@@ -26,9 +26,9 @@ using testing::TimerProbe;
 // One TimerProbe node arming the given delays.
 struct ProbeRun {
   explicit ProbeRun(std::vector<TimeNs> delays) : sim(1, 1) {
-    EXPECT_TRUE(sim.SetProcess(NodeId(0), [this, delays](NodeId) {
-                     return std::make_unique<TimerProbe>(&sim, &seen, delays);
-                   }).ok());
+    EXPECT_TRUE(
+        sim.SetProcess(NodeId(0), [this, delays](NodeId) { return std::make_unique<TimerProbe>(&sim, &seen, delays); })
+            .ok());
     EXPECT_TRUE(sim.Start().ok());
   }
   Simulator sim;
@@ -99,24 +99,28 @@ TEST(Simulator_Crash, ForgetsVolatileStateKeepsStableStorage) {
   Simulator sim(3, 2, LinkConfig::Fixed(TimeNs::Millis(1)));
   Seen seen;
   std::vector<PingPong*> node1_incarnations;
-  ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) {
-                   return std::make_unique<PingPong>(&sim, &seen, 10, TimeNs::Millis(10));
-                 }).ok());
-  ASSERT_TRUE(sim.SetProcess(NodeId(1), [&](NodeId) {
-                   auto p = std::make_unique<PingPong>(&sim, &seen, 10, TimeNs::Millis(10));
-                   node1_incarnations.push_back(p.get());
-                   return p;
-                 }).ok());
+  ASSERT_TRUE(
+      sim.SetProcess(NodeId(0), [&](NodeId) { return std::make_unique<PingPong>(&sim, &seen, 10, TimeNs::Millis(10)); })
+          .ok());
+  ASSERT_TRUE(sim.SetProcess(NodeId(1),
+                             [&](NodeId) {
+                               auto p = std::make_unique<PingPong>(&sim, &seen, 10, TimeNs::Millis(10));
+                               node1_incarnations.push_back(p.get());
+                               return p;
+                             })
+                  .ok());
   ASSERT_TRUE(sim.Start().ok());
-  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(35), [&] {
-    EXPECT_EQ(node1_incarnations.back()->volatile_received(), 3);
-    ASSERT_TRUE(sim.Crash(NodeId(1)).ok());
-  }).ok());
+  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(35),
+                             [&] {
+                               EXPECT_EQ(node1_incarnations.back()->volatile_received(), 3);
+                               ASSERT_TRUE(sim.Crash(NodeId(1)).ok());
+                             })
+                  .ok());
   ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(55), [&] { ASSERT_TRUE(sim.Restart(NodeId(1)).ok()); }).ok());
   ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(56)).ok());
   ASSERT_EQ(node1_incarnations.size(), 2u);
-  EXPECT_EQ(node1_incarnations.back()->volatile_received(), 0);     // volatile state is gone
-  EXPECT_EQ(sim.StableStorageOf(NodeId(1)).at("received"), 3);     // stable storage is not
+  EXPECT_EQ(node1_incarnations.back()->volatile_received(), 0);  // volatile state is gone
+  EXPECT_EQ(sim.StableStorageOf(NodeId(1)).at("received"), 3);   // stable storage is not
   ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
   // Pings at 40ms and 50ms reached a dead node; the other 8 were received.
   EXPECT_EQ(sim.StableStorageOf(NodeId(1)).at("received"), 8);
@@ -178,7 +182,7 @@ std::vector<std::string> ObservationLog(bool offer_every) {
 
 TEST(Simulator_Sinks, AnObservationReachesTheSinksThatReadItsTypeInTheOrderAdded) {
   EXPECT_EQ(ObservationLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",  //
-                                                             "all:test.b", "ba:test.b",                //
+                                                             "all:test.b", "ba:test.b",              //
                                                              "all:test.c"}));
 }
 
@@ -430,7 +434,8 @@ std::vector<std::map<std::string, int64_t>> BootsAfterCrash(CrashKind kind, Reco
   std::vector<std::pair<TimeNs, StorageScript::Op>> ops = {
       {TimeNs::Millis(10), [](Context& ctx) { ctx.Write("a", 1); }},
       {TimeNs::Millis(20), [](Context& ctx) { ctx.Sync(); }},
-      {TimeNs::Millis(30), [](Context& ctx) {
+      {TimeNs::Millis(30),
+       [](Context& ctx) {
          ctx.Write("a", 2);
          ctx.Write("b", 3);
          EXPECT_EQ(ctx.Load("a"), 2);  // a buffered value is what the node reads back
@@ -440,10 +445,12 @@ std::vector<std::map<std::string, int64_t>> BootsAfterCrash(CrashKind kind, Reco
   if (records != nullptr) sim.AddTraceSink(records);
   EXPECT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) { return std::make_unique<StorageScript>(ops, &boots); }).ok());
   EXPECT_TRUE(sim.Start().ok());
-  EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(45), [&] {
-    EXPECT_EQ(sim.StableStorageOf(NodeId(0)), (StableStorage{{"a", 1}, {"c", 4}}));
-    EXPECT_EQ(sim.UnsyncedWritesOf(NodeId(0)), (StableStorage{{"a", 2}, {"b", 3}}));
-  }).ok());
+  EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(45),
+                             [&] {
+                               EXPECT_EQ(sim.StableStorageOf(NodeId(0)), (StableStorage{{"a", 1}, {"c", 4}}));
+                               EXPECT_EQ(sim.UnsyncedWritesOf(NodeId(0)), (StableStorage{{"a", 2}, {"b", 3}}));
+                             })
+                  .ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(50), [&] { EXPECT_TRUE(sim.Crash(NodeId(0), kind).ok()); }).ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(60), [&] { EXPECT_TRUE(sim.Restart(NodeId(0)).ok()); }).ok());
   EXPECT_TRUE(sim.RunUntil(TimeNs::Millis(100)).ok());
@@ -473,12 +480,17 @@ TEST(Simulator_Storage, PersistOverridesABufferedValueOfItsKey) {
   Simulator sim(1, 1);
   std::vector<std::map<std::string, int64_t>> boots;
   std::vector<std::pair<TimeNs, StorageScript::Op>> ops = {
-      {TimeNs::Millis(10), [](Context& ctx) { ctx.Write("a", 1); ctx.Write("b", 2); }},
+      {TimeNs::Millis(10),
+       [](Context& ctx) {
+         ctx.Write("a", 1);
+         ctx.Write("b", 2);
+       }},
       {TimeNs::Millis(20), [](Context& ctx) { ctx.Persist("a", 5); }},
   };
   ASSERT_TRUE(sim.SetProcess(NodeId(0), [&](NodeId) { return std::make_unique<StorageScript>(ops, &boots); }).ok());
   ASSERT_TRUE(sim.Start().ok());
-  ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(50), [&] { ASSERT_TRUE(sim.Crash(NodeId(0), CrashKind::kPowerLoss).ok()); }).ok());
+  ASSERT_TRUE(
+      sim.ScheduleAt(TimeNs::Millis(50), [&] { ASSERT_TRUE(sim.Crash(NodeId(0), CrashKind::kPowerLoss).ok()); }).ok());
   ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(60), [&] { ASSERT_TRUE(sim.Restart(NodeId(0)).ok()); }).ok());
   ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(100)).ok());
   ASSERT_EQ(boots.size(), 2u);
@@ -491,10 +503,16 @@ TEST(Simulator_Storage, EachNodeHasItsOwnStorageUnderTheSameKeys) {
   Simulator sim(1, 2);
   std::vector<std::map<std::string, int64_t>> boots0, boots1;
   std::vector<std::pair<TimeNs, StorageScript::Op>> ops0 = {
-      {TimeNs::Millis(10), [](Context& ctx) { ctx.Persist("a", 1); ctx.Write("b", 2); ctx.Sync(); }},
+      {TimeNs::Millis(10),
+       [](Context& ctx) {
+         ctx.Persist("a", 1);
+         ctx.Write("b", 2);
+         ctx.Sync();
+       }},
   };
   std::vector<std::pair<TimeNs, StorageScript::Op>> ops1 = {
-      {TimeNs::Millis(20), [](Context& ctx) {
+      {TimeNs::Millis(20),
+       [](Context& ctx) {
          EXPECT_EQ(ctx.Load("a"), std::nullopt);  // node 0's keys, not node 1's
          ctx.Write("c", 3);
          ctx.Persist("b", 4);
@@ -531,9 +549,8 @@ TEST(Simulator_Clock, SlowClockFiresTimersLate) {
 TEST(Simulator_Clock, DriftChangeMidTimerReschedulesIt) {
   ProbeRun run({TimeNs::Seconds(2)});
   // 1s at the normal rate, then +250000 ppm: the remaining 1s of local time takes 0.8s.
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Seconds(1), [&] {
-    ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 250000).ok());
-  }).ok());
+  ASSERT_TRUE(
+      run.sim.ScheduleAt(TimeNs::Seconds(1), [&] { ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 250000).ok()); }).ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
   ASSERT_EQ(run.seen.firings.size(), 1u);
   EXPECT_EQ(run.seen.firings[0].global, TimeNs::Millis(1800));
@@ -575,9 +592,9 @@ class ChainedTimers final : public Process {
 // `drift_ends_at`, then keeps the global rate.
 struct DriftThenSteadyRun {
   DriftThenSteadyRun(std::vector<TimeNs> delays, int64_t drift_ppm, TimeNs drift_ends_at) : sim(1, 1) {
-    EXPECT_TRUE(sim.SetProcess(NodeId(0), [this, delays](NodeId) {
-                     return std::make_unique<ChainedTimers>(&sim, &seen, delays);
-                   }).ok());
+    EXPECT_TRUE(sim.SetProcess(NodeId(0),
+                               [this, delays](NodeId) { return std::make_unique<ChainedTimers>(&sim, &seen, delays); })
+                    .ok());
     EXPECT_TRUE(sim.SetClockDrift(NodeId(0), drift_ppm).ok());
     EXPECT_TRUE(sim.Start().ok());
     EXPECT_TRUE(sim.ScheduleAt(drift_ends_at, [this] { EXPECT_TRUE(sim.SetClockDrift(NodeId(0), 0).ok()); }).ok());
@@ -613,11 +630,14 @@ TEST(Simulator_Clock, DelayPastTheEndOfGlobalTimeNeverFiresOnAClockBehindIt) {
 
 TEST(Simulator_Clock, WallStepMovesOnlyTheWallClock) {
   ProbeRun run({TimeNs::Seconds(1)});
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
-    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(10)).ok());
-    EXPECT_EQ(run.sim.WallTime(NodeId(0)), TimeNs::Millis(10100));
-    EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs::Millis(100));
-  }).ok());
+  ASSERT_TRUE(run.sim
+                  .ScheduleAt(TimeNs::Millis(100),
+                              [&] {
+                                ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(10)).ok());
+                                EXPECT_EQ(run.sim.WallTime(NodeId(0)), TimeNs::Millis(10100));
+                                EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs::Millis(100));
+                              })
+                  .ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
   // The timer runs on the monotonic clock: the +10s step did not pull it in.
   ASSERT_EQ(run.seen.firings.size(), 1u);
@@ -628,9 +648,10 @@ TEST(Simulator_Clock, WallStepMovesOnlyTheWallClock) {
 
 TEST(Simulator_Clock, BackwardWallStepDoesNotDelayTimers) {
   ProbeRun run({TimeNs::Seconds(1)});
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(100), [&] {
-    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(-2)).ok());
-  }).ok());
+  ASSERT_TRUE(run.sim
+                  .ScheduleAt(TimeNs::Millis(100),
+                              [&] { ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs::Seconds(-2)).ok()); })
+                  .ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(5)).ok());
   ASSERT_EQ(run.seen.firings.size(), 1u);
   EXPECT_EQ(run.seen.firings[0].global, TimeNs::Seconds(1));
@@ -665,7 +686,8 @@ TEST(Simulator_Clock, WallStepsThatWouldLeaveTheClockBoundAreRejected) {
     EXPECT_EQ(first_refusal.code(), absl::StatusCode::kInvalidArgument) << first_refusal;
     EXPECT_NE(first_refusal.message().find("node 0"), std::string_view::npos) << first_refusal;
     EXPECT_NE(first_refusal.message().find(std::to_string(step.ns())), std::string_view::npos) << first_refusal;
-    EXPECT_EQ(run.sim.WallTime(NodeId(0)).ns(), (TimeNs::Seconds(1000000) * 4611 * sign).ns());  // refusals changed nothing
+    EXPECT_EQ(run.sim.WallTime(NodeId(0)).ns(),
+              (TimeNs::Seconds(1000000) * 4611 * sign).ns());  // refusals changed nothing
     EXPECT_EQ(run.sim.MonotonicTime(NodeId(0)), TimeNs(0));
   }
 }
@@ -685,10 +707,13 @@ TEST(Simulator_Clock, ReadingsSaturateAtTheEndOfTime) {
 
 TEST(Simulator_Clock, TimerAtTheEndOfTimeNeverFiresWhateverTheWallClockDoes) {
   ProbeRun run({TimeNs::Max()});
-  ASSERT_TRUE(run.sim.ScheduleAt(TimeNs::Millis(1), [&] {
-    ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs(0) - kMaxClockReading).ok());
-    ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 499999).ok());
-  }).ok());
+  ASSERT_TRUE(run.sim
+                  .ScheduleAt(TimeNs::Millis(1),
+                              [&] {
+                                ASSERT_TRUE(run.sim.StepWallClock(NodeId(0), TimeNs(0) - kMaxClockReading).ok());
+                                ASSERT_TRUE(run.sim.SetClockDrift(NodeId(0), 499999).ok());
+                              })
+                  .ok());
   ASSERT_TRUE(run.sim.RunUntil(TimeNs::Seconds(1000000)).ok());
   EXPECT_TRUE(run.seen.firings.empty());
 }
@@ -718,8 +743,7 @@ TEST(Simulator_BadInput, ProcessErrorsEndTheRunWithAClearError) {
     ASSERT_TRUE(sim.Start().ok());
     const absl::Status status = sim.RunUntil(TimeNs::Seconds(1));
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-    EXPECT_NE(status.message().find(mode == 0 ? "unknown node 7" : "negative delay"), std::string_view::npos)
-        << status;
+    EXPECT_NE(status.message().find(mode == 0 ? "unknown node 7" : "negative delay"), std::string_view::npos) << status;
   }
 }
 
@@ -727,8 +751,8 @@ TEST(Simulator_BadInput, PublicApiRejectsBadArguments) {
   Simulator sim(1, 2);
   EXPECT_FALSE(sim.Crash(NodeId(2)).ok());
   EXPECT_FALSE(sim.Pause(NodeId(5)).ok());
-  EXPECT_FALSE(sim.Resume(NodeId(0)).ok());            // not paused
-  EXPECT_FALSE(sim.Restart(NodeId(0)).ok());           // not down
+  EXPECT_FALSE(sim.Resume(NodeId(0)).ok());   // not paused
+  EXPECT_FALSE(sim.Restart(NodeId(0)).ok());  // not down
   EXPECT_FALSE(sim.SetClockDrift(NodeId(0), 600000).ok());
   EXPECT_FALSE(sim.SetProcess(NodeId(3), [](NodeId) { return std::unique_ptr<Process>(); }).ok());
   EXPECT_EQ(sim.Start().code(), absl::StatusCode::kFailedPrecondition);  // no processes yet
@@ -996,11 +1020,14 @@ uint64_t RunChatterHash(uint32_t nodes, uint64_t seed) {
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(20), [&] { EXPECT_TRUE(sim.Pause(NodeId(1)).ok()); }).ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(30), [&] { EXPECT_TRUE(sim.SetClockDrift(NodeId(1), 200000).ok()); }).ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(45), [&] { EXPECT_TRUE(sim.Resume(NodeId(1)).ok()); }).ok());
-  EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(50), [&] { EXPECT_TRUE(sim.Crash(last, CrashKind::kPowerLoss).ok()); }).ok());
-  EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(60), [&] {
-    EXPECT_TRUE(sim.Partition({{NodeId(0), NodeId(2)}}).ok());
-    EXPECT_TRUE(sim.SetClockDrift(NodeId(2), -100000).ok());
-  }).ok());
+  EXPECT_TRUE(
+      sim.ScheduleAt(TimeNs::Millis(50), [&] { EXPECT_TRUE(sim.Crash(last, CrashKind::kPowerLoss).ok()); }).ok());
+  EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(60),
+                             [&] {
+                               EXPECT_TRUE(sim.Partition({{NodeId(0), NodeId(2)}}).ok());
+                               EXPECT_TRUE(sim.SetClockDrift(NodeId(2), -100000).ok());
+                             })
+                  .ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(70), [&] { EXPECT_TRUE(sim.Restart(last).ok()); }).ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(80), [&] { sim.HealNetwork(); }).ok());
   EXPECT_TRUE(sim.RunUntil(TimeNs::Millis(120)).ok());

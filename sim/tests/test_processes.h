@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "electsim/sim/process.h"
+#include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
 

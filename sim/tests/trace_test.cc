@@ -14,8 +14,12 @@ constexpr RecordType kVote{"raft.vote", {"term", "granted"}};
 
 TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
   const Message message(kM, {3});
-  TraceRecord base{.time = TimeNs(5), .kind = TraceKind::kSend, .node = NodeId(0), .peer = NodeId(1),
-                   .message_id = 1, .payload = &message};
+  TraceRecord base{.time = TimeNs(5),
+                   .kind = TraceKind::kSend,
+                   .node = NodeId(0),
+                   .peer = NodeId(1),
+                   .message_id = 1,
+                   .payload = &message};
   auto hash_of = [](std::vector<TraceRecord> records) {
     TraceHasher hasher;
     for (const auto& r : records) hasher.OnRecord(r);
@@ -65,11 +69,16 @@ TEST(Trace_Hash, SensitiveToEveryFieldAndOrder) {
 TEST(Trace_Hash, KnownAnswer) {
   const Message message(kVote, {2, 1});
   TraceHasher hasher;
-  hasher.OnRecord({.time = TimeNs(10), .kind = TraceKind::kDeliver, .node = NodeId(1), .peer = NodeId(0),
-                   .message_id = 9, .local_time = TimeNs(11), .payload = &message});
+  hasher.OnRecord({.time = TimeNs(10),
+                   .kind = TraceKind::kDeliver,
+                   .node = NodeId(1),
+                   .peer = NodeId(0),
+                   .message_id = 9,
+                   .local_time = TimeNs(11),
+                   .payload = &message});
   // 13 bytes of text: one whole 8-byte word and a 5-byte tail; negative values.
-  hasher.OnRecord({.time = TimeNs(12), .kind = TraceKind::kNote, .local_time = TimeNs(-3), .value = -1,
-                   .detail = "hello, world!"});
+  hasher.OnRecord(
+      {.time = TimeNs(12), .kind = TraceKind::kNote, .local_time = TimeNs(-3), .value = -1, .detail = "hello, world!"});
   EXPECT_EQ(FormatTraceHash(hasher.hash()), "0x40d1ee260fa0c44d");
   EXPECT_EQ(hasher.records(), 2u);
 }
@@ -82,8 +91,12 @@ TEST(Trace_Hash, TextAloneHashesAsTheGenericPathForEveryLength) {
   using namespace trace_hash_internal;
   const std::string text = "log.12345.term-and-a-longer-tail-of-text!";
   for (size_t n = 1; n <= text.size(); ++n) {
-    const TraceRecord r{.time = TimeNs(7), .kind = TraceKind::kWrite, .node = NodeId(2), .local_time = TimeNs(8),
-                        .value = -5, .detail = std::string_view(text).substr(0, n)};
+    const TraceRecord r{.time = TimeNs(7),
+                        .kind = TraceKind::kWrite,
+                        .node = NodeId(2),
+                        .local_time = TimeNs(8),
+                        .value = -5,
+                        .detail = std::string_view(text).substr(0, n)};
     const uint64_t header = (static_cast<uint64_t>(TraceKind::kWrite) << 56) | n;
     uint64_t sum = MumPair(7, uint64_t{2} << 32 | r.peer.value(), 0) + MumPair(0, 8, 1) +
                    MumPair(static_cast<uint64_t>(int64_t{-5}), header, 2);
@@ -133,8 +146,14 @@ TEST(Trace_HashText, ParseInvertsFormatAndRejectsOtherText) {
 
 TEST(Trace_Json, OneObjectPerRecordWithPayloadFields) {
   const Message message(kVote, {2, 1});
-  TraceRecord r{.index = 4, .time = TimeNs(10), .kind = TraceKind::kDeliver, .node = NodeId(1),
-                .peer = NodeId(0), .message_id = 9, .local_time = TimeNs(11), .payload = &message};
+  TraceRecord r{.index = 4,
+                .time = TimeNs(10),
+                .kind = TraceKind::kDeliver,
+                .node = NodeId(1),
+                .peer = NodeId(0),
+                .message_id = 9,
+                .local_time = TimeNs(11),
+                .payload = &message};
   EXPECT_EQ(TraceRecordToJson(r),
             R"({"i":4,"t":10,"kind":"deliver","node":1,"peer":0,"msg":9,"local":11,"type":"raft.vote",)"
             R"("fields":{"term":2,"granted":1}})");

@@ -19,8 +19,8 @@
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
-#include "tools/electsim/termination.h"
 #include "tools/electsim/terminal_text.h"
+#include "tools/electsim/termination.h"
 
 namespace electsim {
 namespace {
@@ -40,9 +40,7 @@ std::optional<algorithms::Algorithm::BenchTiming> TimingOf(const std::string& al
   return found == nullptr ? std::nullopt : found->bench_timing();
 }
 
-std::string Join(const std::vector<std::string>& names) {
-  return fmt::format("{}", fmt::join(names, ", "));
-}
+std::string Join(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
 std::string Nanos(int64_t ns) { return fmt::format("{}ns", ns); }
 
@@ -116,11 +114,11 @@ std::string CsvHeader() {
 }
 
 std::string CsvRow(const BenchOptions& o, const std::string& sweep, const Config& c, uint64_t trial, const Trial& t) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", sweep, c.sweep_label, c.algorithm,
-                     o.fault, o.preset, trial, o.seed + trial, t.violations, t.elections, t.cause,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", sweep, c.sweep_label,
+                     c.algorithm, o.fault, o.preset, trial, o.seed + trial, t.violations, t.elections, t.cause,
                      Optional(t.detection_ns), Optional(t.election_ns), Optional(t.known_ns), t.max_term,
-                     t.election_messages, t.messages_election, t.messages_steady_state, t.end_ns,
-                     t.election_bytes, t.bytes_election, t.bytes_steady_state);
+                     t.election_messages, t.messages_election, t.messages_steady_state, t.end_ns, t.election_bytes,
+                     t.bytes_election, t.bytes_steady_state);
 }
 
 json TrialJson(const std::string& sweep, const Config& c, uint64_t trial, uint64_t seed, const Trial& t) {
@@ -252,15 +250,18 @@ std::string FormatTable(const BenchOptions& o, const std::string& sweep, const s
     for (size_t i = 0; i < trials[c].size(); ++i) {
       const Trial& a = trials[c][i];
       const Trial& b = trials[base][i];
-      if (a.ran && b.ran && a.known_ns && b.known_ns) differences.push_back(static_cast<double>(*a.known_ns - *b.known_ns));
+      if (a.ran && b.ran && a.known_ns && b.known_ns)
+        differences.push_back(static_cast<double>(*a.known_ns - *b.known_ns));
     }
     const Stats d = Summarize(differences);
     const Stats a = Summarize(Values(trials[c], &Trial::known_ns));
     const Stats b = Summarize(Values(trials[base], &Trial::known_ns));
     const double unpaired =
-        (a.n > 1 && b.n > 1) ? 1.96 * std::sqrt(a.variance / static_cast<double>(a.n) + b.variance / static_cast<double>(b.n)) : 0;
-    out += fmt::format("{:<{}}{:<10}{:>5} pairs: {} ± {}; paired/unpaired CI width {}\n", configs[c].sweep_label,
-                       first, configs[c].algorithm, d.n, Ms(d.mean), Ms(d.ci95),
+        (a.n > 1 && b.n > 1)
+            ? 1.96 * std::sqrt(a.variance / static_cast<double>(a.n) + b.variance / static_cast<double>(b.n))
+            : 0;
+    out += fmt::format("{:<{}}{:<10}{:>5} pairs: {} ± {}; paired/unpaired CI width {}\n", configs[c].sweep_label, first,
+                       configs[c].algorithm, d.n, Ms(d.mean), Ms(d.ci95),
                        unpaired > 0 ? fmt::format("{:.2f}", d.ci95 / unpaired) : std::string("n/a"));
   }
   return out;
@@ -318,11 +319,13 @@ absl::StatusOr<std::vector<Config>> BuildConfigs(const BenchOptions& o, const st
   if (sweep && sweep->parameter != "nodes" && sweep->parameter != "drop") {
     bool known = false;
     for (const std::string& name : o.algorithms) {
-      for (const auto& spec : algorithms::FindAlgorithm(name)->options()) known = known || spec.name == sweep->parameter;
+      for (const auto& spec : algorithms::FindAlgorithm(name)->options())
+        known = known || spec.name == sweep->parameter;
     }
     if (!known) {
-      return BadFlag(fmt::format("--sweep: unknown parameter \"{}\"; expected nodes, drop or an option of {} (electsim list)",
-                                 EscapeForTerminal(sweep->parameter), Join(o.algorithms)));
+      return BadFlag(
+          fmt::format("--sweep: unknown parameter \"{}\"; expected nodes, drop or an option of {} (electsim list)",
+                      EscapeForTerminal(sweep->parameter), Join(o.algorithms)));
     }
   }
   std::vector<Config> configs;
@@ -335,11 +338,13 @@ absl::StatusOr<std::vector<Config>> BuildConfigs(const BenchOptions& o, const st
       const bool option_swept = sweep && sweep->parameter != "nodes" && sweep->parameter != "drop";
       if (option_swept) {
         bool has = false;
-        for (const auto& spec : algorithms::FindAlgorithm(algorithm)->options()) has = has || spec.name == sweep->parameter;
+        for (const auto& spec : algorithms::FindAlgorithm(algorithm)->options())
+          has = has || spec.name == sweep->parameter;
         if (has) (*options)[sweep->parameter] = point.value;
       }
-      const std::string source = fmt::format("bench {} {}{}", algorithm, o.fault,
-                                             point.label.empty() ? "" : fmt::format(" {}={}", sweep->parameter, point.label));
+      const std::string source =
+          fmt::format("bench {} {}{}", algorithm, o.fault,
+                      point.label.empty() ? "" : fmt::format(" {}={}", sweep->parameter, point.label));
       // First with the fault at once, to learn the algorithm's timing with
       // the preset and the overrides applied.
       json document = BenchScenarioDocument(algorithm, o.fault, nodes, *options, 0, 1);
@@ -374,8 +379,8 @@ absl::Status CheckOptions(const BenchOptions& o) {
     }
   }
   if (std::find(kFaults.begin(), kFaults.end(), o.fault) == kFaults.end()) {
-    return BadFlag(fmt::format("--fault: unknown fault \"{}\"; expected one of {}", EscapeForTerminal(o.fault),
-                               Join(kFaults)));
+    return BadFlag(
+        fmt::format("--fault: unknown fault \"{}\"; expected one of {}", EscapeForTerminal(o.fault), Join(kFaults)));
   }
   if (o.trials == 0) return BadFlag("--trials: expected a number of trials above 0, got 0");
   if (!o.preset.empty()) {
@@ -386,8 +391,8 @@ absl::Status CheckOptions(const BenchOptions& o) {
 
 }  // namespace
 
-json BenchScenarioDocument(const std::string& algorithm, const std::string& fault, uint32_t nodes,
-                           const json& options, int64_t period_ns, int64_t detection_ns) {
+json BenchScenarioDocument(const std::string& algorithm, const std::string& fault, uint32_t nodes, const json& options,
+                           int64_t period_ns, int64_t detection_ns) {
   json network = {{"latency", {{"uniform", {"1ms", "10ms"}}}}};
   if (fault == "lossy") network["drop"] = kLossyDropRatio;
   // The fault strikes at a moment drawn uniformly within one heartbeat or
@@ -412,7 +417,9 @@ json BenchScenarioDocument(const std::string& algorithm, const std::string& faul
   return document;
 }
 
-std::vector<std::string> PresetNames() { return {"equal-detection", "etcd", "hashicorp", "kubernetes-lease", "zookeeper"}; }
+std::vector<std::string> PresetNames() {
+  return {"equal-detection", "etcd", "hashicorp", "kubernetes-lease", "zookeeper"};
+}
 
 absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string& algorithm) {
   if (preset.empty()) return json::object();
@@ -473,7 +480,7 @@ absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string&
     return options;
   }
   return absl::InvalidArgumentError(fmt::format("--preset: unknown preset \"{}\"; expected one of {}",
-                                         EscapeForTerminal(preset), Join(PresetNames())));
+                                                EscapeForTerminal(preset), Join(PresetNames())));
 }
 
 absl::StatusOr<SweepSpec> ParseSweep(const std::string& text) {
@@ -639,10 +646,14 @@ int Bench(const BenchOptions& options) {
         if (trials[c][i].ran) rows.push_back(TrialJson(sweep_name, configs[c], i, options.seed + i, trials[c][i]));
       }
     }
-    const json document = {{"algorithms", options.algorithms}, {"fault", options.fault},
-                           {"nodes", options.nodes},           {"preset", options.preset},
-                           {"first_seed", options.seed},       {"trials_per_configuration", options.trials},
-                           {"sweep", sweep_name},              {"results", rows}};
+    const json document = {{"algorithms", options.algorithms},
+                           {"fault", options.fault},
+                           {"nodes", options.nodes},
+                           {"preset", options.preset},
+                           {"first_seed", options.seed},
+                           {"trials_per_configuration", options.trials},
+                           {"sweep", sweep_name},
+                           {"results", rows}};
     json_file->Write(document.dump(1) + "\n");
     if (auto status = json_file->Commit(); !status.ok()) outcome.CouldNotWrite(status);
   }

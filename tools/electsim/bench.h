@@ -33,8 +33,8 @@ struct BenchOptions {
 
 // One point of a --sweep: the parameter's value as text, and where it goes.
 struct SweepPoint {
-  std::string label;       // "150ms", "7", "0.05"
-  nlohmann::json value;    // as the scenario document holds it
+  std::string label;     // "150ms", "7", "0.05"
+  nlohmann::json value;  // as the scenario document holds it
 };
 
 struct SweepSpec {

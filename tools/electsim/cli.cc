@@ -2,6 +2,8 @@
 // the one a user's own main calls after registering its algorithms. All file
 // and terminal I/O lives here and in tools/electsim/*; the simulation below
 // it never touches either.
+#include "CLI/CLI.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <iostream>
@@ -11,13 +13,12 @@
 #include <optional>
 #include <thread>
 
-#include "CLI/CLI.hpp"
-#include "electsim/algorithms/algorithm.h"
 #include "checkers/checker.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/electsim.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/trace.h"
-#include "electsim/electsim.h"
 #include "tools/electsim/bench.h"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/explain.h"
@@ -25,18 +26,18 @@
 #include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/overrides.h"
+#include "tools/electsim/program_name.h"
+#include "tools/electsim/replay_diff.h"
 #include "tools/electsim/report.h"
 #include "tools/electsim/repro.h"
 #include "tools/electsim/repro_writer.h"
-#include "tools/electsim/replay_diff.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
 #include "tools/electsim/summary_json.h"
 #include "tools/electsim/sweep.h"
+#include "tools/electsim/terminal_text.h"
 #include "tools/electsim/termination.h"
 #include "tools/electsim/trace_export.h"
-#include "tools/electsim/program_name.h"
-#include "tools/electsim/terminal_text.h"
 
 namespace electsim {
 namespace {
@@ -125,8 +126,8 @@ int Run(const std::string& path, std::optional<uint64_t> seed, const std::option
   return outcome.Finish();
 }
 
-int Replay(const std::string& repro_path, const std::optional<std::string>& trace_path,
-           const std::string& trace_format, const std::optional<std::string>& expected_trace) {
+int Replay(const std::string& repro_path, const std::optional<std::string>& trace_path, const std::string& trace_format,
+           const std::optional<std::string>& expected_trace) {
   auto text = ReadFile(repro_path);
   if (!text.ok()) return ReportError(text.status());
   auto repro = ParseRepro(*text, repro_path);
@@ -208,7 +209,8 @@ int List() {
     std::cout << fmt::format("  {:<{}} {:<4} {}\n", checker.name, name_width, checker.on_by_default ? "on" : "off",
                              checker.summary);
   }
-  std::cout << "  (\"on\" checkers run when a scenario lists none; liveness runs when a scenario has a liveness block)\n";
+  std::cout
+      << "  (\"on\" checkers run when a scenario lists none; liveness runs when a scenario has a liveness block)\n";
   return CommandOutcome().Finish();
 }
 
@@ -254,7 +256,8 @@ int RunCommandLine(int argc, char** argv) {
   std::string scenario_path, repro_dir = ".", repro_path;
   std::optional<std::string> trace_path;
   std::string trace_format = "jsonl";
-  const std::string trace_format_help = "what --trace writes: jsonl (docs/trace.md), perfetto (Chrome trace-event JSON) or html";
+  const std::string trace_format_help =
+      "what --trace writes: jsonl (docs/trace.md), perfetto (Chrome trace-event JSON) or html";
   std::optional<uint64_t> seed;
   bool quiet = false;
   auto* run = app.add_subcommand("run", "run a scenario under a seed and check its invariants");
@@ -267,8 +270,9 @@ int RunCommandLine(int argc, char** argv) {
       ->capture_default_str();
   run->add_flag("--quiet", quiet, "print nothing but repro and reproduce lines");
   std::vector<std::string> sets;
-  const char* set_help = "change one value of the scenario, checked like the file: PATH=VALUE, e.g. nodes=7 or "
-                         "algorithm.options.election_timeout_max=300ms (repeatable)";
+  const char* set_help =
+      "change one value of the scenario, checked like the file: PATH=VALUE, e.g. nodes=7 or "
+      "algorithm.options.election_timeout_max=300ms (repeatable)";
   bool json_summary = false;
   run->add_flag("--json", json_summary,
                 "print the summary as one JSON object (scenarios/schema/summary.schema.json) instead of text");
@@ -283,7 +287,8 @@ int RunCommandLine(int argc, char** argv) {
                      "when the trace differs, compare it record by record with this JSON Lines trace of a good run");
 
   std::string explain_path;
-  auto* explain = app.add_subcommand("explain", "tell how a run's violation came about (a repro, or a scenario and --seed)");
+  auto* explain =
+      app.add_subcommand("explain", "tell how a run's violation came about (a repro, or a scenario and --seed)");
   explain->add_option("file", explain_path, "repro file, or scenario file")->required();
   explain->add_option("--seed", seed, "seed (default: the repro's, or the scenario's)")
       ->check(UnsignedText("a seed", 0, std::numeric_limits<uint64_t>::max()));
@@ -310,8 +315,9 @@ int RunCommandLine(int argc, char** argv) {
       ->capture_default_str();
   sweep->add_option("--repro-dir", sweep_options.repro_dir, "where failing seeds write their repro files (\"\": none)")
       ->capture_default_str();
-  sweep->add_option("--max-repros", sweep_options.max_repros,
-                    "repro files per scenario, for its first failing seeds (0: none)")
+  sweep
+      ->add_option("--max-repros", sweep_options.max_repros,
+                   "repro files per scenario, for its first failing seeds (0: none)")
       ->check(UnsignedText("a number of repro files", 0, std::numeric_limits<uint64_t>::max()))
       ->capture_default_str();
 
@@ -329,8 +335,11 @@ int RunCommandLine(int argc, char** argv) {
   electsim::BenchOptions bench_options;
   bench_options.jobs = sweep_options.jobs;
   std::string bench_algorithms = "raft,bully,ring,lease";
-  auto* bench = app.add_subcommand("bench", "compare election latency across algorithms, trial by trial under the same seeds");
-  bench->add_option("--algorithms", bench_algorithms, "comma-separated algorithms; paired differences are against the first")
+  auto* bench =
+      app.add_subcommand("bench", "compare election latency across algorithms, trial by trial under the same seeds");
+  bench
+      ->add_option("--algorithms", bench_algorithms,
+                   "comma-separated algorithms; paired differences are against the first")
       ->capture_default_str();
   bench->add_option("--fault", bench_options.fault, "crash-leader, isolate-leader, pause-leader or lossy")
       ->capture_default_str();
@@ -371,7 +380,8 @@ int RunCommandLine(int argc, char** argv) {
                                CommandList(app));
       return electsim::kExitBadInput;
     }
-    std::cerr << "electsim: " << error.what() << "\n" << "run 'electsim --help' for usage\n";
+    std::cerr << "electsim: " << error.what() << "\n"
+              << "run 'electsim --help' for usage\n";
     return electsim::kExitBadInput;
   }
   if (run->parsed() || replay->parsed()) electsim::HandleTerminatingSignals(electsim::SignalResponse::kExitNow);

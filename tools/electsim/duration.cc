@@ -20,8 +20,8 @@ struct Unit {
   std::string_view name;
   int64_t ns;
 };
-constexpr Unit kUnits[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
-                           {"m", 60LL * 1000000000}, {"h", 3600LL * 1000000000}};
+constexpr Unit kUnits[] = {
+    {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"m", 60LL * 1000000000}, {"h", 3600LL * 1000000000}};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -30,8 +30,9 @@ bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 
 absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_negative) {
   auto error = [&](std::string_view why) {
-    return absl::InvalidArgumentError(fmt::format("a duration such as \"150ms\", \"2.5s\" or \"1m30s\"{}, got \"{}\" ({})",
-                                                  allow_negative ? " (a sign is allowed)" : "", text, why));
+    return absl::InvalidArgumentError(
+        fmt::format("a duration such as \"150ms\", \"2.5s\" or \"1m30s\"{}, got \"{}\" ({})",
+                    allow_negative ? " (a sign is allowed)" : "", text, why));
   };
   // absl::ParseDuration does the arithmetic; it is more lenient than the
   // grammar (bare "0", "inf", ".5s", any number of fraction digits, which it
@@ -45,9 +46,10 @@ absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_nega
   while (i < text.size()) {
     const size_t number = i;
     while (i < text.size() && IsDigit(text[i])) ++i;
-    if (i == number) return error(number == 0 || text[number - 1] == '+' || text[number - 1] == '-'
-                                      ? "missing number"
-                                      : "expected a number after the unit");
+    if (i == number)
+      return error(number == 0 || text[number - 1] == '+' || text[number - 1] == '-'
+                       ? "missing number"
+                       : "expected a number after the unit");
     uint64_t fraction = 0;
     int fraction_digits = 0;
     if (i < text.size() && text[i] == '.') {
@@ -68,7 +70,7 @@ absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_nega
     }
     if (unit == nullptr) {
       return error(unit_name.empty() && i == text.size() ? "missing unit: use ns, us, ms, s, m or h"
-                                                          : "unknown unit: use ns, us, ms, s, m or h");
+                                                         : "unknown unit: use ns, us, ms, s, m or h");
     }
     // Whole nanoseconds, judged on the digits as written.
     uint64_t scale = 1;

@@ -1,7 +1,8 @@
 #include "tools/electsim/exit_status.h"
-#include "tools/electsim/terminal_text.h"
 
 #include <cstdio>
+
+#include "tools/electsim/terminal_text.h"
 
 namespace electsim {
 

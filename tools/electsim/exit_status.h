@@ -10,9 +10,9 @@
 namespace electsim {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;      // a run broke what its scenario expects; a replay differs
-inline constexpr int kExitBadInput = 2;    // scenario, repro file, option or output path
-inline constexpr int kExitIncomplete = 3;  // an output could not be written, or memory ran out
+inline constexpr int kExitFailed = 1;        // a run broke what its scenario expects; a replay differs
+inline constexpr int kExitBadInput = 2;      // scenario, repro file, option or output path
+inline constexpr int kExitIncomplete = 3;    // an output could not be written, or memory ran out
 inline constexpr int kExitSignalBase = 128;  // + the signal's number (130 for Ctrl-C)
 
 // The exit status for an error that stopped a command: bad input unless the

@@ -7,9 +7,9 @@
 #include <set>
 #include <vector>
 
+#include "checkers/checker.h"
 #include "electsim/algorithms/store.h"
 #include "electsim/vocab/vocabulary.h"
-#include "checkers/checker.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/runner.h"
@@ -37,7 +37,9 @@ struct Event {
   uint32_t seq = 0;  // this node's own vector-clock component at the event
 
   static constexpr uint32_t kNone = UINT32_MAX;
-  bool Observes(const sim::RecordType& type) const { return kind == TraceKind::kObserve && payload && payload->Is(type); }
+  bool Observes(const sim::RecordType& type) const {
+    return kind == TraceKind::kObserve && payload && payload->Is(type);
+  }
 };
 
 bool IsFault(TraceKind kind) {
@@ -79,14 +81,17 @@ class Recorder final : public sim::TraceSink {
       case TraceKind::kTimerCancel:
       case TraceKind::kPersist:
       case TraceKind::kWrite:
-      case TraceKind::kSync:
-        return;
-      default:
-        break;
+      case TraceKind::kSync: return;
+      default: break;
     }
-    Event e{.index = r.index, .time = r.time, .kind = r.kind, .node = node,
-            .peer = r.peer == sim::kNoNode ? Event::kNone : r.peer.value(), .message_id = r.message_id,
-            .value = r.value, .detail = std::string(r.detail)};
+    Event e{.index = r.index,
+            .time = r.time,
+            .kind = r.kind,
+            .node = node,
+            .peer = r.peer == sim::kNoNode ? Event::kNone : r.peer.value(),
+            .message_id = r.message_id,
+            .value = r.value,
+            .detail = std::string(r.detail)};
     if (r.payload != nullptr) e.payload = *r.payload;
     if (at_node) e.seq = clocks_[node][node];
     if (at_node && r.kind == TraceKind::kObserve) clock_at_[r.index] = clocks_[node];
@@ -100,8 +105,8 @@ class Recorder final : public sim::TraceSink {
     return it == clock_at_.end() ? nullptr : &it->second;
   }
   const Event* Find(uint64_t index) const {
-    auto it = std::lower_bound(events_.begin(), events_.end(), index,
-                               [](const Event& e, uint64_t i) { return e.index < i; });
+    auto it =
+        std::lower_bound(events_.begin(), events_.end(), index, [](const Event& e, uint64_t i) { return e.index < i; });
     return it != events_.end() && it->index == index ? &*it : nullptr;
   }
 
@@ -145,7 +150,10 @@ std::string DescribePayload(const sim::Payload& p) {
 class Account {
  public:
   Account(const Scenario& scenario, const RunResult& result, const Recorder& recorder, const ExplainOptions& options)
-      : scenario_(scenario), result_(result), recorder_(recorder), options_(options),
+      : scenario_(scenario),
+        result_(result),
+        recorder_(recorder),
+        options_(options),
         epoch_word_(scenario.algorithm->name() == "raft" || scenario.algorithm->name() == "lease" ? "term" : "epoch") {}
 
   std::string Write() {
@@ -228,9 +236,10 @@ class Account {
                        Seconds(exposing->time), exposing->index,
                        stale ? fmt::format(", after accepting token {}", highest) : ""));
     }
-    if (claims.size() == 2 && claims[0]->payload->Get(vocab::kFieldTerm) == claims[1]->payload->Get(vocab::kFieldTerm)) {
-      Line(fmt::format("  both leaders: {} and {}, {} {}", Node(claims[0]->node), Node(claims[1]->node),
-                       epoch_word_, claims[0]->payload->Get(vocab::kFieldTerm)));
+    if (claims.size() == 2 &&
+        claims[0]->payload->Get(vocab::kFieldTerm) == claims[1]->payload->Get(vocab::kFieldTerm)) {
+      Line(fmt::format("  both leaders: {} and {}, {} {}", Node(claims[0]->node), Node(claims[1]->node), epoch_word_,
+                       claims[0]->payload->Get(vocab::kFieldTerm)));
     }
     // Newest claim last: with two claims of different tokens, the later is the new holder.
     std::sort(claims.begin(), claims.end(), [](const Event* a, const Event* b) { return a->index < b->index; });
@@ -241,10 +250,10 @@ class Account {
       const std::optional<sim::TimeNs> left = LeftLeadership(c.node, c);
       std::string token;
       if (c.payload->Has(vocab::kFieldToken)) token = fmt::format(" with token {}", c.payload->Get(vocab::kFieldToken));
-      Line(fmt::format("  {}: {} became leader of {} {}{} at {} (trace #{}){}", newer ? "new holder" : "leader",
-                       Node(c.node), epoch_word_, c.payload->Get(vocab::kFieldTerm), token, Seconds(c.time), c.index,
-                       left ? fmt::format(", left the role at {}", Seconds(*left))
-                            : ", still leader when the violation was found"));
+      Line(fmt::format(
+          "  {}: {} became leader of {} {}{} at {} (trace #{}){}", newer ? "new holder" : "leader", Node(c.node),
+          epoch_word_, c.payload->Get(vocab::kFieldTerm), token, Seconds(c.time), c.index,
+          left ? fmt::format(", left the role at {}", Seconds(*left)) : ", still leader when the violation was found"));
       if (newer) {
         if (const Event* accepted = LastAccepted(c.node)) {
           Line(fmt::format("    its write under token {} was accepted at {} (trace #{})",
@@ -288,7 +297,7 @@ class Account {
           if (kind == algorithms::store::EventKind::kExpire && expiry_reported != e.time) {
             expiry_reported = e.time;
             Line(fmt::format("  lease expiry: the store expired {}'s lease at {} (trace #{})",
-                             lease_holder >= 0   ? Node(static_cast<uint32_t>(lease_holder))
+                             lease_holder >= 0  ? Node(static_cast<uint32_t>(lease_holder))
                              : last_leader >= 0 ? Node(static_cast<uint32_t>(last_leader))
                                                 : "the holder",
                              Seconds(e.time), e.index));
@@ -309,7 +318,9 @@ class Account {
           Line(fmt::format("  crash: {} crashed at {}{}", Node(e.node), Seconds(e.time),
                            e.detail.empty() ? "" : " (" + e.detail + ")"));
           break;
-        case TraceKind::kRestart: Line(fmt::format("  restart: {} restarted at {}", Node(e.node), Seconds(e.time))); break;
+        case TraceKind::kRestart:
+          Line(fmt::format("  restart: {} restarted at {}", Node(e.node), Seconds(e.time)));
+          break;
         case TraceKind::kClock:
           Line(fmt::format("  clock: {} {} {} at {}", Node(e.node), e.detail, e.value, Seconds(e.time)));
           break;
@@ -448,11 +459,13 @@ class Account {
     }
     const uint32_t columns = scenario_.total_nodes();
     std::string header(columns * 2, ' ');
-    Line(fmt::format("causal history (happened-before the claims and the violation; one column per node, ! fault, "
-                     "L leader claim, * event; {} lines):",
-                     kept.size()));
+    Line(
+        fmt::format("causal history (happened-before the claims and the violation; one column per node, ! fault, "
+                    "L leader claim, * event; {} lines):",
+                    kept.size()));
     std::string legend;
-    for (uint32_t n = 0; n < columns; ++n) legend += fmt::format("{:<2}", n < scenario_.nodes ? std::to_string(n) : Node(n).substr(0, 1));
+    for (uint32_t n = 0; n < columns; ++n)
+      legend += fmt::format("{:<2}", n < scenario_.nodes ? std::to_string(n) : Node(n).substr(0, 1));
     Line(fmt::format("  {:>12}  {}", "time", legend));
     if (skipped > 0) {
       Line(fmt::format("  ... {} earlier events of the history skipped ({} to {})", skipped, Seconds(*skipped_from),
@@ -467,8 +480,7 @@ class Account {
         cells += fmt::format("{} ", mark);
       }
       const std::string who = e->node == Event::kNone ? "all" : Node(e->node);
-      Line(fmt::format("  {:>12}  {} {}: {}{}", Seconds(e->time), cells, who, fault ? "!! " : "",
-                       Describe(*e, sends)));
+      Line(fmt::format("  {:>12}  {} {}: {}{}", Seconds(e->time), cells, who, fault ? "!! " : "", Describe(*e, sends)));
     }
     Line(fmt::format("  {:>12}  violation: {} (trace #{})", Seconds(violation_->time), violation_->checker,
                      violation_->trace_index));

@@ -136,7 +136,9 @@ void FaultDriver::Fire(size_t i) {
 
 void FaultDriver::Arm(size_t i) {
   const Trigger& trigger = *steps_[i].after;
-  auto fire_later = [this, i] { (void)sim_.ScheduleAt(sim_.now() + steps_[i].after->delay.min, [this, i] { Fire(i); }); };
+  auto fire_later = [this, i] {
+    (void)sim_.ScheduleAt(sim_.now() + steps_[i].after->delay.min, [this, i] { Fire(i); });
+  };
   switch (trigger.event) {
     case Trigger::Event::kLeaderElected: on_claimed_.push_back(fire_later); return;
     case Trigger::Event::kLeaderKnown: WhenLeaderKnown(fire_later); return;
@@ -199,12 +201,12 @@ bool FaultDriver::ApplyProcessFault(const FaultStep& step, sim::NodeId node, con
 
 // Undoes a process fault made by `step` unless a later step replaced it.
 void FaultDriver::UndoProcessFaultLater(const FaultStep& step, sim::NodeId node, std::string_view what,
-                           std::function<absl::Status()> undo) {
+                                        std::function<absl::Status()> undo) {
   const uint64_t fault = process_faults_[node.value()];
   UndoLater(step, [this, &step, node, fault, what, undo = std::move(undo)] {
     if (process_faults_[node.value()] != fault) {
-      Skip(step, fmt::format("no {}: a later step crashed, restarted, paused or resumed node {} first", what,
-                             node.value()));
+      Skip(step,
+           fmt::format("no {}: a later step crashed, restarted, paused or resumed node {} first", what, node.value()));
       return;
     }
     ApplyProcessFault(step, node, undo());
@@ -319,9 +321,7 @@ void FaultDriver::Apply(const FaultStep& step) {
       if (node != sim::kNoNode) Check(step, sim_.StepWallClock(node, step.shift));
       return;
     }
-    case Action::kNetwork:
-      Check(step, sim_.SetAllLinks(step.link));
-      return;
+    case Action::kNetwork: Check(step, sim_.SetAllLinks(step.link)); return;
     case Action::kLink: {
       const sim::NodeId from = Resolve(step.node, step);
       const sim::NodeId to = Resolve(step.to, step);

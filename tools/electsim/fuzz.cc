@@ -13,15 +13,15 @@
 
 #include "fmt/format.h"
 #include "sim/format.h"
-#include "tools/electsim/html_timeline.h"
 #include "tools/electsim/exit_status.h"
+#include "tools/electsim/html_timeline.h"
 #include "tools/electsim/json_document.h"
 #include "tools/electsim/output_file.h"
 #include "tools/electsim/overrides.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/repro_writer.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/shrink.h"
-#include "tools/electsim/program_name.h"
 #include "tools/electsim/terminal_text.h"
 #include "tools/electsim/termination.h"
 
@@ -39,7 +39,7 @@ struct FuzzConfig {
   json options = json::object();
   algorithms::OptionValues values;
   std::vector<Override> overrides;  // --set, applied to every generated document
-  std::string flags;  // the command-line flags that generate the same scenarios
+  std::string flags;                // the command-line flags that generate the same scenarios
 };
 
 std::string SecondsText(sim::TimeNs t) { return sim::FormatDuration(t); }
@@ -52,8 +52,8 @@ absl::StatusOr<FuzzConfig> Configure(const FuzzOptions& options) {
     if (algorithm->name() == options.algorithm) config.algorithm = algorithm;
   }
   if (config.algorithm == nullptr) {
-    return InputError(fmt::format("--algorithm: expected one of {}; got \"{}\"", names,
-                                  EscapeForTerminal(options.algorithm)));
+    return InputError(
+        fmt::format("--algorithm: expected one of {}; got \"{}\"", names, EscapeForTerminal(options.algorithm)));
   }
   config.flags = fmt::format("--algorithm {}", config.algorithm->name());
   for (const std::string& pair : options.options) {
@@ -120,11 +120,11 @@ absl::Status CheckOverrides(const FuzzConfig& config, const FuzzOptions& options
   if (!scenario.ok()) {
     std::string flags;
     for (const Override& o : config.overrides) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
-    return absl::InvalidArgumentError(fmt::format("{}: {}", EscapeForTerminal(flags), std::string(scenario.status().message())));
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {}", EscapeForTerminal(flags), std::string(scenario.status().message())));
   }
   return absl::OkStatus();
 }
-
 
 // The command that rebuilds a seed's scenario and runs it.
 std::string ReproduceCommand(const FuzzConfig& config, uint64_t seed) {
@@ -177,7 +177,8 @@ absl::StatusOr<Summary> SummaryFromJson(const json& doc, const std::string& path
     if (!doc.is_object() || doc.value("electsim_fuzz_summary", 0) != 1) {
       return JsonInputError(path, "/electsim_fuzz_summary", "1 (a summary written by electsim fuzz --summary)");
     }
-    for (const char* key : {"algorithm", "options", "guarantees_of", "fencing", "liveness", "nodes", "duration", "seeds"}) {
+    for (const char* key :
+         {"algorithm", "options", "guarantees_of", "fencing", "liveness", "nodes", "duration", "seeds"}) {
       if (!doc.contains(key)) return JsonInputError(path, fmt::format("/{}", key), "a value, as fuzz writes it");
       s.header[key] = doc[key];
     }
@@ -220,22 +221,24 @@ std::string JUnit(const Summary& summary, const std::map<uint64_t, std::string>&
   std::string cases;
   for (const auto& [seed, entry] : summary.failing) {
     const std::string broken = fmt::format("{}", fmt::join(entry["broken"].get<std::vector<std::string>>(), ", "));
-    std::string body = fmt::format("seed {} broke {}\nreproduce: {}\n", seed, broken,
-                                   entry["reproduce"].get<std::string>());
+    std::string body =
+        fmt::format("seed {} broke {}\nreproduce: {}\n", seed, broken, entry["reproduce"].get<std::string>());
     if (auto it = repro_lines.find(seed); it != repro_lines.end()) body += it->second;
-    cases += fmt::format("    <testcase classname=\"{0}\" name=\"seed {1}\" time=\"0\">\n"
-                         "      <failure message=\"seed {1} broke {2}\">{3}</failure>\n    </testcase>\n",
-                         XmlEscape(suite), seed, XmlEscape(broken), XmlEscape(body));
+    cases += fmt::format(
+        "    <testcase classname=\"{0}\" name=\"seed {1}\" time=\"0\">\n"
+        "      <failure message=\"seed {1} broke {2}\">{3}</failure>\n    </testcase>\n",
+        XmlEscape(suite), seed, XmlEscape(broken), XmlEscape(body));
   }
   if (summary.failing.empty()) {
     cases = fmt::format("    <testcase classname=\"{0}\" name=\"{1} seeds, no broken guarantee\" time=\"{2:.3f}\"/>\n",
                         XmlEscape(suite), summary.seeds_run, seconds);
   }
   const size_t tests = std::max<size_t>(1, summary.failing.size());
-  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-                     "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n"
-                     "</testsuites>\n",
-                     XmlEscape(suite), tests, summary.failing.size(), seconds, cases);
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n"
+      "</testsuites>\n",
+      XmlEscape(suite), tests, summary.failing.size(), seconds, cases);
 }
 
 // --- the run ----------------------------------------------------------------
@@ -253,17 +256,17 @@ class Fuzzer {
  public:
   Fuzzer(const FuzzOptions& options, FuzzConfig config)
       : options_(options), config_(std::move(config)), terminal_(isatty(STDERR_FILENO)) {
-    summary_.header = {{"algorithm", config_.algorithm->name()},
-                       {"options", config_.options},
-                       {"guarantees_of", options.guarantees_of == GuaranteesOf::kDefaults ? "defaults" : "options"},
-                       {"fencing", options.generator.fencing},
-                       {"liveness", options.liveness_guaranteed ? "guarantee" : "finding"},
-                       {"nodes", {options.generator.nodes_min, options.generator.nodes_max}},
-                       {"duration", {SecondsText(options.generator.duration_min),
-                                     SecondsText(options.generator.duration_max)}},
-                       {"faults", FaultKindList(options.generator.fault_kinds)},
-                       {"seeds", {{"first", options.first_seed}, {"last", options.last_seed}}},
-                       {"set", options.sets}};
+    summary_.header = {
+        {"algorithm", config_.algorithm->name()},
+        {"options", config_.options},
+        {"guarantees_of", options.guarantees_of == GuaranteesOf::kDefaults ? "defaults" : "options"},
+        {"fencing", options.generator.fencing},
+        {"liveness", options.liveness_guaranteed ? "guarantee" : "finding"},
+        {"nodes", {options.generator.nodes_min, options.generator.nodes_max}},
+        {"duration", {SecondsText(options.generator.duration_min), SecondsText(options.generator.duration_max)}},
+        {"faults", FaultKindList(options.generator.fault_kinds)},
+        {"seeds", {{"first", options.first_seed}, {"last", options.last_seed}}},
+        {"set", options.sets}};
     summary_.shard_count = options.shard_count;
     summary_.shards = {options.shard_index};
     // This shard's seeds: first + (index - 1) + i * count.
@@ -284,8 +287,7 @@ class Fuzzer {
       PlainLog(false);
     }
     ClearProgress();
-    summary_.complete = summary_.seeds_run == planned_ ||
-                        (options_.stop_at_first_failure && summary_.seeds_broken > 0);
+    summary_.complete = summary_.seeds_run == planned_ || (options_.stop_at_first_failure && summary_.seeds_broken > 0);
     return Finish();
   }
 
@@ -327,9 +329,9 @@ class Fuzzer {
     try {
       auto document = GenerateFor(config_, options_, seed);
       auto scenario = document.ok() ? ParseScenarioJson(*document, SourceFor(config_, seed))
-                                     : absl::StatusOr<Scenario>(document.status());
-      absl::StatusOr<RunResult> result = scenario.ok() ? RunScenario(*scenario, seed, run_options)
-                                                       : absl::StatusOr<RunResult>(scenario.status());
+                                    : absl::StatusOr<Scenario>(document.status());
+      absl::StatusOr<RunResult> result =
+          scenario.ok() ? RunScenario(*scenario, seed, run_options) : absl::StatusOr<RunResult>(scenario.status());
       if (!result.ok()) {
         if (absl::IsCancelled(result.status())) return;
         out.state = SeedOutcome::State::kError;
@@ -337,7 +339,8 @@ class Fuzzer {
         stop_ = true;
         return;
       }
-      const std::vector<std::string> judged = JudgedInvariants(*scenario, options_.guarantees_of, options_.liveness_guaranteed);
+      const std::vector<std::string> judged =
+          JudgedInvariants(*scenario, options_.guarantees_of, options_.liveness_guaranteed);
       for (const std::string& fired : result->violated_checkers()) {
         (std::binary_search(judged.begin(), judged.end(), fired) ? out.broken : out.findings).push_back(fired);
       }
@@ -556,8 +559,8 @@ absl::Status CheckOutputs(const FuzzOptions& options) {
   if (!options.junit_path.empty()) {
     if (auto s = CheckOutputPath(options.junit_path, {}); !s.ok()) return s;
     if (SameFile(options.junit_path, options.summary_path)) {
-      return InputError(fmt::format("--junit {}: is the --summary file too; expected another path",
-                                    options.junit_path));
+      return InputError(
+          fmt::format("--junit {}: is the --summary file too; expected another path", options.junit_path));
     }
   }
   if (!options.repro_dir.empty() && options.max_repros > 0) return CheckOutputDir(options.repro_dir);
@@ -605,9 +608,10 @@ int MergeFuzzSummaries(const std::vector<std::string>& paths, const std::string&
       continue;
     }
     if (summary->header != merged->header || summary->shard_count != merged->shard_count) {
-      return ReportError(JsonInputError(path, "", fmt::format("a shard of the same fuzz run as {} (algorithm, "
-                                                              "options, seeds and shard count equal)",
-                                                              paths.front())));
+      return ReportError(JsonInputError(path, "",
+                                        fmt::format("a shard of the same fuzz run as {} (algorithm, "
+                                                    "options, seeds and shard count equal)",
+                                                    paths.front())));
     }
     for (uint64_t shard : summary->shards) {
       if (!merged->shards.insert(shard).second) {

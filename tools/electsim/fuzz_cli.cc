@@ -45,7 +45,8 @@ absl::Status Check(FuzzCommandLine& cl) {
   }
   if (!cl.time_budget.empty()) {
     auto budget = ParseDuration(cl.time_budget);
-    if (!budget.ok() || budget->ns() <= 0) return Bad("--time-budget", "a positive duration such as 60s", cl.time_budget);
+    if (!budget.ok() || budget->ns() <= 0)
+      return Bad("--time-budget", "a positive duration such as 60s", cl.time_budget);
     o.time_budget = *budget;
   }
   if (!cl.nodes.empty()) {
@@ -71,8 +72,8 @@ absl::Status Check(FuzzCommandLine& cl) {
   if (!cl.faults.empty()) {
     const auto kinds = ParseFaultKindList(cl.faults);
     if (!kinds) {
-      return Bad("--faults", fmt::format("fault kinds separated by commas, of {}",
-                                         FaultKindList(algorithms::FaultKinds::All())),
+      return Bad("--faults",
+                 fmt::format("fault kinds separated by commas, of {}", FaultKindList(algorithms::FaultKinds::All())),
                  cl.faults);
     }
     o.generator.fault_kinds = *kinds;

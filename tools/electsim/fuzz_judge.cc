@@ -18,8 +18,7 @@ FaultKinds LinkFaults(const sim::LinkConfig& link) {
 
 FaultKinds StepFaults(const FaultStep& step) {
   switch (step.action) {
-    case FaultStep::Action::kCrash:
-      return {step.lose_unsynced ? FaultKind::kPowerLoss : FaultKind::kCrash};
+    case FaultStep::Action::kCrash: return {step.lose_unsynced ? FaultKind::kPowerLoss : FaultKind::kCrash};
     case FaultStep::Action::kRestart: return {FaultKind::kCrash};
     case FaultStep::Action::kPause:
     case FaultStep::Action::kResume: return {FaultKind::kPause};

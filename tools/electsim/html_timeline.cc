@@ -114,15 +114,14 @@ class HtmlTimelineExporter final : public TraceExporter {
         output_->Write(ScriptSafe(fmt::format("MARKS.push([{},{},{}]);\n", node, r.time.ns(), text)));
         return;
       }
-      default:
-        return;
+      default: return;
     }
   }
 
   void Finish(const RunResult& result) override {
     timeline_.Finish(result.end);
-    std::string data = fmt::format(R"({{"seed":{},"end":{},"undrawn_messages":{},"scenario":)", seed_,
-                                   result.end.ns(), undrawn_messages_);
+    std::string data = fmt::format(R"({{"seed":{},"end":{},"undrawn_messages":{},"scenario":)", seed_, result.end.ns(),
+                                   undrawn_messages_);
     AppendJsonString(data, scenario_.name);
     data += R"(,"algorithm":)";
     AppendJsonString(data, scenario_.algorithm->name());
@@ -199,8 +198,8 @@ class HtmlTimelineExporter final : public TraceExporter {
 
 }  // namespace
 
-std::unique_ptr<TraceExporter> MakeHtmlTimelineExporter(std::unique_ptr<TraceOutput> output,
-                                                        const Scenario& scenario, uint64_t seed) {
+std::unique_ptr<TraceExporter> MakeHtmlTimelineExporter(std::unique_ptr<TraceOutput> output, const Scenario& scenario,
+                                                        uint64_t seed) {
   return std::make_unique<HtmlTimelineExporter>(std::move(output), scenario, seed);
 }
 

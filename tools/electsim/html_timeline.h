@@ -15,8 +15,8 @@
 
 namespace electsim {
 
-std::unique_ptr<TraceExporter> MakeHtmlTimelineExporter(std::unique_ptr<TraceOutput> output,
-                                                        const Scenario& scenario, uint64_t seed);
+std::unique_ptr<TraceExporter> MakeHtmlTimelineExporter(std::unique_ptr<TraceOutput> output, const Scenario& scenario,
+                                                        uint64_t seed);
 
 // Runs `scenario` under `seed` and writes its HTML timeline to `path`
 // (atomically; nothing is left on failure). For tools that want a timeline

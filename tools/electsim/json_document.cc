@@ -14,9 +14,7 @@ namespace electsim {
 
 using nlohmann::json;
 
-absl::Status InputError(std::string_view message) {
-  return absl::InvalidArgumentError(EscapeForTerminal(message));
-}
+absl::Status InputError(std::string_view message) { return absl::InvalidArgumentError(EscapeForTerminal(message)); }
 
 absl::Status JsonInputError(std::string_view source, std::string_view json_path, std::string_view expected) {
   return InputError(fmt::format("{}: at {}: expected {}", source, json_path.empty() ? "/" : json_path, expected));
@@ -64,7 +62,8 @@ std::string DescribeJsonValue(const json& value) {
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) return InputError(fmt::format("{}: is a directory, expected a file", path));
+  if (std::filesystem::is_directory(status))
+    return InputError(fmt::format("{}: is a directory, expected a file", path));
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     // A device or a pipe may never end (/dev/zero).
     return InputError(fmt::format("{}: is a device, pipe or socket, expected a file", path));
@@ -228,14 +227,13 @@ absl::StatusOr<json> ParseJsonText(std::string_view text, const std::string& sou
   // nlohmann's lexer takes a NUL byte for the end of the input, so text after
   // one would be ignored without a word.
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
-    return InputError(fmt::format("{}:{}: invalid JSON: a NUL byte, expected text without any", source,
-                                  LineAndColumn(text, nul)));
+    return InputError(
+        fmt::format("{}:{}: invalid JSON: a NUL byte, expected text without any", source, LineAndColumn(text, nul)));
   }
   StrictDocumentBuilder builder;
   json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, /*strict=*/true);
   switch (builder.failure()) {
-    case StrictDocumentBuilder::Failure::kNone:
-      return builder.TakeDocument();
+    case StrictDocumentBuilder::Failure::kNone: return builder.TakeDocument();
     case StrictDocumentBuilder::Failure::kDuplicateKey:
       return JsonInputError(source, builder.failure_path(), "each key once in an object, this key appears again");
     case StrictDocumentBuilder::Failure::kTooDeep:
@@ -244,15 +242,15 @@ absl::StatusOr<json> ParseJsonText(std::string_view text, const std::string& sou
     case StrictDocumentBuilder::Failure::kNumberOutOfRange:
       return JsonInputError(source, builder.failure_path(),
                             "a number within the range of a 64-bit float, got one beyond it");
-    case StrictDocumentBuilder::Failure::kSyntax:
-      break;
+    case StrictDocumentBuilder::Failure::kSyntax: break;
   }
   // The error's position is one past the byte that stopped the parser.
   const size_t at = builder.error_position() > 0 ? builder.error_position() - 1 : 0;
   std::string what = builder.error_text();
   if (what.find("expected end of input") != std::string::npos) {
-    what = "more text after the top-level value, expected only whitespace to the end of the file (one JSON document "
-           "per file)";
+    what =
+        "more text after the top-level value, expected only whitespace to the end of the file (one JSON document "
+        "per file)";
   } else if (auto pos = what.find("syntax error"); pos != std::string::npos) {
     what = what.substr(pos);
   }

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <climits>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -126,9 +126,8 @@ absl::StatusOr<fs::path> CheckedTarget(const std::string& path, const std::vecto
   auto target = ResolveTarget(path);
   if (!target.ok()) return target.status();
   if (target->filename().string().size() > kMaxNameBytes) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: the file name is longer than {} bytes, the longest name a folder can hold", path,
-                    kMaxNameBytes));
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: the file name is longer than {} bytes, the longest name a folder can hold", path, kMaxNameBytes));
   }
   const std::string target_folder = FolderOf(*target);
   if (folder == OutputFolder::kCreatedOnWrite && !fs::exists(fs::symlink_status(target_folder, ec))) {
@@ -181,7 +180,7 @@ AtomicOutputFile::AtomicOutputFile(std::string path, std::string target, std::st
     : path_(std::move(path)), target_(std::move(target)), temp_(std::move(temp)), file_(file), slot_(slot) {}
 
 absl::StatusOr<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::Open(const std::string& path,
-                                                                          const std::vector<std::string>& inputs) {
+                                                                         const std::vector<std::string>& inputs) {
   auto target = CheckedTarget(path, inputs, OutputFolder::kMustExist);
   if (!target.ok()) return target.status();
   // A fresh name of our own next to the target (same file system, so the
@@ -201,8 +200,7 @@ absl::StatusOr<std::unique_ptr<AtomicOutputFile>> AtomicOutputFile::Open(const s
     if (slot < 0) {
       close(fd);
       unlink(temp.c_str());
-      return absl::InternalError(
-          fmt::format("{}: more than {} output files open at once", path, kMaxOpenFiles));
+      return absl::InternalError(fmt::format("{}: more than {} output files open at once", path, kMaxOpenFiles));
     }
   }
   const mode_t mask = umask(0);
@@ -256,7 +254,7 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
 }
 
 absl::StatusOr<std::unique_ptr<TraceOutput>> TraceOutput::Open(const std::string& path,
-                                                                const std::vector<std::string>& inputs) {
+                                                               const std::vector<std::string>& inputs) {
   auto file = AtomicOutputFile::Open(path, inputs);
   if (!file.ok()) return file.status();
   return std::unique_ptr<TraceOutput>(new TraceOutput(std::move(*file)));
@@ -278,8 +276,8 @@ absl::Status TraceOutput::Commit() {
   if (file_ != nullptr) return file_->Commit();
   if (std::fflush(stdout) != 0 && stdout_errno_ == 0) stdout_errno_ = errno;
   if (stdout_errno_ == 0) return absl::OkStatus();
-  return absl::UnavailableError(fmt::format("the trace on standard output: write failed: {}",
-                                            std::strerror(stdout_errno_)));
+  return absl::UnavailableError(
+      fmt::format("the trace on standard output: write failed: {}", std::strerror(stdout_errno_)));
 }
 
 void RemoveTemporaryOutputFiles() {

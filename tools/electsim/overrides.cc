@@ -108,7 +108,8 @@ absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path, const std::ve
   const std::string message(scenario.status().message());
   std::string flags;
   for (const Override& o : overrides) {
-    if (message.find("at " + o.json_pointer) != std::string::npos) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
+    if (message.find("at " + o.json_pointer) != std::string::npos)
+      flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
   }
   if (flags.empty()) {
     for (const Override& o : overrides) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);

@@ -34,10 +34,10 @@ class PerfettoExporter final : public TraceExporter {
     for (uint32_t node = 0; node < scenario.total_nodes(); ++node) {
       std::string label;
       AppendJsonString(label, NodeLabel(scenario, node));
-      Event(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":{}}}}})", kPid,
-                        Tid(node), label));
-      Event(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                        kPid, Tid(node), node));
+      Event(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":{}}}}})", kPid, Tid(node),
+                        label));
+      Event(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})", kPid,
+                        Tid(node), node));
     }
   }
 
@@ -45,28 +45,17 @@ class PerfettoExporter final : public TraceExporter {
     timeline_.OnRecord(r);
     using sim::TraceKind;
     switch (r.kind) {
-      case TraceKind::kDrop:
-        Instant(r, fmt::format("drop {}", r.detail), "t");
-        return;
-      case TraceKind::kCrash:
-        Instant(r, r.detail.empty() ? "crash" : fmt::format("crash ({})", r.detail), "t");
-        return;
+      case TraceKind::kDrop: Instant(r, fmt::format("drop {}", r.detail), "t"); return;
+      case TraceKind::kCrash: Instant(r, r.detail.empty() ? "crash" : fmt::format("crash ({})", r.detail), "t"); return;
       case TraceKind::kRestart:
       case TraceKind::kPause:
-      case TraceKind::kResume:
-        Instant(r, sim::TraceKindName(r.kind), "t");
-        return;
-      case TraceKind::kClock:
-        Instant(r, fmt::format("clock {} {}", r.detail, r.value), "t");
-        return;
+      case TraceKind::kResume: Instant(r, sim::TraceKindName(r.kind), "t"); return;
+      case TraceKind::kClock: Instant(r, fmt::format("clock {} {}", r.detail, r.value), "t"); return;
       case TraceKind::kNetwork:
         Instant(r, fmt::format("network: {}", r.detail), r.node == sim::kNoNode ? "g" : "t");
         return;
-      case TraceKind::kNote:
-        Instant(r, r.detail, r.node == sim::kNoNode ? "g" : "t");
-        return;
-      default:
-        return;
+      case TraceKind::kNote: Instant(r, r.detail, r.node == sim::kNoNode ? "g" : "t"); return;
+      default: return;
     }
   }
 
@@ -109,8 +98,9 @@ class PerfettoExporter final : public TraceExporter {
   void OnSpan(const TimelineTracker::Span& span) {
     const std::string name =
         span.term >= 0 ? fmt::format("{} (term {})", span.state, span.term) : std::string(span.state);
-    Event(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}","cat":"role","args":{{"state":"{}"}}}})",
-                      kPid, Tid(span.node), Micros(span.start), Micros(span.end - span.start), name, span.state));
+    Event(fmt::format(
+        R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}","cat":"role","args":{{"state":"{}"}}}})", kPid,
+        Tid(span.node), Micros(span.start), Micros(span.end - span.start), name, span.state));
   }
 
   void OnFlow(const TimelineTracker::Flow& flow) {
@@ -118,10 +108,11 @@ class PerfettoExporter final : public TraceExporter {
     const uint64_t id = ++flows_;
     std::string name;
     AppendJsonString(name, flow.type);
-    Event(fmt::format(R"({{"ph":"s","id":{},"pid":{},"tid":{},"ts":{},"name":{},"cat":"msg","args":{{"msg":{}}}}})",
-                      id, kPid, Tid(flow.from), Micros(flow.sent), name, flow.message_id));
-    Event(fmt::format(R"({{"ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{},"name":{},"cat":"msg","args":{{"msg":{}}}}})",
-                      id, kPid, Tid(flow.to), Micros(flow.delivered), name, flow.message_id));
+    Event(fmt::format(R"({{"ph":"s","id":{},"pid":{},"tid":{},"ts":{},"name":{},"cat":"msg","args":{{"msg":{}}}}})", id,
+                      kPid, Tid(flow.from), Micros(flow.sent), name, flow.message_id));
+    Event(fmt::format(
+        R"({{"ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{},"name":{},"cat":"msg","args":{{"msg":{}}}}})", id,
+        kPid, Tid(flow.to), Micros(flow.delivered), name, flow.message_id));
   }
 
   std::unique_ptr<TraceOutput> output_;

@@ -50,9 +50,10 @@ class ExpectedTraceComparer final : public sim::TraceSink {
     if (!differs_at_) {
       std::string next;
       if (std::getline(expected_, next)) {
-        return fmt::format("replay: this run's records all match the expected trace, which goes on after it ends:\n"
-                           "  expected: {}\n",
-                           EscapeForTerminal(next));
+        return fmt::format(
+            "replay: this run's records all match the expected trace, which goes on after it ends:\n"
+            "  expected: {}\n",
+            EscapeForTerminal(next));
       }
       return "replay: every record matches the expected trace\n";
     }
@@ -82,7 +83,8 @@ class RecordWindow final : public sim::TraceSink {
  public:
   RecordWindow(uint64_t from, uint64_t to) : from_(from), to_(to) {}
   void OnRecord(const sim::TraceRecord& record) override {
-    if (record.index >= from_ && record.index < to_) lines_ += fmt::format("  #{}: {}\n", record.index, TraceRecordToNamedJson(record));
+    if (record.index >= from_ && record.index < to_)
+      lines_ += fmt::format("  #{}: {}\n", record.index, TraceRecordToNamedJson(record));
   }
   const std::string& lines() const { return lines_; }
 
@@ -116,7 +118,7 @@ absl::StatusOr<std::string> ShowWindow(const Repro& repro, uint64_t from, uint64
 }  // namespace
 
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
-                                                   const std::optional<std::string>& expected_trace_path) {
+                                                    const std::optional<std::string>& expected_trace_path) {
   if (expected_trace_path) {
     std::ifstream expected(*expected_trace_path);
     if (!expected) {
@@ -145,10 +147,11 @@ absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const Ru
   const uint64_t agreed = first_different * every;  // records that hash the same
   if (first_different < expected.size() && first_different < got.size()) {
     const uint64_t to = agreed + every;
-    return ShowWindow(repro, agreed, std::min(to, agreed + kShownRecords),
-                      fmt::format("replay: the first {} records hash as in the repro; the first difference is among "
-                                  "records #{} to #{} (--expected TRACE.jsonl names it); this run's first {} of them:\n",
-                                  agreed, agreed, to - 1, std::min(every, kShownRecords)));
+    return ShowWindow(
+        repro, agreed, std::min(to, agreed + kShownRecords),
+        fmt::format("replay: the first {} records hash as in the repro; the first difference is among "
+                    "records #{} to #{} (--expected TRACE.jsonl names it); this run's first {} of them:\n",
+                    agreed, agreed, to - 1, std::min(every, kShownRecords)));
   }
   if (repro.trace_records != actual.trace_records) {
     const uint64_t shorter = std::min(repro.trace_records, actual.trace_records);

@@ -20,6 +20,6 @@ namespace electsim {
 // `actual`) to show the records where the traces part. Errors: the expected
 // trace cannot be read (bad input).
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
-                                                   const std::optional<std::string>& expected_trace_path);
+                                                    const std::optional<std::string>& expected_trace_path);
 
 }  // namespace electsim

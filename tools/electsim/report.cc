@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "sim/trace.h"
 #include "sim/format.h"
+#include "sim/trace.h"
 #include "tools/electsim/terminal_text.h"
 
 namespace electsim {
@@ -21,11 +21,10 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
   if (!scenario.description.empty()) line(fmt::format("  {}", EscapeForTerminal(scenario.description)));
   // A stop condition ends the run early: say so, rather than print a ragged duration.
   const bool stopped = scenario.stop_when_leader_known && result.end < scenario.duration;
-  line(fmt::format("algorithm: {}, {} nodes, seed {}, simulated {}", scenario.algorithm->name(), scenario.nodes,
-                   result.seed,
-                   stopped ? fmt::format("{} (stopped: the leader was known after the last fault)",
-                                         sim::FormatSeconds(result.end))
-                           : sim::FormatDuration(result.end)));
+  line(fmt::format(
+      "algorithm: {}, {} nodes, seed {}, simulated {}", scenario.algorithm->name(), scenario.nodes, result.seed,
+      stopped ? fmt::format("{} (stopped: the leader was known after the last fault)", sim::FormatSeconds(result.end))
+              : sim::FormatDuration(result.end)));
   if (m.leaders_by_term.empty()) {
     line("leaders by term: none elected");
   } else {

@@ -1,4 +1,3 @@
-#include "tools/electsim/program_name.h"
 #include "tools/electsim/repro.h"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 #include "fmt/format.h"
 #include "sim/trace.h"
 #include "tools/electsim/json_document.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/schema.h"
 
 namespace electsim {
@@ -59,7 +59,8 @@ absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path)
     }
     repro.checkpoints = std::move(checkpoints);
   }
-  for (const nlohmann::json& violation : doc["violations"]) repro.violations.push_back(violation["checker"].get<std::string>());
+  for (const nlohmann::json& violation : doc["violations"])
+    repro.violations.push_back(violation["checker"].get<std::string>());
   std::sort(repro.violations.begin(), repro.violations.end());
 
   // Named as when it ran, so the summary reads the same.

@@ -26,7 +26,7 @@ struct Repro {
   uint64_t trace_hash = 0;
   uint64_t trace_records = 0;
   std::optional<TraceCheckpoints> checkpoints;  // repros written before checkpoints have none
-  std::vector<std::string> violations;  // checker names, sorted
+  std::vector<std::string> violations;          // checker names, sorted
 };
 absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path);
 

@@ -65,23 +65,27 @@ class ScenarioDriver {
     for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
 
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
-      if (auto s = sim_.SetProcess(sim::NodeId(i), [this](sim::NodeId self) {
-            return scenario_.algorithm->CreateNode(self, cluster_, scenario_.options);
-          }); !s.ok()) {
+      if (auto s = sim_.SetProcess(
+              sim::NodeId(i),
+              [this](sim::NodeId self) { return scenario_.algorithm->CreateNode(self, cluster_, scenario_.options); });
+          !s.ok()) {
         return s;
       }
     }
     const bool fencing = scenario_.fencing;
     const bool exclusive_token = scenario_.exclusive_token;
-    if (auto s = sim_.SetProcess(cluster_.resource, [fencing, exclusive_token](sim::NodeId) {
-          return algorithms::MakeSharedResource(fencing, exclusive_token);
-        }); !s.ok()) {
+    if (auto s = sim_.SetProcess(cluster_.resource,
+                                 [fencing, exclusive_token](sim::NodeId) {
+                                   return algorithms::MakeSharedResource(fencing, exclusive_token);
+                                 });
+        !s.ok()) {
       return s;
     }
     if (cluster_.store != sim::kNoNode) {
-      if (auto s = sim_.SetProcess(cluster_.store, [this](sim::NodeId) {
-            return scenario_.algorithm->CreateStore(cluster_, scenario_.options);
-          }); !s.ok()) {
+      if (auto s = sim_.SetProcess(
+              cluster_.store,
+              [this](sim::NodeId) { return scenario_.algorithm->CreateStore(cluster_, scenario_.options); });
+          !s.ok()) {
         return s;
       }
     }
@@ -94,8 +98,8 @@ class ScenarioDriver {
         // Settings the simulator cannot carry (a storm of messages or timers): bad input.
         return InputError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
       }
-      return absl::InternalError(EscapeForTerminal(
-          fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
+      return absl::InternalError(
+          EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
     }
     checkers_ = nullptr;
     metrics.Finish(sim_.now());
@@ -128,9 +132,10 @@ class ScenarioDriver {
   absl::Status RunToEnd(const RunOptions& options) {
     sim::TimeNs slice_end;
     do {
-      if (options.should_stop && options.should_stop()) return absl::CancelledError("stopped before the end of the run");
-      slice_end = options.should_stop ? std::min(sim_.now() + kStopCheckInterval, scenario_.duration)
-                                      : scenario_.duration;
+      if (options.should_stop && options.should_stop())
+        return absl::CancelledError("stopped before the end of the run");
+      slice_end =
+          options.should_stop ? std::min(sim_.now() + kStopCheckInterval, scenario_.duration) : scenario_.duration;
       stop_requested_ = false;
       if (auto s = sim_.RunUntil(slice_end); !s.ok()) return s;
       if (stop_requested_ && faults_.view().LeaderKnownToAll()) return absl::OkStatus();
@@ -193,8 +198,8 @@ class ScenarioDriver {
                                                        *expect.writes_rejected_min, m.writes_rejected));
     }
     if (expect.writes_accepted_min && m.writes_accepted < *expect.writes_accepted_min) {
-      result.failed_expectations.push_back(fmt::format("expected at least {} accepted writes, saw {}",
-                                                       *expect.writes_accepted_min, m.writes_accepted));
+      result.failed_expectations.push_back(
+          fmt::format("expected at least {} accepted writes, saw {}", *expect.writes_accepted_min, m.writes_accepted));
     }
   }
 

@@ -42,16 +42,13 @@ std::optional<sim::TimeNs> Scenario::LivenessAfter() const {
   return last;
 }
 
-uint32_t Scenario::total_nodes() const {
-  return nodes + 1 + (algorithm != nullptr && algorithm->uses_store() ? 1 : 0);
-}
+uint32_t Scenario::total_nodes() const { return nodes + 1 + (algorithm != nullptr && algorithm->uses_store() ? 1 : 0); }
 
 namespace {
 
 // Names end up in file names (repros): keep them to a safe alphabet.
 bool IsPlainChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
 std::string PlainName(std::string name) {
@@ -66,7 +63,8 @@ void ReadLeaderWork(const Reader& reader, const json& work, algorithms::LeaderWo
   if (const json* i = Reader::Find(work, "interval")) {
     config.write_interval = reader.PositiveDuration(*i, "/leader_work/interval");
   }
-  if (const json* d = Reader::Find(work, "duration")) config.write_duration = reader.Duration(*d, "/leader_work/duration");
+  if (const json* d = Reader::Find(work, "duration"))
+    config.write_duration = reader.Duration(*d, "/leader_work/duration");
   if (config.write_duration >= config.write_interval) {
     reader.Fail("/leader_work/duration", fmt::format("a duration shorter than leader_work.interval ({})",
                                                      sim::FormatDuration(config.write_interval)));
@@ -110,7 +108,8 @@ Scenario Read(const Reader& reader, json document) {
   if (const json* v = Reader::Find(document, "leader_work")) ReadLeaderWork(reader, *v, s.leader_work);
   scenario_reader::ReadAlgorithm(reader, document.at("algorithm"), s);
   s.network.latency = sim::LatencyModel::Fixed(sim::TimeNs::Millis(1));
-  if (const json* v = Reader::Find(document, "network")) scenario_reader::ReadLinkSettings(reader, *v, "/network", s.network);
+  if (const json* v = Reader::Find(document, "network"))
+    scenario_reader::ReadLinkSettings(reader, *v, "/network", s.network);
   if (const json* v = Reader::Find(document, "nodes_model")) {
     scenario_reader::ReadNodeModel(reader, *v, "/nodes_model", s.node_model);
   }

@@ -12,10 +12,10 @@
 #include "absl/status/statusor.h"
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/options.h"
+#include "electsim/sim/types.h"
 #include "nlohmann/json.hpp"
 #include "sim/network.h"
 #include "sim/simulator.h"
-#include "electsim/sim/types.h"
 #include "tools/electsim/json_document.h"
 
 namespace electsim {
@@ -51,8 +51,18 @@ struct Trigger {
 
 struct FaultStep {
   enum class Action {
-    kCrash, kRestart, kPause, kResume, kPartition, kIsolate, kCut, kHeal,
-    kClockDrift, kClockShift, kNetwork, kLink,
+    kCrash,
+    kRestart,
+    kPause,
+    kResume,
+    kPartition,
+    kIsolate,
+    kCut,
+    kHeal,
+    kClockDrift,
+    kClockShift,
+    kNetwork,
+    kLink,
   };
   // When the step happens. In a Scenario: at_range.min (or 0 with `after`);
   // in a run, the time drawn or the moment its trigger fired.
@@ -69,11 +79,11 @@ struct FaultStep {
   std::vector<std::vector<NodeSelector>> groups;  // partition
   std::optional<sim::TimeNs> for_ns;              // undo after this long (in a Scenario: for_range->min)
   std::optional<TimeRange> for_range;
-  bool during_write = false;                      // pause: wait for the node's next write_begin
-  bool lose_unsynced = false;                     // crash: a power loss, stable-storage writes not synced are lost
+  bool during_write = false;   // pause: wait for the node's next write_begin
+  bool lose_unsynced = false;  // crash: a power loss, stable-storage writes not synced are lost
   int64_t drift_ppm = 0;
   sim::TimeNs shift;
-  sim::LinkConfig link;                           // network, link
+  sim::LinkConfig link;  // network, link
   // "crash the leader for 3s": for trace notes and reports.
   std::string Describe() const;
   // When the fault (including its undo) is over; in a Scenario, with its

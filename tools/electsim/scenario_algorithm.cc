@@ -19,7 +19,8 @@ void ReadOptions(const Reader& reader, const json& options, const std::string& p
   for (auto it = options.begin(); it != options.end(); ++it) {
     const std::string option_path = Reader::Child(path, it.key());
     auto spec = std::find_if(specs.begin(), specs.end(), [&](const auto& o) { return o.name == it.key(); });
-    if (spec == specs.end()) reader.Fail(option_path, fmt::format("an option of algorithm \"{}\"", s.algorithm->name()));
+    if (spec == specs.end())
+      reader.Fail(option_path, fmt::format("an option of algorithm \"{}\"", s.algorithm->name()));
     const json& v = it.value();
     const std::string range = spec->RangeText();
     const std::string in_range = range.empty() ? "" : fmt::format(" ({})", range);
@@ -29,12 +30,8 @@ void ReadOptions(const Reader& reader, const json& options, const std::string& p
         held = reader.Duration(v, option_path).ns();
         if (held < spec->min || held > spec->max) reader.Fail(option_path, fmt::format("a duration{}", in_range), &v);
         break;
-      case algorithms::OptionType::kInt:
-        held = reader.Integer(v, option_path, spec->min, spec->max);
-        break;
-      case algorithms::OptionType::kBool:
-        held = reader.Bool(v, option_path) ? 1 : 0;
-        break;
+      case algorithms::OptionType::kInt: held = reader.Integer(v, option_path, spec->min, spec->max); break;
+      case algorithms::OptionType::kBool: held = reader.Bool(v, option_path) ? 1 : 0; break;
       case algorithms::OptionType::kRatio: {
         if (!v.is_number()) reader.Fail(option_path, fmt::format("a number {}", range), &v);
         // The range is checked on the number as written, before rounding to

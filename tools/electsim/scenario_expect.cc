@@ -23,8 +23,9 @@ void ReadLiveness(const Reader& reader, const json& liveness, Scenario& s) {
     s.liveness_after = reader.Duration(*after, "/liveness/after");
   } else if (std::any_of(s.faults.begin(), s.faults.end(), [](const FaultStep& f) { return f.during_write; })) {
     // Such a pause starts at a write, so when it ends is known only as the run goes.
-    reader.Fail("/liveness/after",
-                "a duration (this key is required when a pause waits for a write: its end is not known before the run)");
+    reader.Fail(
+        "/liveness/after",
+        "a duration (this key is required when a pause waits for a write: its end is not known before the run)");
   }
   if (s.stop_when_leader_known && Reader::Find(liveness, "stable_for")) {
     reader.Fail("/liveness/stable_for", "no \"stable_for\" with \"stop\" (the run ends as soon as a leader is known)",
@@ -34,13 +35,13 @@ void ReadLiveness(const Reader& reader, const json& liveness, Scenario& s) {
   const std::optional<sim::TimeNs> after = s.LivenessAfter();
   const sim::TimeNs deadline = after.value_or(sim::TimeNs(0)) + s.liveness_within;
   if (after && deadline > s.duration) {
-    reader.Fail("/liveness",
-                fmt::format("a deadline within the run: liveness is judged from {}{} until {} later, {}, past the run's "
-                            "end at {}",
-                            sim::FormatDuration(*after),
-                            s.liveness_after ? "" : " (when the last fault step ends)",
-                            sim::FormatDuration(s.liveness_within), sim::FormatDuration(deadline),
-                            sim::FormatDuration(s.duration)));
+    reader.Fail(
+        "/liveness",
+        fmt::format("a deadline within the run: liveness is judged from {}{} until {} later, {}, past the run's "
+                    "end at {}",
+                    sim::FormatDuration(*after), s.liveness_after ? "" : " (when the last fault step ends)",
+                    sim::FormatDuration(s.liveness_within), sim::FormatDuration(deadline),
+                    sim::FormatDuration(s.duration)));
   }
   if (const json* stable_for = Reader::Find(liveness, "stable_for")) {
     s.liveness_stable_for = reader.PositiveDuration(*stable_for, "/liveness/stable_for");
@@ -61,14 +62,16 @@ Expectation ReadExpectation(const Reader& reader, const json& expect, const std:
     for (size_t i = 0; i < list->size(); ++i) {
       const std::string path = Reader::Child("/expect/violations", i);
       const std::string& name = reader.String((*list)[i], path);
-      if (!enabled.count(name)) reader.Fail(path, "the name of a checker this scenario runs (see \"checkers\")", &(*list)[i]);
+      if (!enabled.count(name))
+        reader.Fail(path, "the name of a checker this scenario runs (see \"checkers\")", &(*list)[i]);
       expectation.violations.push_back(name);
     }
     std::sort(expectation.violations.begin(), expectation.violations.end());
     expectation.violations.erase(std::unique(expectation.violations.begin(), expectation.violations.end()),
                                  expectation.violations.end());
   }
-  if (const json* b = Reader::Find(expect, "multi_leader")) expectation.multi_leader = reader.Bool(*b, "/expect/multi_leader");
+  if (const json* b = Reader::Find(expect, "multi_leader"))
+    expectation.multi_leader = reader.Bool(*b, "/expect/multi_leader");
   if (const json* b = Reader::Find(expect, "elected")) expectation.elected = reader.Bool(*b, "/expect/elected");
   if (const json* n = Reader::Find(expect, "writes_rejected_min")) {
     expectation.writes_rejected_min = reader.Integer(*n, "/expect/writes_rejected_min", 0, int64_t{1} << 40);

@@ -34,17 +34,12 @@ std::string FaultStep::Describe() const {
     case Action::kResume:
     case Action::kIsolate:
     case Action::kClockDrift:
-    case Action::kClockShift:
-      text += fmt::format(" {}", node.Describe());
-      break;
+    case Action::kClockShift: text += fmt::format(" {}", node.Describe()); break;
     case Action::kCut:
-    case Action::kLink:
-      text += fmt::format(" from {} to {}", node.Describe(), to.Describe());
-      break;
+    case Action::kLink: text += fmt::format(" from {} to {}", node.Describe(), to.Describe()); break;
     case Action::kPartition:
     case Action::kHeal:
-    case Action::kNetwork:
-      break;
+    case Action::kNetwork: break;
   }
   if (action == Action::kClockDrift) text += fmt::format(" drift {} ppm", drift_ppm);
   if (action == Action::kClockShift) text += fmt::format(" shift {}", sim::FormatDuration(shift));
@@ -128,7 +123,8 @@ Trigger ReadTrigger(const Reader& reader, const json& value, const std::string& 
   } else if (trigger.event == Trigger::Event::kStepDone) {
     reader.Fail(path, "a \"step\" with \"event\": \"step_done\" (the step to wait for)");
   }
-  if (const json* delay = Reader::Find(value, "delay")) trigger.delay = reader.Time(*delay, Reader::Child(path, "delay"));
+  if (const json* delay = Reader::Find(value, "delay"))
+    trigger.delay = reader.Time(*delay, Reader::Child(path, "delay"));
   return trigger;
 }
 
@@ -230,7 +226,7 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
     step.for_range = reader.Time(*f, Reader::Child(path, "for"), /*positive=*/true);
     step.for_ns = step.for_range->min;
   }
-  step.during_write = value.contains("during");  // the schema allows only "write"
+  step.during_write = value.contains("during");                   // the schema allows only "write"
   if (const json* lose = Reader::Find(value, "lose_unsynced")) {  // the schema allows it in crash steps only
     step.lose_unsynced = reader.Bool(*lose, Reader::Child(path, "lose_unsynced"));
   }
@@ -247,14 +243,9 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
         reader.Fail(action_path, "an election node or \"leader\" with \"during\": \"write\" (only they write)", &body);
       }
       break;
-    case FaultStep::Action::kPartition:
-      ReadPartition(reader, body, action_path, s, step);
-      break;
-    case FaultStep::Action::kCut:
-      ReadEnds(reader, body, action_path, s, "a node always reaches itself", step);
-      break;
-    case FaultStep::Action::kHeal:
-      break;
+    case FaultStep::Action::kPartition: ReadPartition(reader, body, action_path, s, step); break;
+    case FaultStep::Action::kCut: ReadEnds(reader, body, action_path, s, "a node always reaches itself", step); break;
+    case FaultStep::Action::kHeal: break;
     case FaultStep::Action::kClockDrift:
       step.node = ReadNodeSelector(reader, body.at("node"), Reader::Child(action_path, "node"), s);
       if (const json* drift = Reader::Find(body, "drift_ppm")) {
@@ -273,8 +264,7 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
       ReadLinkSettings(reader, body, action_path, step.link);
       ReadEnds(reader, body, action_path, s, "messages to oneself do not cross the network", step);
       break;
-    case FaultStep::Action::kClockShift:
-      break;
+    case FaultStep::Action::kClockShift: break;
   }
   return step;
 }

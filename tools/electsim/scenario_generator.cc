@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "electsim/algorithms/guarantees.h"
-#include "fmt/format.h"
 #include "electsim/sim/rng.h"
+#include "fmt/format.h"
 #include "tools/guarantees/fault_templates.h"
 
 namespace electsim {
@@ -21,10 +21,7 @@ class Generator {
  public:
   Generator(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, uint64_t seed,
             const GeneratorSettings& settings)
-      : algorithm_(algorithm),
-        values_(values),
-        settings_(settings),
-        rng_(sim::Rng::ForStream(seed, "fuzz.generator")) {
+      : algorithm_(algorithm), values_(values), settings_(settings), rng_(sim::Rng::ForStream(seed, "fuzz.generator")) {
     nodes_ = static_cast<uint32_t>(rng_.Between(settings.nodes_min, settings.nodes_max));
     duration_ms_ = rng_.Between(settings.duration_min.ns() / 1'000'000, settings.duration_max.ns() / 1'000'000);
     // Faults start in the first 40% of the run and last at most 20% of it;
@@ -54,8 +51,7 @@ class Generator {
     if (network_.contains("drop") || network_.contains("duplicate")) {
       Push(fault_window_end_ms_ + longest_fault_ms_, {{"network", {{"drop", 0.0}, {"duplicate", 0.0}}}});
     }
-    std::stable_sort(steps_.begin(), steps_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(steps_.begin(), steps_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     json faults = json::array();
     for (auto& [at_ms, step] : steps_) faults.push_back(std::move(step));
     return faults;
@@ -155,12 +151,8 @@ class Generator {
   void AddPartition() {
     const int64_t at = At(), for_ms = Lasting(100, 5000);
     switch (rng_.Below(4)) {
-      case 0:
-        PushFor(at, "partition", json::array({json::array({"leader"})}), for_ms);
-        return;
-      case 1:
-        PushFor(at, "isolate", LeaderOrNode(), for_ms);
-        return;
+      case 0: PushFor(at, "partition", json::array({json::array({"leader"})}), for_ms); return;
+      case 1: PushFor(at, "isolate", LeaderOrNode(), for_ms); return;
       default: break;
     }
     std::vector<uint64_t> order(nodes_);
@@ -218,7 +210,8 @@ std::optional<algorithms::FaultKinds> ParseFaultKindList(std::string_view text) 
     const size_t comma = text.find(',');
     const std::string_view name = text.substr(0, comma);
     const auto& all = algorithms::AllFaultKinds();
-    const auto kind = std::find_if(all.begin(), all.end(), [&](FaultKind k) { return algorithms::FaultKindName(k) == name; });
+    const auto kind =
+        std::find_if(all.begin(), all.end(), [&](FaultKind k) { return algorithms::FaultKindName(k) == name; });
     if (kind == all.end()) return std::nullopt;
     kinds = kinds.With({*kind});
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
@@ -246,8 +239,8 @@ json GenerateScenario(const algorithms::Algorithm& algorithm, const json& option
           {"checkers", SafetyCheckers()},
           // From when every fault is over (a pause that waits for a write
           // starts late: it has room) to 90% of the run.
-          {"liveness", {{"after", Millis(generator.duration_ms() * 65 / 100)},
-                        {"within", Millis(generator.duration_ms() / 4)}}},
+          {"liveness",
+           {{"after", Millis(generator.duration_ms() * 65 / 100)}, {"within", Millis(generator.duration_ms() / 4)}}},
           {"expect", {{"violations", json::array()}}}};
 }
 

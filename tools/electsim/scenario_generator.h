@@ -12,8 +12,8 @@
 
 #include "electsim/algorithms/algorithm.h"
 #include "electsim/algorithms/guarantees.h"
-#include "nlohmann/json.hpp"
 #include "electsim/sim/types.h"
+#include "nlohmann/json.hpp"
 
 namespace electsim {
 

@@ -14,7 +14,8 @@ using nlohmann::json;
 sim::LatencyModel ReadLatency(const Reader& reader, const json& value, const std::string& path) {
   if (value.is_string()) return sim::LatencyModel::Fixed(reader.Duration(value, path));
   if (!value.is_object() || value.size() != 1) {
-    reader.Fail(path, "a latency: a duration, or an object with one of \"fixed\", \"uniform\", \"exponential\", \"pareto\"",
+    reader.Fail(path,
+                "a latency: a duration, or an object with one of \"fixed\", \"uniform\", \"exponential\", \"pareto\"",
                 &value);
   }
   const std::string kind = value.begin().key();
@@ -54,7 +55,8 @@ sim::LatencyModel ReadLatency(const Reader& reader, const json& value, const std
 }  // namespace
 
 void ReadLinkSettings(const Reader& reader, const json& object, const std::string& path, sim::LinkConfig& link) {
-  if (const json* v = Reader::Find(object, "latency")) link.latency = ReadLatency(reader, *v, Reader::Child(path, "latency"));
+  if (const json* v = Reader::Find(object, "latency"))
+    link.latency = ReadLatency(reader, *v, Reader::Child(path, "latency"));
   if (const json* v = Reader::Find(object, "drop")) link.drop = reader.Probability(*v, Reader::Child(path, "drop"));
   if (const json* v = Reader::Find(object, "duplicate")) {
     link.duplicate = reader.Probability(*v, Reader::Child(path, "duplicate"));
@@ -66,7 +68,8 @@ void ReadNodeModel(const Reader& reader, const json& object, const std::string& 
   if (const json* v = Reader::Find(object, "processing")) {
     model.processing = ReadLatency(reader, *v, Reader::Child(path, "processing"));
   }
-  if (const json* v = Reader::Find(object, "persist")) model.persist = ReadLatency(reader, *v, Reader::Child(path, "persist"));
+  if (const json* v = Reader::Find(object, "persist"))
+    model.persist = ReadLatency(reader, *v, Reader::Child(path, "persist"));
 }
 
 }  // namespace electsim::scenario_reader

@@ -15,9 +15,7 @@ void Reader::Fail(const std::string& path, std::string_view expected, const json
   throw LoadFailure{JsonInputError(source_, path_prefix_ + path, message)};
 }
 
-std::string Reader::Child(const std::string& path, std::string_view key) {
-  return path + "/" + JsonPointerToken(key);
-}
+std::string Reader::Child(const std::string& path, std::string_view key) { return path + "/" + JsonPointerToken(key); }
 
 std::string Reader::Child(const std::string& path, size_t index) { return fmt::format("{}/{}", path, index); }
 

@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "electsim/sim/types.h"
 #include "nlohmann/json.hpp"
 #include "sim/network.h"
-#include "electsim/sim/types.h"
 #include "tools/electsim/scenario.h"
 
 namespace electsim::scenario_reader {

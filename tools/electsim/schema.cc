@@ -237,8 +237,7 @@ namespace {
 // its first kArrayWindow elements; `cut` receives the location of each array
 // cut at the top level of `value`'s tree (nested ones inside kept elements
 // are cut too, and not listed).
-json CutLongArrays(const json& value, std::vector<std::string>& location,
-                   std::vector<std::vector<std::string>>* cut) {
+json CutLongArrays(const json& value, std::vector<std::string>& location, std::vector<std::vector<std::string>>* cut) {
   if (value.is_array()) {
     if (value.size() > kArrayWindow && cut != nullptr) cut->push_back(location);
     json out = json::array();
@@ -294,12 +293,14 @@ absl::Status CheckAgainstSchema(SchemaKind kind, const nlohmann::json& document,
   using namespace schema_internal;
   const auto& loaded = Loaded();
   // The schemas are part of the binary: failing to load them is a build bug.
-  if (loaded.schemas == nullptr) return absl::InternalError(fmt::format("the built-in schema is broken: {}", loaded.error));
+  if (loaded.schemas == nullptr)
+    return absl::InternalError(fmt::format("the built-in schema is broken: {}", loaded.error));
   const auto& schemas = *loaded.schemas;
   if (kind == SchemaKind::kRepro && !ReproSchema(schemas).error.empty()) {
     return absl::InternalError(fmt::format("the built-in repro schema is broken: {}", ReproSchema(schemas).error));
   }
-  const valijson::Schema& schema = kind == SchemaKind::kScenario ? schemas.compiled_scenario : ReproSchema(schemas).schema;
+  const valijson::Schema& schema =
+      kind == SchemaKind::kScenario ? schemas.compiled_scenario : ReproSchema(schemas).schema;
   if (Passes(schema, document)) return absl::OkStatus();
   auto explain = [&](const valijson::ValidationResults& results, const nlohmann::json& checked,
                      const IndexShift& shift = {}) {

@@ -232,8 +232,8 @@ class SchemaWalk {
         for (const json& member : *all) nodes.push_back(Applicable{&member, nodes[i].document, parent, ""});
       }
       // A dependency's schema applies when its key is present.
-      if (auto dependencies = node.find("dependencies"); dependencies != node.end() && value != nullptr &&
-                                                          value->is_object()) {
+      if (auto dependencies = node.find("dependencies");
+          dependencies != node.end() && value != nullptr && value->is_object()) {
         for (auto it = dependencies->begin(); it != dependencies->end(); ++it) {
           if (it.value().is_object() && value->contains(it.key())) {
             nodes.push_back(Applicable{&it.value(), nodes[i].document, parent, ""});
@@ -393,7 +393,8 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
     case Keyword::kAdditionalProperties: {
       std::vector<std::string> allowed;
       if (Has(holder, "properties")) {
-        for (auto it = holder["properties"].begin(); it != holder["properties"].end(); ++it) allowed.push_back(it.key());
+        for (auto it = holder["properties"].begin(); it != holder["properties"].end(); ++it)
+          allowed.push_back(it.key());
       }
       // A "title" names the object ("a repro", "a \"heal\" step").
       const std::string where =
@@ -434,8 +435,7 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
       }
       return JsonInputError(source, path, expected + got);
     }
-    default:
-      return JsonInputError(source, path, DescriptionFrom(nodes, best->holder) + got);
+    default: return JsonInputError(source, path, DescriptionFrom(nodes, best->holder) + got);
   }
 }
 

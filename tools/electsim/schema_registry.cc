@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "electsim/algorithms/algorithm.h"
 #include "checkers/checker.h"
+#include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 
@@ -29,12 +29,14 @@ ordered_json OptionSchema(const algorithms::OptionSpec& spec) {
   ordered_json node = ordered_json::object();
   switch (spec.type) {
     case OptionType::kDuration:
-      node["description"] = fmt::format("a duration{}: {}", range.empty() ? "" : fmt::format(" ({})", range), spec.help);
+      node["description"] =
+          fmt::format("a duration{}: {}", range.empty() ? "" : fmt::format(" ({})", range), spec.help);
       node["$ref"] = "#/definitions/duration";
       node["default"] = sim::FormatDuration(sim::TimeNs(spec.default_value));
       break;
     case OptionType::kInt:
-      node["description"] = fmt::format("an integer{}: {}", range.empty() ? "" : fmt::format(" ({})", range), spec.help);
+      node["description"] =
+          fmt::format("an integer{}: {}", range.empty() ? "" : fmt::format(" ({})", range), spec.help);
       node["type"] = "integer";
       if (spec.min != kMin) node["minimum"] = spec.min;
       if (spec.max != kMax) node["maximum"] = spec.max;

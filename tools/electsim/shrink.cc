@@ -1,4 +1,3 @@
-#include "tools/electsim/program_name.h"
 #include "tools/electsim/shrink.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include "tools/electsim/duration.h"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/output_file.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/repro.h"
 #include "tools/electsim/repro_writer.h"
 #include "tools/electsim/terminal_text.h"
@@ -38,8 +38,8 @@ class Shrinker {
     if (!result.ok()) return result.status();
     ++out_.runs;
     if (!Breaks(*result)) {
-      return absl::FailedPreconditionError(fmt::format("{}: seed {} does not break {}; expected a run that does",
-                                                       source_, seed_, invariant_));
+      return absl::FailedPreconditionError(
+          fmt::format("{}: seed {} does not break {}; expected a run that does", source_, seed_, invariant_));
     }
     Keep(document, std::move(*first), std::move(*result));
     // Each pass can open the way for another; stop when a round removes
@@ -219,8 +219,8 @@ class Shrinker {
         const int64_t half = std::max(kMillisecond.ns(), for_ns->ns() / 2);
         json candidate = out_.document;
         candidate["faults"][i]["for"] = Millis(half);
-        if (!Try(candidate, fmt::format("step /faults/{} shortened from {} to {}", i,
-                                        sim::FormatDuration(*for_ns), Millis(half)))) {
+        if (!Try(candidate, fmt::format("step /faults/{} shortened from {} to {}", i, sim::FormatDuration(*for_ns),
+                                        Millis(half)))) {
           break;
         }
       }
@@ -261,7 +261,8 @@ class Shrinker {
       if (step.contains(key) && step[key] == json(id)) return true;
     }
     for (const char* key : {"cut", "link"}) {
-      if (step.contains(key) && (step[key].value("from", json()) == json(id) || step[key].value("to", json()) == json(id))) {
+      if (step.contains(key) &&
+          (step[key].value("from", json()) == json(id) || step[key].value("to", json()) == json(id))) {
         return true;
       }
     }
@@ -315,8 +316,8 @@ int Shrink(const ShrinkOptions& options) {
   } else if (!repro->violations.empty()) {
     invariant = repro->violations.front();
   } else {
-    return ReportError(absl::InvalidArgumentError(
-        fmt::format("{}: /violations: expected a repro with a violation to keep (or --invariant)", options.repro_path)));
+    return ReportError(absl::InvalidArgumentError(fmt::format(
+        "{}: /violations: expected a repro with a violation to keep (or --invariant)", options.repro_path)));
   }
   std::string prefix = options.out_prefix.value_or(options.repro_path);
   if (!options.out_prefix) {

@@ -20,9 +20,9 @@
 namespace electsim {
 
 struct ShrinkResult {
-  nlohmann::json document;  // the smallest scenario found
-  Scenario scenario;        // `document`, read
-  RunResult result;         // its run, under the seed it ended with
+  nlohmann::json document;           // the smallest scenario found
+  Scenario scenario;                 // `document`, read
+  RunResult result;                  // its run, under the seed it ended with
   std::vector<std::string> removed;  // what went, readable, in the order it went
   uint64_t runs = 0;
   bool budget_exhausted = false;

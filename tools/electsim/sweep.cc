@@ -1,6 +1,4 @@
 #include "tools/electsim/sweep.h"
-#include "tools/electsim/program_name.h"
-#include "tools/electsim/terminal_text.h"
 
 #include <unistd.h>
 
@@ -18,9 +16,11 @@
 #include "nlohmann/json.hpp"
 #include "tools/electsim/exit_status.h"
 #include "tools/electsim/output_file.h"
+#include "tools/electsim/program_name.h"
 #include "tools/electsim/repro_writer.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
+#include "tools/electsim/terminal_text.h"
 #include "tools/electsim/termination.h"
 
 namespace electsim {
@@ -92,7 +92,12 @@ class ScenarioSweep {
  public:
   ScenarioSweep(const Scenario& scenario, const SweepOptions& options, const std::vector<std::string>& inputs,
                 CommandOutcome& outcome, AtomicOutputFile* metrics, nlohmann::json* json)
-      : scenario_(scenario), options_(options), inputs_(inputs), outcome_(outcome), metrics_(metrics), json_(json),
+      : scenario_(scenario),
+        options_(options),
+        inputs_(inputs),
+        outcome_(outcome),
+        metrics_(metrics),
+        json_(json),
         progress_(scenario.name, options.seeds) {
     tally_.violation_seeds.assign(scenario.checkers.size(), 0);
   }
@@ -185,8 +190,7 @@ class ScenarioSweep {
             if (const std::string named = scenario_.source + ": "; message.rfind(named, 0) == 0) {
               message.erase(0, named.size());
             }
-            error_ = absl::Status(out.error.code(),
-                                  fmt::format("{} seed {}: {}", scenario_.source, seed, message));
+            error_ = absl::Status(out.error.code(), fmt::format("{} seed {}: {}", scenario_.source, seed, message));
           }
           continue;
         case SeedOutcome::State::kPassed:
@@ -213,8 +217,8 @@ class ScenarioSweep {
       reasons += fmt::format("{}{}", reasons.empty() ? "" : "; ", failure);
     }
     if (options_.json_summary) tally_.failing_seeds.push_back(seed);
-    Text() << fmt::format("{}: seed {} FAILED: {}; reproduce: {} run {} --seed {}\n", scenario_.name, seed,
-                          reasons, ProgramName(), EscapeForTerminal(scenario_.source), seed);
+    Text() << fmt::format("{}: seed {} FAILED: {}; reproduce: {} run {} --seed {}\n", scenario_.name, seed, reasons,
+                          ProgramName(), EscapeForTerminal(scenario_.source), seed);
     if (options_.repro_dir.empty() || tally_.repros >= options_.max_repros) return;
     RunOptions run_options;
     run_options.should_stop = [this] { return Stopping(); };
@@ -241,7 +245,8 @@ class ScenarioSweep {
   void PrintSummary() {
     if (options_.json_summary) {
       nlohmann::json violation_seeds = nlohmann::json::object();
-      for (size_t i = 0; i < scenario_.checkers.size(); ++i) violation_seeds[scenario_.checkers[i]] = tally_.violation_seeds[i];
+      for (size_t i = 0; i < scenario_.checkers.size(); ++i)
+        violation_seeds[scenario_.checkers[i]] = tally_.violation_seeds[i];
       json_->push_back(nlohmann::json{{"scenario", scenario_.name},
                                       {"source", scenario_.source},
                                       {"first_seed", options_.first_seed},
@@ -256,8 +261,8 @@ class ScenarioSweep {
     }
     std::string violations;
     for (size_t i = 0; i < scenario_.checkers.size(); ++i) {
-      violations += fmt::format("{}{} {}", violations.empty() ? "" : ", ", scenario_.checkers[i],
-                                tally_.violation_seeds[i]);
+      violations +=
+          fmt::format("{}{} {}", violations.empty() ? "" : ", ", scenario_.checkers[i], tally_.violation_seeds[i]);
     }
     std::string stopped;
     if (tally_.ran < options_.seeds) stopped = StopSignal() != 0 ? " INTERRUPTED" : " STOPPED";
@@ -354,9 +359,10 @@ std::string MetricsCsvRow(const Scenario& scenario, const RunResult& result) {
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", scenario.name, result.seed,
                      result.met_expectations() ? "met" : "failed", violations, m.elections.size(),
                      measured != nullptr ? measured->cause : "", since(measured ? measured->detected : std::nullopt),
-                     since(measured ? measured->elected : std::nullopt), since(measured ? measured->known : std::nullopt),
-                     m.max_term, m.messages_sent, m.messages_election, m.messages_steady_state,
-                     m.messages_application, measured != nullptr ? measured->election_messages : 0,
+                     since(measured ? measured->elected : std::nullopt),
+                     since(measured ? measured->known : std::nullopt), m.max_term, m.messages_sent, m.messages_election,
+                     m.messages_steady_state, m.messages_application,
+                     measured != nullptr ? measured->election_messages : 0,
                      measured != nullptr ? measured->election_bytes : 0, m.bytes_election, m.bytes_steady_state);
 }
 
@@ -404,8 +410,8 @@ int Sweep(const std::vector<std::string>& paths, const SweepOptions& options) {
               << std::flush;
   }
   if (const int signal_number = StopSignal(); signal_number != 0) {
-    (checked.json_summary ? std::cerr : std::cout) << fmt::format("interrupted by {}: results above cover the seeds that finished\n",
-                             SignalName(signal_number));
+    (checked.json_summary ? std::cerr : std::cout)
+        << fmt::format("interrupted by {}: results above cover the seeds that finished\n", SignalName(signal_number));
     outcome.Finish();
     return kExitSignalBase + signal_number;
   }

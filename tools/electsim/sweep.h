@@ -16,8 +16,8 @@ struct SweepOptions {
   uint64_t first_seed = 1;
   uint64_t seeds = 100;
   unsigned jobs = 1;
-  std::string repro_dir = ".";  // "": no repro files
-  uint64_t max_repros = 10;     // repro files per scenario, for its first failing seeds
+  std::string repro_dir = ".";      // "": no repro files
+  uint64_t max_repros = 10;         // repro files per scenario, for its first failing seeds
   std::vector<Override> overrides;  // --set, applied to every scenario
   std::string metrics_path;         // --metrics: a CSV row per seed ("": none)
   // --json: standard output holds one JSON object at the end (failing seeds

@@ -73,8 +73,7 @@ void TimelineTracker::OnRecord(const sim::TraceRecord& r) {
         nodes_[node].term = r.payload->Get(vocab::kFieldTerm, -1);
       }
       break;
-    default:
-      return;
+    default: return;
   }
   Show(node, r.time);
 }

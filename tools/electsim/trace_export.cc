@@ -11,8 +11,7 @@ absl::StatusOr<TraceFormat> ParseTraceFormat(std::string_view text) {
   if (text == "jsonl") return TraceFormat::kJsonl;
   if (text == "perfetto") return TraceFormat::kPerfetto;
   if (text == "html") return TraceFormat::kHtml;
-  return absl::InvalidArgumentError(
-      fmt::format("--trace-format: expected jsonl, perfetto or html; got \"{}\"", text));
+  return absl::InvalidArgumentError(fmt::format("--trace-format: expected jsonl, perfetto or html; got \"{}\"", text));
 }
 
 namespace {

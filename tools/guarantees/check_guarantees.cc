@@ -59,7 +59,8 @@ std::vector<Variant> Variants(const algorithms::Algorithm& algorithm) {
   std::vector<Variant> variants = {{"defaults", nlohmann::json::object(), defaults}};
   for (const algorithms::OptionSpec& option : algorithm.options()) {
     std::vector<std::pair<int64_t, nlohmann::json>> values;
-    if (option.type == algorithms::OptionType::kBool) values.emplace_back(option.default_value == 0, option.default_value == 0);
+    if (option.type == algorithms::OptionType::kBool)
+      values.emplace_back(option.default_value == 0, option.default_value == 0);
     if (option.type == algorithms::OptionType::kChoice) {
       for (size_t i = 0; i < option.choices.size(); ++i) {
         if (static_cast<int64_t>(i) != option.default_value) values.emplace_back(i, option.choices[i]);
@@ -115,7 +116,9 @@ int main(int argc, char** argv) {
   uint64_t seeds = 200;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string write_dir;
-  app.add_option("--seeds", seeds, "seeds per algorithm and fault set")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--seeds", seeds, "seeds per algorithm and fault set")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--jobs", jobs, "parallel simulations")->check(CLI::Range(1, 256))->capture_default_str();
   app.add_option("--write-scenarios", write_dir, "also write the generated scenarios into DIR (to rerun one)");
   CLI11_PARSE(app, argc, argv);
@@ -124,7 +127,8 @@ int main(int argc, char** argv) {
   if (!write_dir.empty()) {
     std::filesystem::create_directories(write_dir);
     for (const Case& c : cases) {
-      std::ofstream(std::filesystem::path(write_dir) / (c.scenario.name + ".json")) << c.scenario.document.dump(2) << "\n";
+      std::ofstream(std::filesystem::path(write_dir) / (c.scenario.name + ".json"))
+          << c.scenario.document.dump(2) << "\n";
     }
   }
   // (case, seed) tasks; each run is independent and single-threaded.
@@ -158,9 +162,10 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < cases.size(); ++i) {
     Case& c = cases[i];
     if (i == 0 || cases[i - 1].algorithm != c.algorithm || cases[i - 1].variant != c.variant) {
-      std::cout << fmt::format("{}, {} ({} seeds each; seeds that broke each invariant; [n]: declared kept, must be "
-                               "0)\n{}\n",
-                               c.algorithm->name(), c.variant, seeds, header);
+      std::cout << fmt::format(
+          "{}, {} ({} seeds each; seeds that broke each invariant; [n]: declared kept, must be "
+          "0)\n{}\n",
+          c.algorithm->name(), c.variant, seeds, header);
     }
     for (uint64_t s = 0; s < seeds; ++s) {
       for (const std::string& name : fired[i * seeds + s]) {
@@ -180,9 +185,10 @@ int main(int argc, char** argv) {
     for (const std::string& name : c.declared) {
       auto it = c.first_broken_seed.find(name);
       if (it == c.first_broken_seed.end()) continue;
-      std::cout << fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {} (check-guarantees "
-                               "--write-scenarios DIR, then build/electsim run DIR/{}.json --seed {})\n",
-                               c.algorithm->name(), c.variant, name, c.label, it->second, c.scenario.name, it->second);
+      std::cout << fmt::format(
+          "BROKEN: {} ({}) declares {} under {}, broken first at seed {} (check-guarantees "
+          "--write-scenarios DIR, then build/electsim run DIR/{}.json --seed {})\n",
+          c.algorithm->name(), c.variant, name, c.label, it->second, c.scenario.name, it->second);
     }
   }
   if (errors) return 2;

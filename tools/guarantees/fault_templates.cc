@@ -39,16 +39,11 @@ struct CrashPlan {
 };
 const std::vector<CrashPlan>& CrashPlans() {
   static const std::vector<CrashPlan> plans = {
-      {"leader", "3s", "1s", "2s", "1s"},
-      {"leader", "6s", "1s", "5s", "1s"},
-      {"leader", "9s", "1s", "8s", "1s"},
-      {"leader", "12s", "1s", "11s", "1s"},
-      {1, "4500ms", "300ms", "5500ms", "300ms"},
-      {3, "7500ms", "2s", "10s", "1s"},
-      {"leader", "15s", "200ms", "16s", "200ms"},
-      {2, "15100ms", "500ms", "16100ms", "500ms"},
-      {"resource", "18s", "1s", "20s", "1s"},
-      {"store", "22s", "2s", "25s", "2s"},
+      {"leader", "3s", "1s", "2s", "1s"},         {"leader", "6s", "1s", "5s", "1s"},
+      {"leader", "9s", "1s", "8s", "1s"},         {"leader", "12s", "1s", "11s", "1s"},
+      {1, "4500ms", "300ms", "5500ms", "300ms"},  {3, "7500ms", "2s", "10s", "1s"},
+      {"leader", "15s", "200ms", "16s", "200ms"}, {2, "15100ms", "500ms", "16100ms", "500ms"},
+      {"resource", "18s", "1s", "20s", "1s"},     {"store", "22s", "2s", "25s", "2s"},
   };
   return plans;
 }
@@ -64,9 +59,7 @@ json FaultTemplate(FaultKind kind, bool has_store) {
       faults.push_back(Step("10s", "network", {{"drop", 0.3}}));
       faults.push_back(Step("20s", "network", {{"drop", 0.05}}));
       break;
-    case FaultKind::kDuplication:
-      network["duplicate"] = 0.3;
-      break;
+    case FaultKind::kDuplication: network["duplicate"] = 0.3; break;
     case FaultKind::kLatency:
       // A heavy tail well past every timeout (one message in 30 takes over
       // 150ms, some up to 2s), which also reorders.

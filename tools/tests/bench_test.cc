@@ -1,5 +1,7 @@
 // `electsim bench` end to end: bad flags, common random numbers, outputs
 // that do not depend on --jobs, and what the measured times mean.
+#include "tools/electsim/bench.h"
+
 #include <csignal>
 #include <map>
 #include <sstream>
@@ -8,7 +10,6 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/electsim/bench.h"
 #include "tools/tests/electsim_command.h"
 #include "tools/tests/electsim_process.h"
 

@@ -88,8 +88,7 @@ TEST_F(CliOutputsTest, RunAndSweep_AgreeOnEverySeed) {
         << sweep.out;
   }
   // One verdict, one wording: checker names take "an" before a vowel.
-  const Finished run =
-      RunElectsim({"run", scenario, "--seed", std::to_string(*failing.begin()), "--repro-dir", ""});
+  const Finished run = RunElectsim({"run", scenario, "--seed", std::to_string(*failing.begin()), "--repro-dir", ""});
   EXPECT_NE(run.out.find("expected an election_safety violation, none was found"), std::string::npos) << run.out;
 }
 
@@ -223,8 +222,12 @@ constexpr int kTerminatingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE
 
 TEST_F(CliOutputsTest, TerminatingSignals_LeaveNothingBehindInRunAndReplay) {
   const std::string endless = Write("endless.json", kEndless);
-  nlohmann::json repro = {{"electsim_repro", 1},        {"scenario_file", endless}, {"seed", 1},
-                          {"trace_hash", "0x0000000000000000"}, {"trace_records", 0},      {"violations", nlohmann::json::array()},
+  nlohmann::json repro = {{"electsim_repro", 1},
+                          {"scenario_file", endless},
+                          {"seed", 1},
+                          {"trace_hash", "0x0000000000000000"},
+                          {"trace_records", 0},
+                          {"violations", nlohmann::json::array()},
                           {"scenario", nlohmann::json::parse(kEndless)}};
   const std::string endless_repro = Write("endless.repro.json", repro.dump());
   const fs::path out = OutDir();
@@ -293,18 +296,17 @@ TEST_F(CliOutputsTest, WriteFailure_StillReportsTheVerdictAndExitsAsDocumented) 
   nlohmann::json unexpected = nlohmann::json::parse(kSometimesFailing);
   unexpected.erase("expect");
   const std::string failing = Write("unexpected.json", unexpected.dump());
-  const Finished failed =
-      RunElectsim({"run", failing, "--trace", trace, "--repro-dir", out.string()}, small_disk);
+  const Finished failed = RunElectsim({"run", failing, "--trace", trace, "--repro-dir", out.string()}, small_disk);
   EXPECT_EQ(failed.exit_status, 1) << failed.out << failed.err;
   EXPECT_NE(failed.out.find("unexpected single_vote violation"), std::string::npos) << failed.out;
   EXPECT_NE(failed.err.find("racy-seed1.repro.json: write failed: "), std::string::npos) << failed.err;
   EXPECT_TRUE(Names(out).empty());
 
   // The same in a sweep: every failing seed named, no repro half-written.
-  const Finished sweep = RunElectsim({"sweep", Write("racy.json", kSometimesFailing), "--first-seed",
-                                      std::to_string(kFirstSeed), "--seeds", std::to_string(kSeeds), "--repro-dir",
-                                      out.string()},
-                                     small_disk);
+  const Finished sweep =
+      RunElectsim({"sweep", Write("racy.json", kSometimesFailing), "--first-seed", std::to_string(kFirstSeed),
+                   "--seeds", std::to_string(kSeeds), "--repro-dir", out.string()},
+                  small_disk);
   EXPECT_EQ(sweep.exit_status, 1) << sweep.out << sweep.err;
   EXPECT_GE(SeedsSweepNames(sweep.out).size(), 2u) << sweep.out;
   EXPECT_NE(sweep.err.find(": write failed: "), std::string::npos) << sweep.err;

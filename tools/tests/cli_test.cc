@@ -48,7 +48,8 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   // A bad value names the flag, the file and the JSON path, exit 2.
   out = Electsim("run " + scenario + " --set nodes=0");
   EXPECT_EQ(out.exit_status, 2) << out.output;
-  EXPECT_NE(out.output.find("--set nodes=0: " + scenario + ": at /nodes: expected an integer in [1, 10000], got the "
+  EXPECT_NE(out.output.find("--set nodes=0: " + scenario +
+                            ": at /nodes: expected an integer in [1, 10000], got the "
                             "integer 0"),
             std::string::npos)
       << out.output;
@@ -79,7 +80,8 @@ TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 6u);
-  EXPECT_EQ(lines[0].rfind("scenario,seed,verdict,violations,elections,cause,detection_ns,election_ns,known_ns,", 0), 0u)
+  EXPECT_EQ(lines[0].rfind("scenario,seed,verdict,violations,elections,cause,detection_ns,election_ns,known_ns,", 0),
+            0u)
       << lines[0];
   for (int seed = 1; seed <= 5; ++seed) {
     EXPECT_EQ(lines[seed].rfind("raft-leader-crash," + std::to_string(seed) + ",met,,2,leader crashed,", 0), 0u)
@@ -160,9 +162,12 @@ TEST_F(CliTest, BadAlgorithmOptionsExitTwoWithAPreciseMessage) {
   const std::vector<Case> cases = {
       {R"({"name": "lease", "options": {"lease_ttl": "300ms", "renew_interval": "400ms"}})",
        "renew_interval (400ms) must be shorter than lease_ttl (300ms)"},
-      {R"({"name": "lease", "options": {"safety_margin": 0}})", "at /algorithm/options/safety_margin: expected a number"},
-      {R"({"name": "lease", "options": {"safety_margin": 1.5}})", "at /algorithm/options/safety_margin: expected a number"},
-      {R"({"name": "ring", "options": {"ids": [3, 7, 5, 7, 1]}})", "option ids: id 7 appears twice (positions 1 and 3)"},
+      {R"({"name": "lease", "options": {"safety_margin": 0}})",
+       "at /algorithm/options/safety_margin: expected a number"},
+      {R"({"name": "lease", "options": {"safety_margin": 1.5}})",
+       "at /algorithm/options/safety_margin: expected a number"},
+      {R"({"name": "ring", "options": {"ids": [3, 7, 5, 7, 1]}})",
+       "option ids: id 7 appears twice (positions 1 and 3)"},
       {R"({"name": "ring", "options": {"ids": [1, 2]}})", "ids"},
       {R"({"name": "raft", "options": {"heartbeat_interval": "500ms"}})", "heartbeat_interval"},
       {R"({"name": "bully", "options": {"start_election": "random"}})", "one of \"all\", \"lowest\""},
@@ -293,7 +298,8 @@ TEST_F(CliTest, TraceThroughASymlinkWritesItsTargetAndLeavesOtherFilesAlone) {
 }
 
 TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
-  const std::string original = std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";
+  const std::string original =
+      std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";
   nlohmann::json repro = nlohmann::json::parse(std::ifstream(original));
   std::string text = repro.dump();
   struct Case {
@@ -321,8 +327,7 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
       {"violation.json", with("violations", nlohmann::json::array({5})), "at /violations/0: expected an object"},
       {"unknown.json", with("bogus", 1), "at /bogus: expected no key \"bogus\" in a repro"},
       {"records.json", with("trace_records", "many"), "at /trace_records: expected a non-negative integer"},
-      {"missing.json", without("violations"),
-       "at /violations: expected an array of violations (this key is required)"},
+      {"missing.json", without("violations"), "at /violations: expected an array of violations (this key is required)"},
       {"format.json", with("electsim_repro", 99), "at /electsim_repro: expected 1"},
       {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 10000]"},
   };
@@ -353,9 +358,9 @@ TEST_F(CliTest, AMessageStormIsBadInputNotAnEndlessRun) {
 TEST_F(CliTest, ListShowsAlgorithmsOptionsAndCheckers) {
   const Outcome out = Electsim("list");
   EXPECT_EQ(out.exit_status, 0);
-  for (const char* expected : {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness",
-                               "leader_completeness", "committed_agreement", "commit_previous_term", "skip_sync",
-                               "unique_token", "guarantees with these defaults"}) {
+  for (const char* expected :
+       {"raft", "election_timeout_min", "election_safety", "stale_token", "liveness", "leader_completeness",
+        "committed_agreement", "commit_previous_term", "skip_sync", "unique_token", "guarantees with these defaults"}) {
     EXPECT_NE(out.output.find(expected), std::string::npos) << expected;
   }
   // Which pre-vote rule Raft follows, and where it comes from.

@@ -32,10 +32,24 @@ std::vector<fs::path> SimulationSources() {
 TEST(DeterminismLint, NoHiddenInputsOrHashOrderInsideTheSimulation) {
   const auto sources = SimulationSources();
   ASSERT_GE(sources.size(), 30u) << "sources not found under " << ELECTSIM_SOURCE_DIR;
-  const std::vector<std::string> forbidden = {
-      "unordered_map", "unordered_set", "flat_hash_", "node_hash_", "std::random_device", "#include <random>",
-      "#include <chrono>", "#include <thread>", "std::thread", "std::async", "getenv", "time(nullptr)",
-      "std::rand(", "srand(", "BitGen", "system_clock", "steady_clock", "high_resolution_clock"};
+  const std::vector<std::string> forbidden = {"unordered_map",
+                                              "unordered_set",
+                                              "flat_hash_",
+                                              "node_hash_",
+                                              "std::random_device",
+                                              "#include <random>",
+                                              "#include <chrono>",
+                                              "#include <thread>",
+                                              "std::thread",
+                                              "std::async",
+                                              "getenv",
+                                              "time(nullptr)",
+                                              "std::rand(",
+                                              "srand(",
+                                              "BitGen",
+                                              "system_clock",
+                                              "steady_clock",
+                                              "high_resolution_clock"};
   for (const auto& path : sources) {
     std::ifstream file(path);
     std::stringstream text;

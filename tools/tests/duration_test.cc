@@ -35,16 +35,26 @@ TEST(Duration_Parse, RejectsMalformedWithReason) {
     const char* text;
     const char* why;
   };
-  for (const Case& c : {Case{"", "missing number"}, Case{"ms", "missing number"}, Case{"150", "missing unit"},
-                        Case{"0", "missing unit"}, Case{"150 ms", "unknown unit"}, Case{"5d", "unknown unit"},
-                        Case{"inf", "missing number"}, Case{"-5ms", "cannot be negative"},
-                        Case{"+5ms", "no sign allowed"}, Case{"1.5ns", "not a whole number of nanoseconds"},
+  for (const Case& c : {Case{"", "missing number"},
+                        Case{"ms", "missing number"},
+                        Case{"150", "missing unit"},
+                        Case{"0", "missing unit"},
+                        Case{"150 ms", "unknown unit"},
+                        Case{"5d", "unknown unit"},
+                        Case{"inf", "missing number"},
+                        Case{"-5ms", "cannot be negative"},
+                        Case{"+5ms", "no sign allowed"},
+                        Case{"1.5ns", "not a whole number of nanoseconds"},
                         Case{"0.0022us", "not a whole number of nanoseconds"},  // 2.2ns
-                        Case{"1.0000000001s", "at most 9 digits after the point"}, Case{".5s", "missing number"},
-                        Case{"5.s", "a digit must follow the point"}, Case{"1s5", "missing unit"},
+                        Case{"1.0000000001s", "at most 9 digits after the point"},
+                        Case{".5s", "missing number"},
+                        Case{"5.s", "a digit must follow the point"},
+                        Case{"1s5", "missing unit"},
                         Case{"1s-2s", "expected a number after the unit"},
-                        Case{"99999999999999999999s", "too large"}, Case{"10000000000s", "too large"},
-                        Case{"1000000.000000001s", "too large"}, Case{"278h", "too large"}}) {
+                        Case{"99999999999999999999s", "too large"},
+                        Case{"10000000000s", "too large"},
+                        Case{"1000000.000000001s", "too large"},
+                        Case{"278h", "too large"}}) {
     auto parsed = ParseDuration(c.text);
     ASSERT_FALSE(parsed.ok()) << c.text;
     EXPECT_NE(parsed.status().message().find("a duration such as"), std::string::npos) << parsed.status();

@@ -89,7 +89,7 @@ class ElectsimProcess {
       redirect(options.stdout_file, out_pipe, STDOUT_FILENO);
       redirect(options.stderr_file, err_pipe, STDERR_FILENO);
       for (const auto& [resource, bytes] : {std::pair{RLIMIT_FSIZE, options.file_size_limit_bytes},
-                                             std::pair{RLIMIT_AS, options.address_space_limit_bytes}}) {
+                                            std::pair{RLIMIT_AS, options.address_space_limit_bytes}}) {
         if (!bytes) continue;
         const rlimit limit{*bytes, *bytes};
         setrlimit(resource, &limit);

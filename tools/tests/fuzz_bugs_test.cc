@@ -24,7 +24,8 @@ void ExpectFoundAndShrunk(const std::string& name, const std::string& flags, uin
   fs::remove_all(dir);
   const auto fuzz = RunCombined("fuzz " + flags +
                                 " --guarantees-of defaults --seeds 1..2000 --stop-at-first-failure --jobs 1"
-                                " --max-repros 1 --shrink-runs " + std::to_string(shrink_runs) + " --repro-dir " + dir.string());
+                                " --max-repros 1 --shrink-runs " +
+                                std::to_string(shrink_runs) + " --repro-dir " + dir.string());
   ASSERT_EQ(fuzz.exit_status, 1) << fuzz.output;
   std::smatch match;
   ASSERT_TRUE(std::regex_search(fuzz.output, match, std::regex("seed (\\d+) BROKE"))) << fuzz.output;
@@ -38,8 +39,10 @@ void ExpectFoundAndShrunk(const std::string& name, const std::string& flags, uin
   ASSERT_FALSE(shrunk_scenario.empty()) << fuzz.output;
   std::ifstream in(shrunk_scenario);
   const nlohmann::json scenario = nlohmann::json::parse(in);
-  EXPECT_LE(scenario.value("faults", nlohmann::json::array()).size(), kMaxFaultSteps) << name << " seed " << seed << ":\n"
-                                                                          << scenario.dump(2) << "\n" << fuzz.output;
+  EXPECT_LE(scenario.value("faults", nlohmann::json::array()).size(), kMaxFaultSteps)
+      << name << " seed " << seed << ":\n"
+      << scenario.dump(2) << "\n"
+      << fuzz.output;
   const auto replay = RunCombined("replay " + shrunk_repro);
   EXPECT_EQ(replay.exit_status, 0) << replay.output;
   EXPECT_NE(replay.output.find("the same violation reproduced"), std::string::npos) << replay.output;
@@ -48,7 +51,9 @@ void ExpectFoundAndShrunk(const std::string& name, const std::string& flags, uin
   fs::remove_all(dir);
 }
 
-TEST(FuzzFindsBug, RaftVoteTwice) { ExpectFoundAndShrunk("vote_twice", "--algorithm raft --fencing --option bug=vote_twice"); }
+TEST(FuzzFindsBug, RaftVoteTwice) {
+  ExpectFoundAndShrunk("vote_twice", "--algorithm raft --fencing --option bug=vote_twice");
+}
 TEST(FuzzFindsBug, RaftIgnoreHigherTerm) {
   ExpectFoundAndShrunk("ignore_higher_term", "--algorithm raft --fencing --option bug=ignore_higher_term");
 }

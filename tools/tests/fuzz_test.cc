@@ -139,8 +139,9 @@ TEST(FuzzJudge_Kinds, EachStepAndWeatherIsItsKind) {
   EXPECT_EQ(FaultKindsInPlay(Load(RaftWith(json::array()))), FaultKinds());
   EXPECT_EQ(FaultKindsInPlay(Load(RaftWith(json::array(), {{"drop", 0.1}, {"duplicate", 0.1}}))),
             (FaultKinds{FaultKind::kLoss, FaultKind::kDuplication}));
-  EXPECT_EQ(FaultKindsInPlay(Load(RaftWith({{{"at", "1s"}, {"network", {{"latency", {{"uniform", {"1ms", "90ms"}}}}}}}}))),
-            FaultKinds{FaultKind::kLatency});
+  EXPECT_EQ(
+      FaultKindsInPlay(Load(RaftWith({{{"at", "1s"}, {"network", {{"latency", {{"uniform", {"1ms", "90ms"}}}}}}}}))),
+      FaultKinds{FaultKind::kLatency});
   EXPECT_EQ(FaultKindsInPlay(Load(RaftWith({{{"at", "1s"}, {"crash", "leader"}, {"lose_unsynced", true}},
                                             {{"at", "2s"}, {"isolate", 1}, {"for", "1s"}},
                                             {{"at", "2s"}, {"clock", {{"node", 2}, {"shift", "-1s"}}}}}))),
@@ -216,8 +217,10 @@ std::string FuzzArgs(const std::string& extra) {
 TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   TempDir dir;
   const std::string set = " --set algorithm.options.heartbeat_interval=20ms";
-  const auto fuzz = RunCombined("fuzz --algorithm raft --fencing --option bug=vote_twice --guarantees-of defaults "
-                                "--seeds 1..1 --max-repros 1 --shrink-runs 0 --repro-dir " + dir / "" + set);
+  const auto fuzz = RunCombined(
+      "fuzz --algorithm raft --fencing --option bug=vote_twice --guarantees-of defaults "
+      "--seeds 1..1 --max-repros 1 --shrink-runs 0 --repro-dir " +
+      dir / "" + set);
   ASSERT_EQ(fuzz.exit_status, 1) << fuzz.output;
   const json repro = json::parse(Read(dir / "fuzz-raft-seed1.repro.json"));
   EXPECT_EQ(repro["scenario"]["algorithm"]["options"]["heartbeat_interval"], "20ms") << repro.dump();
@@ -260,12 +263,11 @@ TEST(FuzzCli_Summary, GnuParallelShardsMergeToTheSingleRun) {
   ASSERT_EQ(RunCombined(FuzzArgs("--jobs 2 --summary " + dir / "single.json")).exit_status, 0);
   // GNU parallel is installed by tools/setup: its absence is a failure here.
   const std::string command = "parallel --halt now,fail=1 " + std::string(ELECTSIM_BINARY) + " " +
-                              FuzzArgs("--jobs 1 --shard {}/4 --summary " + dir / "shard{}.json") +
-                              " ::: 1 2 3 4 2>&1";
+                              FuzzArgs("--jobs 1 --shard {}/4 --summary " + dir / "shard{}.json") + " ::: 1 2 3 4 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  const auto merged = RunCombined("fuzz --merge " + dir / "shard1.json" + " " + dir / "shard2.json" + " " +
-                                  dir / "shard3.json" + " " + dir / "shard4.json" + " --summary " +
-                                  dir / "merged.json" + " --junit " + dir / "merged.xml");
+  const auto merged =
+      RunCombined("fuzz --merge " + dir / "shard1.json" + " " + dir / "shard2.json" + " " + dir / "shard3.json" + " " +
+                  dir / "shard4.json" + " --summary " + dir / "merged.json" + " --junit " + dir / "merged.xml");
   ASSERT_EQ(merged.exit_status, 0) << merged.output;
   EXPECT_EQ(Read(dir / "single.json"), Read(dir / "merged.json"));
   EXPECT_NE(Read(dir / "merged.xml").find("<testsuite "), std::string::npos);

@@ -4,8 +4,8 @@
 #include <set>
 #include <string>
 
-#include "electsim/algorithms/algorithm.h"
 #include "checkers/checker.h"
+#include "electsim/algorithms/algorithm.h"
 #include "gtest/gtest.h"
 #include "sim/format.h"
 #include "tools/electsim/guarantee_table.h"
@@ -104,8 +104,8 @@ TEST(Guarantees_Templates, EachKindInflictsOnlyItsOwnFaults) {
 TEST(Guarantees_Templates, PowerLossesAndCrashesDoNotCollide) {
   const algorithms::Algorithm* lease = algorithms::FindAlgorithm("lease");  // it has a store
   ASSERT_NE(lease, nullptr);
-  const nlohmann::json scenario = GuaranteeScenario(
-      *lease, nlohmann::json::object(), FaultKinds{FaultKind::kCrash, FaultKind::kPowerLoss}, "t");
+  const nlohmann::json scenario =
+      GuaranteeScenario(*lease, nlohmann::json::object(), FaultKinds{FaultKind::kCrash, FaultKind::kPowerLoss}, "t");
   const auto parsed = ParseScenarioJson(scenario, "t.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   std::set<sim::TimeNs> crashes;

@@ -3,11 +3,11 @@
 // escape sequence) is refused with exit status 2 and a message that names the
 // file and carries no raw control character, and leaves nothing in the output
 // folder. The one exception, "seed": -0, is accepted as seed 0.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -137,7 +137,8 @@ TEST_F(HostileInput, SeedMinusZeroRunsAsSeedZero) {
   const Outcome out = Electsim({"run", path, "--repro-dir", fs::path(path).parent_path().string()});
   EXPECT_EQ(out.exit_status, 0) << out.output;
   EXPECT_NE(out.output.find("algorithm: raft, 3 nodes, seed 0,"), std::string::npos) << out.output;
-  const Outcome explicit_zero = Electsim({"run", path, "--seed", "0", "--repro-dir", fs::path(path).parent_path().string()});
+  const Outcome explicit_zero =
+      Electsim({"run", path, "--seed", "0", "--repro-dir", fs::path(path).parent_path().string()});
   EXPECT_EQ(out.output, explicit_zero.output);
 }
 
@@ -169,7 +170,8 @@ TEST_F(HostileInput, OneBadStepAfterManyGoodOnesIsNamedByItsIndex) {
   std::string text = R"({"nodes": 3, "duration": "2s", "algorithm": "raft", "faults": [)";
   for (int i = 0; i < kStepsBeforeTheBadOne; ++i) text += R"({"at":"1s","crash":"leader"},)";
   text += R"({"at":"1s","crash":"nobody"}]})";
-  Refuse(Place("last-bad.json", text), "at /faults/" + std::to_string(kStepsBeforeTheBadOne) + "/crash: expected a node");
+  Refuse(Place("last-bad.json", text),
+         "at /faults/" + std::to_string(kStepsBeforeTheBadOne) + "/crash: expected a node");
 }
 
 TEST_F(HostileInput, DeepNestingIsRefused) {

@@ -20,7 +20,8 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST(JsonDocument_Parse, BuildsTheSameDocumentAsNlohmann) {
-  const std::string text = R"({"a": [1, -2, 3.5, true, null, "x", {"b": []}], "c": {"d": {}}, "e": 18446744073709551615})";
+  const std::string text =
+      R"({"a": [1, -2, 3.5, true, null, "x", {"b": []}], "c": {"d": {}}, "e": 18446744073709551615})";
   auto document = ParseJsonText(text, "in.json");
   ASSERT_TRUE(document.ok()) << document.status();
   EXPECT_EQ(*document, nlohmann::json::parse(text));
@@ -65,7 +66,8 @@ TEST(JsonDocument_Errors, SyntaxErrorNamesLineAndColumnInCharacters) {
 }
 
 TEST(JsonDocument_Errors, DuplicateKeyNamesItsPath) {
-  EXPECT_EQ(ErrorOf(R"({"a": 1, "a": 2})"), "in.json: at /a: expected each key once in an object, this key appears again");
+  EXPECT_EQ(ErrorOf(R"({"a": 1, "a": 2})"),
+            "in.json: at /a: expected each key once in an object, this key appears again");
   EXPECT_NE(ErrorOf(R"({"x": [0, {"k": {}}, {"a/b": 1, "a/b": 1}]})").find("at /x/2/a~1b: expected each key once"),
             std::string::npos);
   // The same key in two different objects is fine.
@@ -87,7 +89,9 @@ TEST(JsonDocument_Errors, NumberBeyondADoubleNamesItsPath) {
 
 TEST(JsonDocument_Errors, MessagesCarryNoRawControlCharacters) {
   // A duplicated key holding ESC [2J, and a syntax error right after a bare C1 byte.
-  for (const std::string& text : {"{\"\\u001b[2J\": 1, \"\\u001b[2J\": 2}"s, "{\"a\": \"\x9b" "2J\" x}"s,
+  for (const std::string& text : {"{\"\\u001b[2J\": 1, \"\\u001b[2J\": 2}"s,
+                                  "{\"a\": \"\x9b"
+                                  "2J\" x}"s,
                                   "{\"\x1b[2J\": 1}"s}) {
     const std::string error = ErrorOf(text);
     for (char c : error) {

@@ -100,7 +100,8 @@ TEST(Runner_Faults, LoseUnsyncedMakesTheCrashAPowerLoss) {
   for (const bool lose : {false, true}) {
     const std::string text = std::string(R"({
       "nodes": 3, "duration": "3s", "algorithm": {"name": "raft", "options": {"bug": "skip_sync"}},
-      "faults": [{"at": "1s", "crash": 0, "for": "100ms", "lose_unsynced": )") + (lose ? "true" : "false") + "}]}";
+      "faults": [{"at": "1s", "crash": 0, "for": "100ms", "lose_unsynced": )") +
+                             (lose ? "true" : "false") + "}]}";
     PowerLossWatcher watcher(0);
     RunText(text, &watcher);
     EXPECT_EQ(watcher.power_losses, lose ? 1 : 0);
@@ -292,7 +293,8 @@ class HiddenLeaders final : public algorithms::Algorithm {
 
 std::vector<std::string> ViolationsOfHiddenLeaders(std::vector<uint32_t> leaders) {
   auto scenario = ParseScenario(R"({"nodes": 3, "duration": "1s", "algorithm": "raft",
-      "checkers": ["election_safety", "single_leader", "term_monotonic"]})", "hidden-leaders.json");
+      "checkers": ["election_safety", "single_leader", "term_monotonic"]})",
+                                "hidden-leaders.json");
   EXPECT_TRUE(scenario.ok()) << scenario.status();
   const HiddenLeaders algorithm(std::move(leaders));
   scenario->algorithm = &algorithm;
@@ -306,9 +308,7 @@ TEST(Runner_Evidence, TwoLeadersThatNeverSaySoAreCaughtByTheirMessages) {
   EXPECT_EQ(ViolationsOfHiddenLeaders({0, 2}), (std::vector<std::string>{"election_safety", "single_leader"}));
 }
 
-TEST(Runner_Evidence, OneLeaderThatNeverSaysSoBreaksNothing) {
-  EXPECT_TRUE(ViolationsOfHiddenLeaders({1}).empty());
-}
+TEST(Runner_Evidence, OneLeaderThatNeverSaysSoBreaksNothing) { EXPECT_TRUE(ViolationsOfHiddenLeaders({1}).empty()); }
 
 // Declared message roles go stale silently when an algorithm renames its
 // messages: the checkers would then see no wire evidence at all. Every role
@@ -344,10 +344,12 @@ TEST(Runner_Evidence, EveryDeclaredMessageRoleIsOnTheWire) {
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_FALSE(roles.leader_only.empty()) << algorithm->name();
     for (const vocab::LeaderOnlyMessage& role : roles.leader_only) {
-      EXPECT_TRUE(watcher.leader_only.count(std::string(role.type->name()))) << algorithm->name() << ": " << role.type->name();
+      EXPECT_TRUE(watcher.leader_only.count(std::string(role.type->name())))
+          << algorithm->name() << ": " << role.type->name();
     }
     for (const vocab::VoteGrantMessage& role : roles.vote_grants) {
-      EXPECT_TRUE(watcher.vote_grants.count(std::string(role.type->name()))) << algorithm->name() << ": " << role.type->name();
+      EXPECT_TRUE(watcher.vote_grants.count(std::string(role.type->name())))
+          << algorithm->name() << ": " << role.type->name();
     }
   }
 }

@@ -146,8 +146,8 @@ TEST(ScenarioFiles, SplitBrainSharesATokenDuringThePartitionOnlyIfTheResourceIsR
     return false;
   };
   for (const std::string name : {"bully", "ring"}) {
-    auto scenario = LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name +
-                                     "-partition-split-brain.json");
+    auto scenario =
+        LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name + "-partition-split-brain.json");
     ASSERT_TRUE(scenario.ok()) << scenario.status();
     ASSERT_EQ(scenario->faults.front().action, FaultStep::Action::kPartition);
     EXPECT_TRUE(shared_token_before_heal(*scenario)) << name;
@@ -201,7 +201,8 @@ TEST(ScenarioFiles_RaftBugs, EachIsCaughtAndTheCorrectRaftPassesTheSameScenario)
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       auto result = RunScenario(*scenario, seed);
       ASSERT_TRUE(result.ok()) << result.status();
-      EXPECT_TRUE(result->met_expectations()) << file << " seed " << seed << ": " << result->failed_expectations.front();
+      EXPECT_TRUE(result->met_expectations())
+          << file << " seed " << seed << ": " << result->failed_expectations.front();
       EXPECT_EQ(Violated(correct, seed), std::vector<std::string>{}) << file << " without the bug, seed " << seed;
     }
     shown[bug] = file;

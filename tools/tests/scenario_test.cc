@@ -1,10 +1,10 @@
 // The scenario loader: what it accepts and, above all, how it rejects.
 #include "tools/electsim/scenario.h"
-#include "tools/tests/scenario_error.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tools/tests/scenario_error.h"
 
 namespace electsim {
 namespace {
@@ -144,9 +144,7 @@ TEST(Scenario_Errors, LivenessMustBeJudgeableWithinTheRun) {
   EXPECT_NE(error.find("at /liveness/after: expected a duration (this key is required when a pause waits"),
             std::string::npos)
       << error;
-  EXPECT_TRUE(ParseScenario(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"after\": \"1s\""),
-                            "x.json")
-                  .ok());
+  EXPECT_TRUE(ParseScenario(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"after\": \"1s\""), "x.json").ok());
 }
 
 TEST(Scenario_Load, LivenessStabilityWindowAndExclusiveTokenResource) {
@@ -155,9 +153,9 @@ TEST(Scenario_Load, LivenessStabilityWindowAndExclusiveTokenResource) {
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   EXPECT_EQ(scenario->liveness_stable_for, sim::TimeNs::Millis(500));
   EXPECT_FALSE(scenario->exclusive_token);
-  scenario = ParseScenario(Variant("\"description\": \"ok\",",
-                                   "\"description\": \"ok\", \"resource\": {\"exclusive_token\": true},"),
-                           "x.json");
+  scenario = ParseScenario(
+      Variant("\"description\": \"ok\",", "\"description\": \"ok\", \"resource\": {\"exclusive_token\": true},"),
+      "x.json");
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   EXPECT_TRUE(scenario->exclusive_token);
   EXPECT_FALSE(ParseScenario(kValid, "x.json")->liveness_stable_for.has_value());  // until the end of the run
@@ -165,8 +163,7 @@ TEST(Scenario_Load, LivenessStabilityWindowAndExclusiveTokenResource) {
 
 TEST(Scenario_Errors, LivenessStabilityWindowMustFitInTheRun) {
   // Deadline 2.5s (faults end at 1.5s, within 1s); the run ends at 3s.
-  std::string error =
-      ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"stable_for\": \"600ms\""));
+  std::string error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"stable_for\": \"600ms\""));
   EXPECT_NE(error.find("at /liveness/stable_for: expected a window that fits in the run: a leader found at the "
                        "deadline 2500ms must hold 600ms more, until 3100ms, past the run's end at 3s, got the string "
                        "\"600ms\""),
@@ -182,10 +179,9 @@ TEST(Scenario_Errors, ExclusiveTokenNeedsFencingAndABoolean) {
   std::string error = ErrorOf(Variant("\"description\": \"ok\",",
                                       "\"description\": \"ok\", \"resource\": {\"exclusive_token\": true, "
                                       "\"fencing\": false},"));
-  EXPECT_NE(error.find("at /resource/exclusive_token: expected false when fencing is off"), std::string::npos)
-      << error;
-  error = ErrorOf(
-      Variant("\"description\": \"ok\",", "\"description\": \"ok\", \"resource\": {\"exclusive_token\": 1},"));
+  EXPECT_NE(error.find("at /resource/exclusive_token: expected false when fencing is off"), std::string::npos) << error;
+  error =
+      ErrorOf(Variant("\"description\": \"ok\",", "\"description\": \"ok\", \"resource\": {\"exclusive_token\": 1},"));
   EXPECT_NE(error.find("at /resource/exclusive_token: expected true or false, got the integer 1"), std::string::npos)
       << error;
 }
@@ -193,8 +189,7 @@ TEST(Scenario_Errors, ExclusiveTokenNeedsFencingAndABoolean) {
 TEST(Scenario_Errors, RatiosAreCheckedBeforeRounding) {
   const std::string lease = R"({"nodes": 3, "duration": "1s", "algorithm": {"name": "lease", "options": )";
   std::string error = ErrorOf(lease + R"({"safety_margin": 1.0000001}}})");
-  EXPECT_NE(error.find("at /algorithm/options/safety_margin: expected a number in (0, 1]"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("at /algorithm/options/safety_margin: expected a number in (0, 1]"), std::string::npos) << error;
   error = ErrorOf(lease + R"({"safety_margin": 0.0000006}}})");  // rounds to 1 ppm, but is below it
   EXPECT_NE(error.find("at /algorithm/options/safety_margin"), std::string::npos) << error;
   EXPECT_TRUE(ParseScenario(lease + R"({"safety_margin": 1}}})", "x.json").ok());
@@ -223,7 +218,8 @@ TEST(Scenario_Load, NodesModelTakesTheLatencyFormsAndDefaultsToZero) {
   EXPECT_EQ(plain->node_model.processing.Describe(), "fixed 0ns");
   EXPECT_EQ(plain->node_model.persist.Describe(), "fixed 0ns");
   auto modelled = ParseScenario(
-      Variant("\"faults\"", R"("nodes_model": {"processing": "200us", "persist": {"uniform": ["1ms", "3ms"]}}, "faults")"),
+      Variant("\"faults\"",
+              R"("nodes_model": {"processing": "200us", "persist": {"uniform": ["1ms", "3ms"]}}, "faults")"),
       "x.json");
   ASSERT_TRUE(modelled.ok()) << modelled.status();
   EXPECT_EQ(modelled->node_model.processing.Describe(), "fixed 200000ns");
@@ -323,9 +319,10 @@ TEST(Scenario_Errors, UnknownAlgorithmListsKnownOnes) {
 
 TEST(Scenario_Errors, UnknownOptionAndOutOfRangeOption) {
   std::string error = ErrorOf(Variant("\"election_timeout_min\"", "\"election_timeout_minimum\""));
-  EXPECT_NE(error.find("at /algorithm/options/election_timeout_minimum: expected no key \"election_timeout_minimum\" in "
-                       "the options of algorithm \"raft\" (allowed: "),
-            std::string::npos)
+  EXPECT_NE(
+      error.find("at /algorithm/options/election_timeout_minimum: expected no key \"election_timeout_minimum\" in "
+                 "the options of algorithm \"raft\" (allowed: "),
+      std::string::npos)
       << error;
   error = ErrorOf(Variant("\"election_timeout_max\": \"300ms\"", "\"election_timeout_max\": \"100ms\""));
   EXPECT_NE(error.find("at /algorithm/options"), std::string::npos) << error;
@@ -342,14 +339,16 @@ TEST(Scenario_Errors, ProbabilityOutOfRange) {
 TEST(Scenario_Errors, FaultStepShape) {
   // Each action's own keys: a second action is a key that step does not have.
   EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"pause\": 1"))
-                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"after\", \"at\", \"crash\", \"for\", \"lose_unsynced\", \"name\")"),
+                .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"after\", \"at\", "
+                      "\"crash\", \"for\", \"lose_unsynced\", \"name\")"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"heal\": true, \"for\": \"1s\""))
                 .find("at /faults/2/for: expected no key \"for\" in a \"heal\" step"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"mend\": true"))
-                .find("at /faults/2: expected a fault step object with \"at\" or \"after\" and one action: crash, restart"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(Variant("\"heal\": true", "\"mend\": true"))
+          .find("at /faults/2: expected a fault step object with \"at\" or \"after\" and one action: crash, restart"),
+      std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"at\": \"1s\"", "\"at\": \"9s\"")).find("a time within the run's duration"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"store\"")).find("this algorithm has no store"),
@@ -365,7 +364,8 @@ TEST(Scenario_Errors, ExpectedViolationMustBeAnEnabledChecker) {
 
 TEST(Scenario_Errors, MissingRequiredKey) {
   const std::string error = ErrorOf(R"({"nodes": 3, "algorithm": "raft"})");
-  EXPECT_NE(error.find("at /duration: expected a duration: how long to simulate (this key is required unless \"stop\" has a \"max\")"),
+  EXPECT_NE(error.find("at /duration: expected a duration: how long to simulate (this key is required unless \"stop\" "
+                       "has a \"max\")"),
             std::string::npos)
       << error;
 }

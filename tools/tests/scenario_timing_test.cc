@@ -46,10 +46,10 @@ RunResult RunSeed(const std::string& text, uint64_t seed, ProcessFaultTimes* sin
 TEST(ScenarioTiming_Errors, BadRandomTimesAndTriggersNameTheirPath) {
   std::string error = ErrorOf(WithFaults(R"([{"at": {"uniform": ["2s", "1s"]}, "crash": 1}])"));
   EXPECT_NE(error.find("at /faults/0/at/uniform/1: expected a duration of at least LOW (2s), got the string \"1s\""),
-            std::string::npos) << error;
-  error = ErrorOf(WithFaults(R"([{"at": {"uniform": ["2s", "11s"]}, "crash": 1}])"));
-  EXPECT_NE(error.find("at /faults/0/at: expected a time within the run's duration (10s)"), std::string::npos)
+            std::string::npos)
       << error;
+  error = ErrorOf(WithFaults(R"([{"at": {"uniform": ["2s", "11s"]}, "crash": 1}])"));
+  EXPECT_NE(error.find("at /faults/0/at: expected a time within the run's duration (10s)"), std::string::npos) << error;
   error = ErrorOf(WithFaults(R"([{"at": {"uniform": ["2s"]}, "crash": 1}])"));
   EXPECT_NE(error.find("at /faults/0/at"), std::string::npos) << error;
   error = ErrorOf(WithFaults(R"([{"at": "1s", "after": {"event": "leader_known"}, "crash": 1}])"));
@@ -63,16 +63,19 @@ TEST(ScenarioTiming_Errors, BadRandomTimesAndTriggersNameTheirPath) {
       << error;
   error = ErrorOf(WithFaults(R"([{"after": {"event": "step_done", "step": 3}, "crash": 1}])"));
   EXPECT_NE(error.find("at /faults/0/after/step: expected the index of a step in \"faults\", in [0, 0]"),
-            std::string::npos) << error;
+            std::string::npos)
+      << error;
   error = ErrorOf(WithFaults(R"([{"after": {"event": "step_done", "step": "nope"}, "crash": 1}])"));
   EXPECT_NE(error.find("at /faults/0/after/step: expected the \"name\" of a step in \"faults\" (no step is named "
                        "\"nope\")"),
-            std::string::npos) << error;
+            std::string::npos)
+      << error;
   error = ErrorOf(WithFaults(R"([{"name": "a", "after": {"event": "step_done", "step": "b"}, "crash": 1},
                                  {"name": "b", "after": {"event": "step_done", "step": 0}, "restart": 1}])"));
   EXPECT_NE(error.find("at /faults/0/after/step: expected a step that does not wait, directly or through others, for "
                        "this one"),
-            std::string::npos) << error;
+            std::string::npos)
+      << error;
   error = ErrorOf(WithFaults(R"([{"name": "a", "at": "1s", "crash": 1}, {"name": "a", "at": "2s", "restart": 1}])"));
   EXPECT_NE(error.find("at /faults/1/name: expected a name no other step has (/faults/0 has it)"), std::string::npos)
       << error;
@@ -81,9 +84,9 @@ TEST(ScenarioTiming_Errors, BadRandomTimesAndTriggersNameTheirPath) {
 }
 
 TEST(ScenarioTiming_Errors, AStopBoundsTheRunWithMaxOrDuration) {
-  EXPECT_TRUE(ParseScenario(WithFaults("[]", R"("stop": {"when": "leader_known_after_last_fault", "max": "5s"})"),
-                            "x.json")
-                  .ok());
+  EXPECT_TRUE(
+      ParseScenario(WithFaults("[]", R"("stop": {"when": "leader_known_after_last_fault", "max": "5s"})"), "x.json")
+          .ok());
   std::string error =
       ErrorOf(WithFaults("[]", R"("duration": "5s", "stop": {"when": "leader_known_after_last_fault", "max": "5s"})"));
   EXPECT_NE(error.find("at /stop/max: expected no \"max\" when the scenario has a \"duration\""), std::string::npos)
@@ -91,7 +94,8 @@ TEST(ScenarioTiming_Errors, AStopBoundsTheRunWithMaxOrDuration) {
   error = ErrorOf(WithFaults("[]", R"("stop": {"when": "leader_known_after_last_fault"})"));
   EXPECT_NE(error.find("at /duration: expected a duration: how long to simulate (this key is required unless \"stop\" "
                        "has a \"max\")"),
-            std::string::npos) << error;
+            std::string::npos)
+      << error;
   error = ErrorOf(WithFaults("[]", R"("duration": "5s", "stop": {"when": "leader_elected"})"));
   EXPECT_NE(error.find("at /stop/when: expected \"leader_known_after_last_fault\""), std::string::npos) << error;
   error = ErrorOf(WithFaults("[]", R"("duration": "5s", "stop": {"when": "leader_known_after_last_fault"},
@@ -149,7 +153,7 @@ TEST(ScenarioTiming_Run, TriggersChainOnStepsAndOnElectionsAfterThem) {
       {"name": "crash", "after": {"event": "leader_known"}, "crash": "leader"},
       {"name": "back", "after": {"event": "leader_elected", "step": "crash", "delay": "1ms"}, "restart": "leader"},
       {"after": {"event": "step_done", "step": "back", "delay": "100ms"}, "crash": 0}])"),
-                               5, &faults);
+                                   5, &faults);
   ASSERT_GE(result.metrics.elections.size(), 2u);
   ASSERT_TRUE(result.metrics.elections[1].elected);
   ASSERT_EQ(faults.crashes.size(), 2u);
@@ -200,9 +204,10 @@ TEST(ScenarioTiming_Run, LivenessAfterATriggeredStepCountsFromWhenItIsOver) {
                                       R"("duration": "4s", "liveness": {"within": "2s"})");
   EXPECT_TRUE(RunSeed(text, 1).violations.empty());
   // A deadline too short to re-elect in fires.
-  const RunResult tight = RunSeed(WithFaults(R"([{"after": {"event": "leader_known", "delay": "10ms"}, "crash": "leader"}])",
-                                         R"("duration": "4s", "liveness": {"within": "1ms"})"),
-                              1);
+  const RunResult tight =
+      RunSeed(WithFaults(R"([{"after": {"event": "leader_known", "delay": "10ms"}, "crash": "leader"}])",
+                         R"("duration": "4s", "liveness": {"within": "1ms"})"),
+              1);
   ASSERT_EQ(tight.violations.size(), 1u);
   EXPECT_EQ(tight.violations[0].checker, "liveness");
 }

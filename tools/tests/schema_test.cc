@@ -97,13 +97,15 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
       // type
       {R"(, "faults": {})", "s.json: at /faults: expected an array of fault steps, got an object"},
       // required, named by the member's own description
-      {R"(, "liveness": {"after": "1s"})", "at /liveness/within: expected a duration: how soon after \"after\" one "
-                                           "leader must be known to every live node (this key is required)"},
+      {R"(, "liveness": {"after": "1s"})",
+       "at /liveness/within: expected a duration: how soon after \"after\" one "
+       "leader must be known to every live node (this key is required)"},
       // additionalProperties, with and without a title
       {R"(, "resource": {"fenced": true})",
        "at /resource/fenced: expected no key \"fenced\" here (allowed: \"exclusive_token\", \"fencing\")"},
       {R"(, "faults": [{"at": "1s", "restart": 1, "for": "1s"}])",
-       "at /faults/0/for: expected no key \"for\" in a \"restart\" step (allowed: \"after\", \"at\", \"name\", \"restart\")"},
+       "at /faults/0/for: expected no key \"for\" in a \"restart\" step (allowed: \"after\", \"at\", \"name\", "
+       "\"restart\")"},
       // enum, const
       {R"(, "checkers": ["election_safety", "single_vote", "split_brain"])",
        "at /checkers/2: expected one of the checkers \"committed_agreement\", \"election_safety\""},
@@ -125,7 +127,8 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
        "at /faults/0/clock: expected exactly one of \"drift_ppm\" and \"shift\" (this object has \"drift_ppm\", "
        "\"shift\")"},
       // anyOf: no action at all
-      {R"(, "faults": [{"at": "1s"}])", "at /faults/0: expected a fault step object with \"at\" or \"after\" and one action"},
+      {R"(, "faults": [{"at": "1s"}])",
+       "at /faults/0: expected a fault step object with \"at\" or \"after\" and one action"},
       // pattern, maxLength
       {R"(, "name": "-ok-but-not/this")", "at /name: expected a name of letters, digits"},
       {R"(, "description": ")" + std::string(1001, 'x') + "\"",
@@ -160,8 +163,7 @@ TEST(Schema_Messages, PathsInsideAReproStartAtTheScenario) {
                             With(R"(, "faults": [{"at": "1s", "crash": -1}])") + "}";
   auto parsed = ParseRepro(repro, "r.json");
   ASSERT_FALSE(parsed.ok());
-  EXPECT_NE(parsed.status().message().find("r.json: at /scenario/faults/0/crash: expected a node"),
-            std::string::npos)
+  EXPECT_NE(parsed.status().message().find("r.json: at /scenario/faults/0/crash: expected a node"), std::string::npos)
       << parsed.status();
 }
 
@@ -169,7 +171,8 @@ TEST(Schema_Check, LongStringsAreRefusedWithoutExhaustingTheStack) {
   // std::regex in its default mode recurses once per character; 60000 is
   // matched (within the pattern constraint's limit), 200000 is not.
   for (const std::string& extra :
-       {R"(, "description": ")" + std::string(60000, 'x') + "\"", R"(, "description": ")" + std::string(200000, 'x') + "\"", R"(, "name": ")" + std::string(200000, 'a') + "\"",
+       {R"(, "description": ")" + std::string(60000, 'x') + "\"",
+        R"(, "description": ")" + std::string(200000, 'x') + "\"", R"(, "name": ")" + std::string(200000, 'a') + "\"",
         R"(, "duration": ")" + std::string(200000, '1') + "s\"",
         R"(, "faults": [{"at": ")" + std::string(100000, '1') + "ms\", \"crash\": 0}]"}) {
     const std::string error = ErrorOf(With(extra));

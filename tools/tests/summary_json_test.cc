@@ -23,7 +23,8 @@ json ReadJson(const std::string& path) {
 }
 
 bool SatisfiesSummarySchema(const json& document) {
-  static const json schema_document = ReadJson(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/schema/summary.schema.json");
+  static const json schema_document =
+      ReadJson(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/schema/summary.schema.json");
   valijson::Schema schema;
   valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
   valijson::adapters::NlohmannJsonAdapter schema_adapter(schema_document);

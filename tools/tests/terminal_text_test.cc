@@ -21,30 +21,36 @@ bool NoRawControls(const std::string& text) {
 }
 
 TEST(EscapeForTerminal, EscapeSequencesBecomeVisible) {
-  EXPECT_EQ(EscapeForTerminal("a\x1b[2Jb"), "a\\u001b[2Jb");                              // clear screen
-  EXPECT_EQ(EscapeForTerminal("\x1b]52;c;aGk=\x07"), "\\u001b]52;c;aGk=\\u0007");         // OSC 52 clipboard write
+  EXPECT_EQ(EscapeForTerminal("a\x1b[2Jb"), "a\\u001b[2Jb");                       // clear screen
+  EXPECT_EQ(EscapeForTerminal("\x1b]52;c;aGk=\x07"), "\\u001b]52;c;aGk=\\u0007");  // OSC 52 clipboard write
   EXPECT_EQ(EscapeForTerminal("line\nnext\ttab\rcr"), "line\\nnext\\ttab\\rcr");
   EXPECT_EQ(EscapeForTerminal("nul\0here"s), "nul\\u0000here");
   EXPECT_EQ(EscapeForTerminal("del\x7f"), "del\\u007f");
 }
 
 TEST(EscapeForTerminal, C1ControlsAndDirectionOverridesAreEscaped) {
-  EXPECT_EQ(EscapeForTerminal("\xc2\x9b" "2J"), "\\u009b2J");          // CSI as a UTF-8 code point
-  EXPECT_EQ(EscapeForTerminal("abc\xe2\x80\xae" "cba"), "abc\\u202ecba");  // right-to-left override
-  EXPECT_EQ(EscapeForTerminal("\xe2\x81\xa6x"), "\\u2066x");            // left-to-right isolate
+  EXPECT_EQ(EscapeForTerminal("\xc2\x9b"
+                              "2J"),
+            "\\u009b2J");  // CSI as a UTF-8 code point
+  EXPECT_EQ(EscapeForTerminal("abc\xe2\x80\xae"
+                              "cba"),
+            "abc\\u202ecba");                                 // right-to-left override
+  EXPECT_EQ(EscapeForTerminal("\xe2\x81\xa6x"), "\\u2066x");  // left-to-right isolate
 }
 
 TEST(EscapeForTerminal, MalformedUtf8IsShownByteByByte) {
-  EXPECT_EQ(EscapeForTerminal("\x9b" "2J"), "\\x9b2J");          // a bare C1 byte, as 8-bit terminals read it
-  EXPECT_EQ(EscapeForTerminal("\xc3"), "\\xc3");                 // cut sequence
-  EXPECT_EQ(EscapeForTerminal("\xc0\xaf"), "\\xc0\\xaf");        // overlong "/"
+  EXPECT_EQ(EscapeForTerminal("\x9b"
+                              "2J"),
+            "\\x9b2J");                                             // a bare C1 byte, as 8-bit terminals read it
+  EXPECT_EQ(EscapeForTerminal("\xc3"), "\\xc3");                    // cut sequence
+  EXPECT_EQ(EscapeForTerminal("\xc0\xaf"), "\\xc0\\xaf");           // overlong "/"
   EXPECT_EQ(EscapeForTerminal("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
   EXPECT_EQ(EscapeForTerminal("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
 }
 
 TEST(EscapeForTerminal, PrintableTextPassesUnchanged) {
-  for (const std::string& text : {"plain ascii ~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./"s, "caf\xc3\xa9 \xe2\x9c\x93 \xe6\x97\xa5"s,
-                                 "emoji \xf0\x9f\x98\x80"s, ""s}) {
+  for (const std::string& text : {"plain ascii ~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./"s,
+                                  "caf\xc3\xa9 \xe2\x9c\x93 \xe6\x97\xa5"s, "emoji \xf0\x9f\x98\x80"s, ""s}) {
     EXPECT_EQ(EscapeForTerminal(text), text);
   }
 }

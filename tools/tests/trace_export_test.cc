@@ -30,9 +30,9 @@ class TraceExportTest : public electsim_test::TempDirTest {
   // Runs `scenario` with --trace in `format`; the file's path.
   std::string Export(const std::string& scenario, const std::string& format, const std::string& extra = "") {
     const std::string path = (dir_ / (fs::path(scenario).stem().string() + "." + format)).string();
-    const Outcome out = electsim_test::RunCombined("run " + electsim_test::ShippedScenario(scenario) +
-                                                   " --repro-dir '' --trace " + path + " --trace-format " + format +
-                                                   " " + extra);
+    const Outcome out =
+        electsim_test::RunCombined("run " + electsim_test::ShippedScenario(scenario) + " --repro-dir '' --trace " +
+                                   path + " --trace-format " + format + " " + extra);
     EXPECT_EQ(out.exit_status, 0) << out.output;
     return path;
   }
@@ -61,9 +61,14 @@ const valijson::Schema& TraceSchema() {
 
 // Scenarios that between them show every kind of record a fault makes.
 const std::vector<std::string> kVariedScenarios = {
-    "raft-leader-crash.json",      "raft-lossy-network.json",          "raft-bug-skip-sync-power-loss.json",
-    "lease-clock-drift-unfenced.json", "lease-paused-holder-unfenced.json", "bully-partition-split-brain.json",
-    "ring-successor-crash-mid-election.json", "raft-wall-clock-step.json",
+    "raft-leader-crash.json",
+    "raft-lossy-network.json",
+    "raft-bug-skip-sync-power-loss.json",
+    "lease-clock-drift-unfenced.json",
+    "lease-paused-holder-unfenced.json",
+    "bully-partition-split-brain.json",
+    "ring-successor-crash-mid-election.json",
+    "raft-wall-clock-step.json",
 };
 
 TEST_F(TraceExportTest, Jsonl_EveryLineOfRealTracesMatchesTheSchema) {
@@ -101,10 +106,11 @@ TEST_F(TraceExportTest, Jsonl_SchemaRejectsIntegerRoles) {
   valijson::adapters::NlohmannJsonAdapter good_target(good), bad_target(bad);
   EXPECT_TRUE(validator.validate(schema, good_target, nullptr));
   EXPECT_FALSE(validator.validate(schema, bad_target, nullptr));
-  for (const char* line : {R"({"i":1,"t":5,"kind":"drop","node":1,"peer":2,"msg":4,"local":5,"detail":"bogus"})",
-                           R"({"i":1,"t":5,"kind":"crash","node":1,"local":5})",
-                           R"({"i":1,"t":5,"kind":"teleport","node":1,"local":5})",
-                           R"({"trace_version":2,"scenario":"s","algorithm":"raft","seed":1,"duration_ns":1,"election_nodes":1,"nodes":[]})"}) {
+  for (
+      const char* line :
+      {R"({"i":1,"t":5,"kind":"drop","node":1,"peer":2,"msg":4,"local":5,"detail":"bogus"})",
+       R"({"i":1,"t":5,"kind":"crash","node":1,"local":5})", R"({"i":1,"t":5,"kind":"teleport","node":1,"local":5})",
+       R"({"trace_version":2,"scenario":"s","algorithm":"raft","seed":1,"duration_ns":1,"election_nodes":1,"nodes":[]})"}) {
     const json doc = json::parse(line);
     valijson::adapters::NlohmannJsonAdapter target(doc);
     EXPECT_FALSE(validator.validate(schema, target, nullptr)) << line;
@@ -115,9 +121,9 @@ TEST_F(TraceExportTest, Jsonl_SchemaRejectsIntegerRoles) {
 // role slices that tile each node's track and start where the trace says
 // the node took the role; violations marked.
 TEST_F(TraceExportTest, Perfetto_TracksFlowsAndSlicesMatchTheTrace) {
-  for (const std::string& scenario : {std::string("bully-partition-split-brain.json"),
-                                      std::string("lease-paused-holder-unfenced.json"),
-                                      std::string("raft-leader-crash.json")}) {
+  for (const std::string& scenario :
+       {std::string("bully-partition-split-brain.json"), std::string("lease-paused-holder-unfenced.json"),
+        std::string("raft-leader-crash.json")}) {
     SCOPED_TRACE(scenario);
     const std::vector<json> trace = ReadJsonl(Export(scenario, "jsonl"));
     const json perfetto = json::parse(electsim_test::ReadWholeFile(Export(scenario, "perfetto")));
@@ -153,7 +159,8 @@ TEST_F(TraceExportTest, Perfetto_TracksFlowsAndSlicesMatchTheTrace) {
       if (r["kind"] == "send") sends[r["msg"]] = &r;
       if (r["kind"] == "deliver") {
         const json& send = *sends.at(r["msg"]);
-        deliveries.emplace(send["node"].get<int>(), send["t"].get<int64_t>(), r["node"].get<int>(), r["t"].get<int64_t>());
+        deliveries.emplace(send["node"].get<int>(), send["t"].get<int64_t>(), r["node"].get<int>(),
+                           r["t"].get<int64_t>());
       }
       if (r["kind"] == "observe" && r.value("type", "") == "role" && r["fields"]["role"] == "leader") {
         leader_claims.emplace(r["node"].get<int>(), r["t"].get<int64_t>());
@@ -224,9 +231,9 @@ TEST(Explain, BullyPartitionReproNamesBothLeadersTheirEpochAndThePartitionFirst)
   const Outcome out = electsim_test::RunCombined("explain " + Repro("bully-partition-split-brain-seed1.repro.json"));
   ASSERT_EQ(out.exit_status, 0) << out.output;
   const std::string head = FirstLines(out.output, 10);
-  for (const char* fact : {"violation: election_safety at 0.100000s", "both leaders: node 1 and node 4, epoch 1",
-                           "fault step at 0.000000s: /faults/0: partition for 4s",
-                           "network at 0.000000s: partition [0,1] [2,3,4]"}) {
+  for (const char* fact :
+       {"violation: election_safety at 0.100000s", "both leaders: node 1 and node 4, epoch 1",
+        "fault step at 0.000000s: /faults/0: partition for 4s", "network at 0.000000s: partition [0,1] [2,3,4]"}) {
     EXPECT_NE(head.find(fact), std::string::npos) << fact << "\n" << out.output;
   }
 }
@@ -248,8 +255,7 @@ TEST(Explain, LongHistoryIsCutWithANote) {
   const Outcome out =
       electsim_test::RunCombined("explain " + Repro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 8");
   ASSERT_EQ(out.exit_status, 0) << out.output;
-  EXPECT_NE(out.output.find("... 23 earlier events of the history skipped (0.000000s to 3.007511s)"),
-            std::string::npos)
+  EXPECT_NE(out.output.find("... 23 earlier events of the history skipped (0.000000s to 3.007511s)"), std::string::npos)
       << out.output;
   EXPECT_NE(out.output.find("node 2: !! PAUSE"), std::string::npos) << out.output;
   EXPECT_NE(out.output.find("node 1: role{role=leader term=3 token=3}"), std::string::npos) << out.output;
@@ -268,8 +274,9 @@ class HtmlTimelineTest : public electsim_test::TempDirTest {};
 TEST_F(HtmlTimelineTest, Html_RendersNodeRowsAndViolationMarkersInHeadlessChromium) {
   ASSERT_EQ(std::system("command -v chromium >/dev/null"), 0) << "chromium is not installed: run tools/setup";
   const std::string page = (dir_ / "timeline.html").string();
-  const Outcome run = electsim_test::RunCombined("run " + electsim_test::ShippedScenario("bully-partition-split-brain.json") +
-                                                 " --repro-dir '' --trace-format html --trace " + page);
+  const Outcome run =
+      electsim_test::RunCombined("run " + electsim_test::ShippedScenario("bully-partition-split-brain.json") +
+                                 " --repro-dir '' --trace-format html --trace " + page);
   ASSERT_EQ(run.exit_status, 0) << run.output;
   const std::string html = electsim_test::ReadWholeFile(page);
   EXPECT_EQ(html.find("http://"), std::string::npos) << "the page must not reach the network";
@@ -281,7 +288,8 @@ TEST_F(HtmlTimelineTest, Html_RendersNodeRowsAndViolationMarkersInHeadlessChromi
   const std::string dom_path = (dir_ / "dom.html").string();
   ASSERT_EQ(std::system((chromium + "--dump-dom file://" + page + " > " + dom_path + " 2>/dev/null").c_str()), 0);
   const std::string dom = electsim_test::ReadWholeFile(dom_path);
-  EXPECT_NE(dom.find("<title>electsim timeline: 6 rows, 3 violations</title>"), std::string::npos) << dom.substr(0, 400);
+  EXPECT_NE(dom.find("<title>electsim timeline: 6 rows, 3 violations</title>"), std::string::npos)
+      << dom.substr(0, 400);
   EXPECT_NE(dom.find("data-rendered=\"rows=6 violation-markers=3\""), std::string::npos) << dom.substr(0, 400);
   for (int row = 0; row < 6; ++row) {
     EXPECT_NE(dom.find("id=\"row-" + std::to_string(row) + "\""), std::string::npos) << row;
@@ -289,7 +297,8 @@ TEST_F(HtmlTimelineTest, Html_RendersNodeRowsAndViolationMarkersInHeadlessChromi
   EXPECT_NE(dom.find("class=\"violation-marker\""), std::string::npos);
   const std::string png = (dir_ / "timeline.png").string();
   ASSERT_EQ(std::system((chromium + "--hide-scrollbars --window-size=1400,420 --screenshot=" + png + " file://" + page +
-                         " >/dev/null 2>&1").c_str()),
+                         " >/dev/null 2>&1")
+                            .c_str()),
             0);
   ASSERT_TRUE(fs::exists(png));
   EXPECT_GT(fs::file_size(png), 10000u);  // a drawn page, not a blank one
@@ -305,9 +314,9 @@ class ReplayDifferenceTest : public electsim_test::TempDirTest {
  protected:
   void SetUp() override {
     electsim_test::TempDirTest::SetUp();
-    const Outcome run = electsim_test::RunCombined(
-        "run " + electsim_test::ShippedScenario("lease-paused-holder-unfenced.json") + " --repro-dir " +
-        dir_.string() + " --trace " + (dir_ / "good.jsonl").string());
+    const Outcome run =
+        electsim_test::RunCombined("run " + electsim_test::ShippedScenario("lease-paused-holder-unfenced.json") +
+                                   " --repro-dir " + dir_.string() + " --trace " + (dir_ / "good.jsonl").string());
     ASSERT_EQ(run.exit_status, 0) << run.output;
     repro_ = json::parse(electsim_test::ReadWholeFile(dir_ / "lease-paused-holder-unfenced-seed1.repro.json"));
   }
@@ -333,11 +342,13 @@ TEST_F(ReplayDifferenceTest, Replay_ChangedOptionIsNarrowedByCheckpointsAndNamed
   const Outcome named = electsim_test::RunCombined("replay " + path + " --expected " + (dir_ / "good.jsonl").string());
   EXPECT_EQ(named.exit_status, 1) << named.output;
   EXPECT_NE(named.output.find("replay: first differing record: #60\n"), std::string::npos) << named.output;
-  EXPECT_NE(named.output.find("  expected: {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":338581487"),
-            std::string::npos)
+  EXPECT_NE(
+      named.output.find("  expected: {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":338581487"),
+      std::string::npos)
       << named.output;
-  EXPECT_NE(named.output.find("  actual:   {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":305581487"),
-            std::string::npos)
+  EXPECT_NE(
+      named.output.find("  actual:   {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":305581487"),
+      std::string::npos)
       << named.output;
   EXPECT_NE(named.output.find("  same:     {\"i\":59,"), std::string::npos) << named.output;
 }
@@ -373,8 +384,8 @@ namespace {
 // A run past 128 checkpoints of 64 records keeps every other one and doubles
 // the spacing, and still places a difference.
 TEST_F(ReplayDifferenceTest, Replay_LongRunThinsItsCheckpointsAndStillPlacesADifference) {
-  const Outcome run = electsim_test::RunCombined("run " + electsim_test::ShippedScenario("raft-paused-leader-unfenced.json") +
-                                                 " --repro-dir " + dir_.string());
+  const Outcome run = electsim_test::RunCombined(
+      "run " + electsim_test::ShippedScenario("raft-paused-leader-unfenced.json") + " --repro-dir " + dir_.string());
   ASSERT_EQ(run.exit_status, 0) << run.output;
   json repro = json::parse(electsim_test::ReadWholeFile(dir_ / "raft-paused-leader-unfenced-seed1.repro.json"));
   const uint64_t records = repro["trace_records"];

@@ -12,9 +12,9 @@
 #include "absl/status/status.h"
 #include "electsim/algorithms/guarantees.h"
 #include "electsim/algorithms/options.h"
-#include "electsim/vocab/vocabulary.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace algorithms {
 

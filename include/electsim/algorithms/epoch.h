@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "electsim/vocab/vocabulary.h"
 #include "electsim/sim/message.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace algorithms {
 

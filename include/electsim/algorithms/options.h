@@ -21,9 +21,9 @@ enum class OptionType {
   kDuration,  // written "150ms", "2s"; held in ns
   kInt,
   kBool,
-  kRatio,     // written as a number in [0, 1]; held in parts per million
-  kChoice,    // one of `choices`; held as its index
-  kIntList,   // a JSON array of integers
+  kRatio,    // written as a number in [0, 1]; held in parts per million
+  kChoice,   // one of `choices`; held as its index
+  kIntList,  // a JSON array of integers
 };
 std::string_view OptionTypeName(OptionType type);
 
@@ -31,11 +31,11 @@ struct OptionSpec {
   std::string name;
   OptionType type = OptionType::kInt;
   std::string help;
-  int64_t default_value = 0;  // ns, integer, 0/1, ppm or choice index
+  int64_t default_value = 0;                          // ns, integer, 0/1, ppm or choice index
   int64_t min = std::numeric_limits<int64_t>::min();  // inclusive, in the held unit
   int64_t max = std::numeric_limits<int64_t>::max();
-  std::vector<std::string> choices;      // kChoice only
-  std::vector<int64_t> default_list;     // kIntList only
+  std::vector<std::string> choices;   // kChoice only
+  std::vector<int64_t> default_list;  // kIntList only
 
   // Shorthands for declaring options.
   static OptionSpec Duration(std::string name, sim::TimeNs default_ns, std::string help,
@@ -43,8 +43,7 @@ struct OptionSpec {
   static OptionSpec Int(std::string name, int64_t default_value, int64_t min, int64_t max, std::string help);
   static OptionSpec Bool(std::string name, bool default_value, std::string help);
   // min/max in ppm; (0, 1] is min = 1, max = 1000000.
-  static OptionSpec Ratio(std::string name, int64_t default_ppm, int64_t min_ppm, int64_t max_ppm,
-                          std::string help);
+  static OptionSpec Ratio(std::string name, int64_t default_ppm, int64_t min_ppm, int64_t max_ppm, std::string help);
   static OptionSpec Choice(std::string name, std::vector<std::string> choices, std::string help);
   static OptionSpec IntList(std::string name, std::string help);
 

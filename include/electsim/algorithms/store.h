@@ -177,8 +177,8 @@ struct ChildReply {
   static constexpr sim::RecordType kType{"store.child_reply", {"req", "ok", "seq", "holder", "rev"}};
   int64_t req = 0;
   int64_t ok = 0;
-  int64_t seq = 0;      // predecessor, lowest: the child found, -1 for none
-  int64_t holder = 0;   // -1 for none
+  int64_t seq = 0;     // predecessor, lowest: the child found, -1 for none
+  int64_t holder = 0;  // -1 for none
   int64_t rev = 0;
 };
 struct ChildDeleted {

@@ -12,9 +12,9 @@ namespace sim::internal {
 
 // SIM_CHECK(condition, "what it means") prints "file:line: SIM_CHECK failed:
 // condition: what it means" to stderr and aborts when `condition` is false.
-#define SIM_CHECK(condition, message)                                     \
-  do {                                                                    \
-    if (!(condition)) [[unlikely]] {                                      \
+#define SIM_CHECK(condition, message)                                        \
+  do {                                                                       \
+    if (!(condition)) [[unlikely]] {                                         \
       ::sim::internal::CheckFailed(__FILE__, __LINE__, #condition, message); \
-    }                                                                     \
+    }                                                                        \
   } while (false)

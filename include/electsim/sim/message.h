@@ -83,7 +83,8 @@ class RecordType {
 template <typename T>
 concept Record = requires {
   { T::kType } -> std::convertible_to<const RecordType&>;
-} && std::is_trivially_copyable_v<T> && std::is_standard_layout_v<T>;
+}
+&&std::is_trivially_copyable_v<T>&& std::is_standard_layout_v<T>;
 
 // One field of a record, as Payload::fields() yields them.
 struct Field {

@@ -54,8 +54,14 @@ class TimeNs {
   friend constexpr TimeNs operator-(TimeNs a, TimeNs b) { return TimeNs(a.ns_ - b.ns_); }
   friend constexpr TimeNs operator*(TimeNs a, int64_t k) { return TimeNs(a.ns_ * k); }
   friend constexpr TimeNs operator/(TimeNs a, int64_t k) { return TimeNs(a.ns_ / k); }
-  constexpr TimeNs& operator+=(TimeNs b) { ns_ += b.ns_; return *this; }
-  constexpr TimeNs& operator-=(TimeNs b) { ns_ -= b.ns_; return *this; }
+  constexpr TimeNs& operator+=(TimeNs b) {
+    ns_ += b.ns_;
+    return *this;
+  }
+  constexpr TimeNs& operator-=(TimeNs b) {
+    ns_ -= b.ns_;
+    return *this;
+  }
 
  private:
   int64_t ns_ = 0;

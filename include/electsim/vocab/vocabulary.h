@@ -219,8 +219,8 @@ inline sim::Observation BecameLeader(sim::Term term, sim::FencingToken token) {
                                         static_cast<int64_t>(token.value())});
 }
 inline sim::Observation Belief(sim::NodeId leader, sim::Term term) {
-  return sim::Observation(
-      kBelief, {leader == sim::kNoNode ? kNobody : static_cast<int64_t>(leader.value()), static_cast<int64_t>(term.value())});
+  return sim::Observation(kBelief, {leader == sim::kNoNode ? kNobody : static_cast<int64_t>(leader.value()),
+                                    static_cast<int64_t>(term.value())});
 }
 inline sim::Observation TermChange(sim::Term term) {
   return sim::Observation(kTermChange, {static_cast<int64_t>(term.value())});
