@@ -7,9 +7,9 @@
 
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
-#include "tools/electsim/json_document.h"
-#include "tools/electsim/scenario.h"
-#include "tools/electsim/schema.h"
+#include "tools/electsim/language/json_document.h"
+#include "tools/electsim/language/scenario.h"
+#include "tools/electsim/language/schema.h"
 
 namespace {
 

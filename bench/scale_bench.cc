@@ -11,8 +11,8 @@
 
 #include "bench/alloc_counter.h"
 #include "benchmark/benchmark.h"
-#include "tools/electsim/runner.h"
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "tools/electsim/runner.h"
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/language/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

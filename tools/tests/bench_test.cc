@@ -1,6 +1,6 @@
 // `electsim bench` end to end: bad flags, common random numbers, outputs
 // that do not depend on --jobs, and what the measured times mean.
-#include "tools/electsim/bench.h"
+#include "tools/electsim/commands/bench.h"
 
 #include <csignal>
 #include <map>

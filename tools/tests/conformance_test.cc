@@ -7,8 +7,8 @@
 #include "electsim/algorithms/algorithm.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/electsim/runner.h"
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace electsim {
 namespace {

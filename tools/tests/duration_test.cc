@@ -1,4 +1,4 @@
-#include "tools/electsim/duration.h"
+#include "tools/electsim/language/duration.h"
 
 #include "gtest/gtest.h"
 

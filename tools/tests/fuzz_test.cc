@@ -10,10 +10,10 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/electsim/fuzz_judge.h"
-#include "tools/electsim/runner.h"
-#include "tools/electsim/scenario.h"
-#include "tools/electsim/scenario_generator.h"
+#include "tools/electsim/engine/fuzz_judge.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/engine/scenario_generator.h"
+#include "tools/electsim/language/scenario.h"
 #include "tools/tests/electsim_command.h"
 #include "tools/tests/electsim_process.h"
 

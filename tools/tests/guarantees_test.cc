@@ -8,9 +8,9 @@
 #include "electsim/algorithms/algorithm.h"
 #include "gtest/gtest.h"
 #include "sim/format.h"
-#include "tools/electsim/guarantee_table.h"
-#include "tools/electsim/scenario.h"
-#include "tools/guarantees/fault_templates.h"
+#include "tools/electsim/engine/fault_templates.h"
+#include "tools/electsim/export/guarantee_table.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace electsim {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tools/electsim/terminal_text.h"
+#include "tools/electsim/io/terminal_text.h"
 #include "tools/tests/electsim_command.h"
 
 namespace {

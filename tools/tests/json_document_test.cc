@@ -1,6 +1,6 @@
 // The strict JSON reader under every file electsim loads: one document per
 // file, nothing hidden after it, keys once, bounded depth.
-#include "tools/electsim/json_document.h"
+#include "tools/electsim/language/json_document.h"
 
 #include <string>
 

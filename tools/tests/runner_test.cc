@@ -1,5 +1,5 @@
 // How the runner applies fault steps.
-#include "tools/electsim/runner.h"
+#include "tools/electsim/engine/runner.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -15,8 +15,8 @@
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "tools/electsim/repro_writer.h"
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/engine/repro_writer.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace electsim {
 namespace {

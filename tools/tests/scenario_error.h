@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace electsim {
 

@@ -9,9 +9,9 @@
 
 #include "checkers/checker.h"
 #include "gtest/gtest.h"
-#include "tools/electsim/runner.h"
-#include "tools/electsim/scenario.h"
-#include "tools/electsim/summary_json.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/export/summary_json.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace electsim {
 namespace {

@@ -1,5 +1,5 @@
 // The scenario loader: what it accepts and, above all, how it rejects.
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/language/scenario.h"
 
 #include <string>
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tools/electsim/report.h"
-#include "tools/electsim/runner.h"
-#include "tools/electsim/scenario.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/export/report.h"
+#include "tools/electsim/language/scenario.h"
 #include "tools/tests/scenario_error.h"
 
 namespace electsim {

@@ -1,17 +1,17 @@
 // The JSON Schemas: the committed files are what the binary checks against,
 // their generated part agrees with the registries, and a failure reads as a
 // message that says where and what was expected.
-#include "tools/electsim/schema.h"
+#include "tools/electsim/language/schema.h"
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tools/electsim/repro.h"
-#include "tools/electsim/scenario.h"
-#include "tools/electsim/schema_internal.h"
-#include "tools/electsim/schema_registry.h"
+#include "tools/electsim/engine/repro.h"
+#include "tools/electsim/language/scenario.h"
+#include "tools/electsim/language/schema_internal.h"
+#include "tools/electsim/language/schema_registry.h"
 
 namespace electsim {
 namespace {

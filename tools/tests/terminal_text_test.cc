@@ -1,5 +1,5 @@
 // EscapeForTerminal: nothing a terminal would act on gets through raw.
-#include "tools/electsim/terminal_text.h"
+#include "tools/electsim/io/terminal_text.h"
 
 #include <string>
 

@@ -1,0 +1,334 @@
+#include "tools/electsim/engine/fault_driver.h"
+
+#include <algorithm>
+
+#include "electsim/sim/check.h"
+#include "electsim/sim/rng.h"
+#include "electsim/vocab/vocabulary.h"
+#include "fmt/format.h"
+#include "sim/format.h"
+
+namespace electsim {
+namespace {
+
+// The scenario's fault steps with this run's times: each random time drawn
+// from the seed's "scenario-times" stream, in file order (at or the trigger's
+// delay, then for), so that a draw never shifts the network's randomness or
+// another step's draws. Sorted as they will run: by time, then file order;
+// steps with "after" last.
+std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
+  std::vector<FaultStep> steps = scenario.faults;
+  std::sort(steps.begin(), steps.end(),
+            [](const FaultStep& a, const FaultStep& b) { return a.file_index < b.file_index; });
+  sim::Rng rng = sim::Rng::ForStream(seed, "scenario-times");
+  auto draw = [&rng](const TimeRange& range) {
+    return range.fixed() ? range.min : sim::TimeNs(rng.Between(range.min.ns(), range.max.ns()));
+  };
+  for (FaultStep& step : steps) {
+    if (step.after) {
+      step.after->delay.min = step.after->delay.max = draw(step.after->delay);
+    } else {
+      step.at = draw(step.at_range);
+    }
+    if (step.for_range) step.for_ns = draw(*step.for_range);
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const FaultStep& a, const FaultStep& b) {
+    return std::make_pair(a.after.has_value(), a.at) < std::make_pair(b.after.has_value(), b.at);
+  });
+  return steps;
+}
+
+}  // namespace
+
+void ClusterWatch::OnRecord(const sim::TraceRecord& r) {
+  const uint32_t node = r.node.value();
+  const bool observation = r.kind == sim::TraceKind::kObserve && r.payload != nullptr;
+  if (observation && node < view_.node_count() && r.payload->Is(vocab::kWriteBegin)) listener_->OnWriteBegun(node);
+  if (!view_.Apply(r)) return;
+  if (observation && r.payload->Is(vocab::kRoleChange) && view_.node(node).role == vocab::Role::kLeader) {
+    listener_->OnLeaderClaimed();
+  }
+  if (view_.LeaderKnownToAll()) listener_->OnLeaderKnown();
+}
+
+FaultDriver::FaultDriver(const Scenario& scenario, uint64_t seed, sim::Simulator& sim, checkers::ClusterView& view)
+    : scenario_(scenario),
+      cluster_(scenario.cluster()),
+      sim_(sim),
+      watch_(view, this),
+      steps_(DrawStepTimes(scenario, seed)),
+      tracks_steps_(scenario.stop_when_leader_known),
+      process_faults_(scenario.total_nodes(), 0) {
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (!steps_[i].after) continue;
+    tracks_steps_ = true;
+    if (steps_[i].after->step) waiting_for_[*steps_[i].after->step].push_back(i);
+  }
+}
+
+std::optional<sim::TimeNs> FaultDriver::FaultsEndAt() const {
+  sim::TimeNs last;
+  for (const FaultStep& step : steps_) {
+    if (step.after) return std::nullopt;
+    last = std::max(last, step.EndsAt());
+  }
+  return last;
+}
+
+absl::Status FaultDriver::Start(std::function<void()> all_done) {
+  all_done_ = std::move(all_done);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const FaultStep& step = steps_[i];
+    if (!step.after) {
+      if (auto s = sim_.ScheduleAt(step.at, [this, i] { Fire(i); }); !s.ok()) return s;
+    } else if (!step.after->step) {
+      Arm(i);  // waits for an event from the start
+    }
+  }
+  if (steps_.empty()) all_done_();
+  return absl::OkStatus();
+}
+
+void FaultDriver::WhenLeaderKnown(std::function<void()> action) {
+  if (watch_.view().LeaderKnownToAll()) {
+    action();
+    return;
+  }
+  on_known_.push_back(std::move(action));
+}
+
+void FaultDriver::RunAll(std::vector<std::function<void()>>& actions) {
+  // An action may register more: those wait for the next event.
+  std::vector<std::function<void()>> due;
+  due.swap(actions);
+  for (auto& action : due) action();
+}
+
+void FaultDriver::OnLeaderClaimed() { RunAll(on_claimed_); }
+void FaultDriver::OnLeaderKnown() { RunAll(on_known_); }
+
+void FaultDriver::OnWriteBegun(uint32_t node) {
+  // Pending triggers for this node run (a trigger may arm further ones).
+  std::vector<std::pair<uint32_t, std::function<void()>>> due;
+  for (auto it = on_write_begun_.begin(); it != on_write_begun_.end();) {
+    if (it->first == node) {
+      due.push_back(std::move(*it));
+      it = on_write_begun_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& [unused, action] : due) action();
+}
+
+void FaultDriver::Fire(size_t i) {
+  FaultStep& step = steps_[i];
+  step.at = sim_.now();
+  Apply(step);
+  // A step is over once its "for" has passed (whether or not it could apply).
+  if (!tracks_steps_) return;
+  if (!step.for_ns) {
+    StepDone(i);
+  } else {
+    (void)sim_.ScheduleAt(sim_.now() + *step.for_ns, [this, i] { StepDone(i); });
+  }
+}
+
+void FaultDriver::Arm(size_t i) {
+  const Trigger& trigger = *steps_[i].after;
+  auto fire_later = [this, i] {
+    (void)sim_.ScheduleAt(sim_.now() + steps_[i].after->delay.min, [this, i] { Fire(i); });
+  };
+  switch (trigger.event) {
+    case Trigger::Event::kLeaderElected: on_claimed_.push_back(fire_later); return;
+    case Trigger::Event::kLeaderKnown: WhenLeaderKnown(fire_later); return;
+    case Trigger::Event::kStepDone: fire_later(); return;
+  }
+}
+
+void FaultDriver::StepDone(size_t i) {
+  const size_t file_index = steps_[i].file_index;
+  for (const size_t waiting : waiting_for_[file_index]) Arm(waiting);
+  if (++steps_done_ == steps_.size()) all_done_();
+}
+
+// kNoNode (with a note) when the selector names nobody right now.
+sim::NodeId FaultDriver::Resolve(const NodeSelector& selector, const FaultStep& step) {
+  switch (selector.kind) {
+    case NodeSelector::Kind::kId: return sim::NodeId(selector.id);
+    case NodeSelector::Kind::kResource: return cluster_.resource;
+    case NodeSelector::Kind::kStore: return cluster_.store;
+    case NodeSelector::Kind::kLeader: {
+      const sim::NodeId leader = watch_.view().LatestLeader();
+      if (leader == sim::kNoNode) Skip(step, "there is no leader");
+      return leader;
+    }
+  }
+  return sim::kNoNode;
+}
+
+void FaultDriver::Skip(const FaultStep& step, const std::string& why) {
+  const std::string note = fmt::format("skipped {} at {}: {}", step.json_path, sim::FormatDuration(step.at), why);
+  sim_.Note(note);
+  notes_.push_back(note);
+}
+
+void FaultDriver::Check(const FaultStep& step, const absl::Status& status) {
+  if (!status.ok()) Skip(step, std::string(status.message()));
+}
+
+// Runs `undo` after the step's "for", if it has one. Call it only once the
+// step's fault is in force: a skipped step has nothing to undo.
+void FaultDriver::UndoLater(const FaultStep& step, std::function<void()> undo) {
+  if (!step.for_ns) return;
+  (void)sim_.ScheduleAt(sim_.now() + *step.for_ns, std::move(undo));
+}
+
+// Process faults are counted per node, so that a step's undo can tell
+// whether the crash or pause it made is still the one in force: another
+// step may have restarted or resumed the node meanwhile, and crashed or
+// paused it again for good.
+// Crash, restart, pause or resume through the simulator; counts the fault
+// when it applied and notes the step as skipped when it did not.
+bool FaultDriver::ApplyProcessFault(const FaultStep& step, sim::NodeId node, const absl::Status& status) {
+  if (!status.ok()) {
+    Skip(step, std::string(status.message()));
+    return false;
+  }
+  ++process_faults_[node.value()];
+  return true;
+}
+
+// Undoes a process fault made by `step` unless a later step replaced it.
+void FaultDriver::UndoProcessFaultLater(const FaultStep& step, sim::NodeId node, std::string_view what,
+                                        std::function<absl::Status()> undo) {
+  const uint64_t fault = process_faults_[node.value()];
+  UndoLater(step, [this, &step, node, fault, what, undo = std::move(undo)] {
+    if (process_faults_[node.value()] != fault) {
+      Skip(step,
+           fmt::format("no {}: a later step crashed, restarted, paused or resumed node {} first", what, node.value()));
+      return;
+    }
+    ApplyProcessFault(step, node, undo());
+  });
+}
+
+// Undoes a step's cuts unless a heal has removed every cut since (a later
+// step's cuts are not this step's to remove).
+void FaultDriver::RestoreCutsLater(const FaultStep& step, std::vector<sim::Link> cut) {
+  UndoLater(step, [this, &step, heals = heals_, cut = std::move(cut)] {
+    if (heals != heals_) return;  // healed already
+    Check(step, sim_.RestoreLinks(cut));
+  });
+}
+
+void FaultDriver::Apply(const FaultStep& step) {
+  sim_.Note(fmt::format("fault {}: {}", step.json_path, step.Describe()));
+  using Action = FaultStep::Action;
+  switch (step.action) {
+    case Action::kCrash: {
+      const sim::NodeId node = Resolve(step.node, step);
+      const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
+      if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
+      UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
+      return;
+    }
+    case Action::kRestart: {
+      const sim::NodeId node = Resolve(step.node, step);
+      if (node != sim::kNoNode) ApplyProcessFault(step, node, sim_.Restart(node));
+      return;
+    }
+    case Action::kPause: {
+      const sim::NodeId node = Resolve(step.node, step);
+      if (node == sim::kNoNode) return;
+      auto pause = [this, node, &step] {
+        if (!ApplyProcessFault(step, node, sim_.Pause(node))) return;
+        UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
+      };
+      if (!step.during_write) {
+        pause();
+        return;
+      }
+      if (node.value() >= scenario_.nodes) {
+        Skip(step, "only election nodes write to the resource");
+        return;
+      }
+      // Pause right after the handler that began the write returns.
+      on_write_begun_.emplace_back(node.value(), [this, pause] { (void)sim_.ScheduleAt(sim_.now(), pause); });
+      return;
+    }
+    case Action::kResume: {
+      const sim::NodeId node = Resolve(step.node, step);
+      if (node != sim::kNoNode) ApplyProcessFault(step, node, sim_.Resume(node));
+      return;
+    }
+    case Action::kPartition:
+    case Action::kIsolate: {
+      std::vector<std::vector<sim::NodeId>> groups;
+      // The shared services stay reachable from every side of a partition
+      // unless a group names them (a replicated store, a blob store). Isolate
+      // pulls the node's cable: it reaches nothing, services included.
+      std::vector<sim::NodeId> bystanders;
+      if (step.action == Action::kPartition) {
+        for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
+          if (service != sim::kNoNode) bystanders.push_back(service);
+        }
+      }
+      if (step.action == Action::kIsolate) {
+        const sim::NodeId node = Resolve(step.node, step);
+        if (node == sim::kNoNode) return;
+        groups.push_back({node});
+      } else {
+        for (const auto& group : step.groups) {
+          groups.emplace_back();
+          for (const NodeSelector& selector : group) {
+            const sim::NodeId node = Resolve(selector, step);
+            if (node == sim::kNoNode) return;
+            groups.back().push_back(node);
+          }
+        }
+      }
+      auto links = sim_.Partition(groups, bystanders);
+      if (!links.ok()) {
+        Check(step, links.status());
+        return;
+      }
+      RestoreCutsLater(step, std::move(*links));
+      return;
+    }
+    case Action::kCut: {
+      const sim::NodeId from = Resolve(step.node, step);
+      const sim::NodeId to = Resolve(step.to, step);
+      if (from == sim::kNoNode || to == sim::kNoNode) return;
+      if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
+        Check(step, status);
+        return;
+      }
+      RestoreCutsLater(step, {sim::Link{from, to}});
+      return;
+    }
+    case Action::kHeal:
+      sim_.HealNetwork();
+      ++heals_;
+      return;
+    case Action::kClockDrift: {
+      const sim::NodeId node = Resolve(step.node, step);
+      if (node != sim::kNoNode) Check(step, sim_.SetClockDrift(node, step.drift_ppm));
+      return;
+    }
+    case Action::kClockShift: {
+      const sim::NodeId node = Resolve(step.node, step);
+      if (node != sim::kNoNode) Check(step, sim_.StepWallClock(node, step.shift));
+      return;
+    }
+    case Action::kNetwork: Check(step, sim_.SetAllLinks(step.link)); return;
+    case Action::kLink: {
+      const sim::NodeId from = Resolve(step.node, step);
+      const sim::NodeId to = Resolve(step.to, step);
+      if (from != sim::kNoNode && to != sim::kNoNode) Check(step, sim_.SetLink(from, to, step.link));
+      return;
+    }
+  }
+}
+
+}  // namespace electsim

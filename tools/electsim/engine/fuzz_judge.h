@@ -1,0 +1,34 @@
+// What `electsim fuzz` holds a run to: the fault kinds a scenario inflicts,
+// and the invariants its algorithm declares kept under all of them. A
+// violation of one of those is a broken guarantee (the fuzz fails); any other
+// is a finding, counted but expected of that algorithm under those faults.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "electsim/algorithms/guarantees.h"
+#include "tools/electsim/language/scenario.h"
+
+namespace electsim {
+
+// The kinds of fault the scenario's weather and steps inflict. A latency is
+// a fault when it can exceed kCalmLatencyMax: below it every algorithm's
+// timeouts hold with room to spare.
+algorithms::FaultKinds FaultKindsInPlay(const Scenario& scenario);
+inline constexpr sim::TimeNs kCalmLatencyMax = sim::TimeNs::Millis(20);
+
+// Which option values a run is judged by.
+enum class GuaranteesOf {
+  kOptions,   // the options the scenario runs with
+  kDefaults,  // the algorithm's defaults against a fencing resource: what a
+              // deliberate bug (an option, an unfenced resource) must break
+};
+
+// The invariants (checker names, sorted) a run of `scenario` must keep:
+// those declared under every kind in play, plus stale_token when the
+// resource fences (and unique_token when it also keeps tokens exclusive),
+// plus liveness when the scenario judges it and `liveness` says so.
+std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf of, bool liveness = false);
+
+}  // namespace electsim

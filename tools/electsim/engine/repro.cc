@@ -1,0 +1,76 @@
+#include "tools/electsim/engine/repro.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "sim/trace.h"
+#include "tools/electsim/io/program_name.h"
+#include "tools/electsim/language/json_document.h"
+#include "tools/electsim/language/schema.h"
+
+namespace electsim {
+
+nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path) {
+  nlohmann::json violations = nlohmann::json::array();
+  for (const auto& v : result.violations) {
+    violations.push_back({{"checker", v.checker},
+                          {"time_ns", v.time.ns()},
+                          {"trace_index", v.trace_index},
+                          {"message", checkers::DescribeViolation(v)}});
+  }
+  nlohmann::json hashes = nlohmann::json::array();
+  for (const uint64_t hash : result.checkpoints.hashes) hashes.push_back(sim::FormatTraceHash(hash));
+  return {
+      {"electsim_repro", 1},
+      {"trace_checkpoints", {{"every", result.checkpoints.every}, {"hashes", hashes}}},
+      {"scenario_file", scenario.source},
+      {"seed", result.seed},
+      {"trace_hash", sim::FormatTraceHash(result.trace_hash)},
+      {"trace_records", result.trace_records},
+      {"violations", violations},
+      {"replay", fmt::format("{} replay {}", ProgramName(), repro_path)},
+      {"scenario", scenario.document},
+  };
+}
+
+absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path) {
+  auto parsed = ParseJsonText(text, path);
+  if (!parsed.ok()) return parsed.status();
+  nlohmann::json doc = std::move(*parsed);
+  // A scenario given to replay by mistake: say so, rather than list the
+  // repro keys it lacks.
+  if (doc.is_object() && !doc.contains("electsim_repro")) {
+    return JsonInputError(path, "/electsim_repro", "1 (this file is not a repro written by electsim run)");
+  }
+  if (auto status = CheckAgainstSchema(SchemaKind::kRepro, doc, path); !status.ok()) return status;
+
+  // The schema has checked every type below.
+  Repro repro;
+  repro.seed = AsNonNegativeInteger(doc["seed"]).value_or(0);
+  repro.trace_records = AsNonNegativeInteger(doc["trace_records"]).value_or(0);
+  const auto hash = sim::ParseTraceHash(doc["trace_hash"].get<std::string>());
+  if (!hash) return JsonInputError(path, "/trace_hash", "\"0x\" and 16 lowercase hex digits, as run prints it");
+  repro.trace_hash = *hash;
+  if (doc.contains("trace_checkpoints")) {
+    TraceCheckpoints checkpoints;
+    checkpoints.every = AsNonNegativeInteger(doc["trace_checkpoints"]["every"]).value_or(1);
+    for (const nlohmann::json& text : doc["trace_checkpoints"]["hashes"]) {
+      checkpoints.hashes.push_back(sim::ParseTraceHash(text.get<std::string>()).value_or(0));
+    }
+    repro.checkpoints = std::move(checkpoints);
+  }
+  for (const nlohmann::json& violation : doc["violations"])
+    repro.violations.push_back(violation["checker"].get<std::string>());
+  std::sort(repro.violations.begin(), repro.violations.end());
+
+  // Named as when it ran, so the summary reads the same.
+  const bool named = doc["scenario"].contains("name");
+  const std::string scenario_file = doc["scenario_file"].get<std::string>();
+  auto scenario = ParseScenarioJson(std::move(doc["scenario"]), path, "/scenario");
+  if (!scenario.ok()) return scenario.status();
+  repro.scenario = std::move(*scenario);
+  if (!named) repro.scenario.name = ScenarioNameFromPath(scenario_file);
+  return repro;
+}
+
+}  // namespace electsim

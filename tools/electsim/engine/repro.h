@@ -1,0 +1,33 @@
+// The repro file format: what `run` writes when a run breaks an invariant
+// (the scenario document itself, the seed and the trace hash) and what
+// `replay` reads back, checked against scenarios/schema/repro.schema.json as
+// strictly as a scenario file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/language/scenario.h"
+
+namespace electsim {
+
+// A repro replays without the original file.
+nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path);
+
+struct Repro {
+  Scenario scenario;
+  uint64_t seed = 0;
+  uint64_t trace_hash = 0;
+  uint64_t trace_records = 0;
+  std::optional<TraceCheckpoints> checkpoints;  // repros written before checkpoints have none
+  std::vector<std::string> violations;          // checker names, sorted
+};
+absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path);
+
+}  // namespace electsim

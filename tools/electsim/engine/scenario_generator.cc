@@ -1,0 +1,247 @@
+#include "tools/electsim/engine/scenario_generator.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "electsim/algorithms/guarantees.h"
+#include "electsim/sim/rng.h"
+#include "fmt/format.h"
+#include "tools/electsim/engine/fault_templates.h"
+
+namespace electsim {
+namespace {
+
+using algorithms::FaultKind;
+using nlohmann::json;
+
+std::string Millis(int64_t ms) { return fmt::format("{}ms", ms); }
+
+class Generator {
+ public:
+  Generator(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, uint64_t seed,
+            const GeneratorSettings& settings)
+      : algorithm_(algorithm), values_(values), settings_(settings), rng_(sim::Rng::ForStream(seed, "fuzz.generator")) {
+    nodes_ = static_cast<uint32_t>(rng_.Between(settings.nodes_min, settings.nodes_max));
+    duration_ms_ = rng_.Between(settings.duration_min.ns() / 1'000'000, settings.duration_max.ns() / 1'000'000);
+    // Faults start in the first 40% of the run and last at most 20% of it;
+    // then the weather calms, and the last 35% judges liveness: after the
+    // faults, one leader known to all, to the end (a faulty phase, then a
+    // healed one, as TigerBeetle's VOPR runs).
+    fault_window_end_ms_ = std::max<int64_t>(600, duration_ms_ * 4 / 10);
+    longest_fault_ms_ = std::max<int64_t>(100, duration_ms_ * 2 / 10);
+    base_latency_max_ms_ = rng_.Between(1, 10);
+    network_ = {{"latency", {{"uniform", {"1ms", Millis(base_latency_max_ms_)}}}}};
+  }
+
+  uint32_t nodes() const { return nodes_; }
+  int64_t duration_ms() const { return duration_ms_; }
+  const json& network() const { return network_; }
+  const std::vector<std::string>& kinds() const { return kinds_; }
+
+  json Faults() {
+    for (FaultKind kind : algorithms::AllFaultKinds()) {
+      if (!rng_.Chance(sim::Probability::FromParts(sim::Probability::kOne / 2))) continue;  // swarm: half the kinds
+      if (!settings_.fault_kinds.Has(kind)) continue;
+      kinds_.emplace_back(algorithms::FaultKindName(kind));
+      const int intensity = static_cast<int>(rng_.Between(1, 4));
+      for (int i = 0; i < intensity; ++i) Add(kind);
+    }
+    // File order is time order; steps of one instant keep the order drawn.
+    if (network_.contains("drop") || network_.contains("duplicate")) {
+      Push(fault_window_end_ms_ + longest_fault_ms_, {{"network", {{"drop", 0.0}, {"duplicate", 0.0}}}});
+    }
+    std::stable_sort(steps_.begin(), steps_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    json faults = json::array();
+    for (auto& [at_ms, step] : steps_) faults.push_back(std::move(step));
+    return faults;
+  }
+
+ private:
+  int64_t At() { return rng_.Between(300, fault_window_end_ms_); }
+  int64_t Lasting(int64_t min_ms, int64_t max_ms) {
+    return rng_.Between(min_ms, std::max(min_ms, std::min(max_ms, longest_fault_ms_)));
+  }
+  bool OneIn(uint64_t n) { return rng_.Below(n) == 0; }
+  json Node() { return static_cast<uint64_t>(rng_.Below(nodes_)); }
+  // Every draw sits in a statement of its own or in a braced list (both
+  // sequenced left to right), never two in one call's arguments, whose order
+  // C++ leaves to the compiler.
+  // The current leader half of the time: the node most faults matter on.
+  json LeaderOrNode() { return OneIn(2) ? json("leader") : Node(); }
+
+  void Push(int64_t at_ms, json step) {
+    step["at"] = Millis(at_ms);
+    steps_.emplace_back(at_ms, std::move(step));
+  }
+  void PushFor(int64_t at_ms, const std::string& action, json body, int64_t for_ms) {
+    Push(at_ms, {{action, std::move(body)}, {"for", Millis(for_ms)}});
+  }
+  // A change to every link for a while, then back to the weather.
+  void Burst(const std::string& key, json value, const json& calm) {
+    const int64_t at = At();
+    Push(at, {{"network", {{key, std::move(value)}}}});
+    Push(at + Lasting(200, 3000), {{"network", {{key, calm}}}});
+  }
+  // A light, steady `key` ("drop", "duplicate") of at most `weather_max_percent`
+  // all through the faulty phase, or a burst of 20-60%.
+  void WeatherOrBurst(const std::string& key, int64_t weather_max_percent) {
+    if (OneIn(2) && !network_.contains(key)) {
+      network_[key] = Ratio(1, weather_max_percent);
+    } else {
+      Burst(key, Ratio(20, 60), network_.value(key, 0.0));
+    }
+  }
+  double Ratio(int64_t min_percent, int64_t max_percent) {
+    return static_cast<double>(rng_.Between(min_percent, max_percent)) / 100.0;
+  }
+
+  void Add(FaultKind kind) {
+    switch (kind) {
+      case FaultKind::kLoss: WeatherOrBurst("drop", 10); break;
+      case FaultKind::kDuplication: WeatherOrBurst("duplicate", 20); break;
+      case FaultKind::kLatency: {
+        const int64_t max_ms = Lasting(50, 1500);
+        Burst("latency", {{"uniform", {"1ms", Millis(max_ms)}}}, network_["latency"]);
+        break;
+      }
+      case FaultKind::kPartition: AddPartition(); break;
+      case FaultKind::kOneWayCut: {
+        const int64_t at = At(), for_ms = Lasting(100, 4000);
+        json from = Node(), to = Node();
+        if (OneIn(2)) (OneIn(2) ? from : to) = "leader";
+        if (from == to) to = (to.get<uint64_t>() + 1) % nodes_;
+        PushFor(at, "cut", {{"from", from}, {"to", to}}, for_ms);
+        break;
+      }
+      case FaultKind::kCrash:
+      case FaultKind::kPowerLoss: {
+        const int64_t at = At();
+        json step = {{"crash", LeaderOrNode()}, {"for", Millis(Lasting(50, 5000))}};
+        if (kind == FaultKind::kPowerLoss) step["lose_unsynced"] = true;
+        Push(at, std::move(step));
+        break;
+      }
+      case FaultKind::kPause: {
+        // Up to 4s: past election timeouts and lease TTLs, as a long GC is.
+        const int64_t at = At();
+        json step = {{"pause", LeaderOrNode()}, {"for", Millis(Lasting(20, 4000))}};
+        if (OneIn(4)) step["during"] = "write";
+        Push(at, std::move(step));
+        break;
+      }
+      case FaultKind::kClockDrift: {
+        const int64_t at = At();
+        json node = LeaderOrNode();
+        Push(at, {{"clock", {{"node", node}, {"drift_ppm", rng_.Between(SlowestDriftPpm(), 300000)}}}});
+        break;
+      }
+      case FaultKind::kClockStep: {
+        const int64_t at = At(), ms = Lasting(50, 10000);
+        json node = algorithm_.uses_store() && OneIn(4) ? json("store") : LeaderOrNode();
+        const char* sign = OneIn(2) ? "-" : "+";
+        Push(at, {{"clock", {{"node", node}, {"shift", fmt::format("{}{}", sign, Millis(ms))}}}});
+        break;
+      }
+    }
+  }
+
+  // The leader cut off from its peers, or a random minority from the
+  // majority, or three groups.
+  void AddPartition() {
+    const int64_t at = At(), for_ms = Lasting(100, 5000);
+    switch (rng_.Below(4)) {
+      case 0: PushFor(at, "partition", json::array({json::array({"leader"})}), for_ms); return;
+      case 1: PushFor(at, "isolate", LeaderOrNode(), for_ms); return;
+      default: break;
+    }
+    std::vector<uint64_t> order(nodes_);
+    for (uint32_t i = 0; i < nodes_; ++i) order[i] = i;
+    for (uint32_t i = nodes_ - 1; i > 0; --i) std::swap(order[i], order[rng_.Below(i + 1)]);  // Fisher-Yates
+    const uint64_t minority = 1 + rng_.Below(std::max<uint32_t>(1, nodes_ / 2));
+    json groups = json::array({json(std::vector<uint64_t>(order.begin(), order.begin() + minority))});
+    const uint64_t rest = nodes_ - minority;
+    if (rest >= 2 && OneIn(3)) {
+      const uint64_t second = 1 + rng_.Below(rest - 1);
+      groups.push_back(std::vector<uint64_t>(order.begin() + minority, order.begin() + minority + second));
+    }
+    if (algorithm_.uses_store() && OneIn(4)) groups[0].push_back("store");
+    PushFor(at, "partition", std::move(groups), for_ms);
+  }
+
+  // A lease holder acts for safety_margin × TTL on its own clock, so its
+  // clock may run slow by 1 - safety_margin against a true store clock
+  // (README, "Leases and clock drift"); nodes of other algorithms may run
+  // 30% slow.
+  int64_t SlowestDriftPpm() const {
+    for (const algorithms::OptionSpec& option : algorithm_.options()) {
+      if (option.name == "safety_margin") return -(1'000'000 - values_.RatioPpm("safety_margin"));
+    }
+    return -300000;
+  }
+
+  const algorithms::Algorithm& algorithm_;
+  const algorithms::OptionValues& values_;
+  const GeneratorSettings& settings_;
+  sim::Rng rng_;
+  uint32_t nodes_ = 0;
+  int64_t duration_ms_ = 0;
+  int64_t fault_window_end_ms_ = 0;
+  int64_t longest_fault_ms_ = 0;
+  int64_t base_latency_max_ms_ = 0;
+  json network_;
+  std::vector<std::string> kinds_;
+  std::vector<std::pair<int64_t, json>> steps_;
+};
+
+}  // namespace
+
+std::string FaultKindList(algorithms::FaultKinds kinds) {
+  std::string list;
+  for (FaultKind kind : algorithms::AllFaultKinds()) {
+    if (kinds.Has(kind)) list += fmt::format("{}{}", list.empty() ? "" : ",", algorithms::FaultKindName(kind));
+  }
+  return list;
+}
+
+std::optional<algorithms::FaultKinds> ParseFaultKindList(std::string_view text) {
+  algorithms::FaultKinds kinds;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view name = text.substr(0, comma);
+    const auto& all = algorithms::AllFaultKinds();
+    const auto kind =
+        std::find_if(all.begin(), all.end(), [&](FaultKind k) { return algorithms::FaultKindName(k) == name; });
+    if (kind == all.end()) return std::nullopt;
+    kinds = kinds.With({*kind});
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (comma != std::string_view::npos && text.empty()) return std::nullopt;  // a trailing comma
+  }
+  if (kinds == algorithms::FaultKinds()) return std::nullopt;
+  return kinds;
+}
+
+json GenerateScenario(const algorithms::Algorithm& algorithm, const json& options,
+                      const algorithms::OptionValues& values, uint64_t seed, const GeneratorSettings& settings) {
+  Generator generator(algorithm, values, seed, settings);
+  json faults = generator.Faults();
+  const std::string kinds = fmt::format("{}", fmt::join(generator.kinds(), ", "));
+  return {{"name", fmt::format("fuzz-{}", algorithm.name())},
+          {"description", fmt::format("Generated by electsim fuzz from seed {}; fault kinds drawn: {}.", seed,
+                                      kinds.empty() ? "none" : kinds)},
+          {"nodes", generator.nodes()},
+          {"seed", seed},
+          {"duration", Millis(generator.duration_ms())},
+          {"algorithm", {{"name", algorithm.name()}, {"options", options}}},
+          {"network", generator.network()},
+          {"resource", {{"fencing", settings.fencing}}},
+          {"faults", std::move(faults)},
+          {"checkers", SafetyCheckers()},
+          // From when every fault is over (a pause that waits for a write
+          // starts late: it has room) to 90% of the run.
+          {"liveness",
+           {{"after", Millis(generator.duration_ms() * 65 / 100)}, {"within", Millis(generator.duration_ms() / 4)}}},
+          {"expect", {{"violations", json::array()}}}};
+}
+
+}  // namespace electsim

@@ -1,0 +1,358 @@
+#include "tools/electsim/engine/shrink.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "fmt/format.h"
+#include "sim/format.h"
+#include "tools/electsim/engine/repro.h"
+#include "tools/electsim/engine/repro_writer.h"
+#include "tools/electsim/io/exit_status.h"
+#include "tools/electsim/io/output_file.h"
+#include "tools/electsim/io/program_name.h"
+#include "tools/electsim/io/terminal_text.h"
+#include "tools/electsim/io/termination.h"
+#include "tools/electsim/language/duration.h"
+
+namespace electsim {
+namespace {
+
+using nlohmann::json;
+
+constexpr sim::TimeNs kMillisecond = sim::TimeNs::Millis(1);
+// A schedule this small reads at a glance; past it, shrinking also searches
+// the subsets of this many steps.
+constexpr size_t kSmallSchedule = 3;
+
+std::string Millis(int64_t ns) { return fmt::format("{}ms", (ns + kMillisecond.ns() - 1) / kMillisecond.ns()); }
+
+class Shrinker {
+ public:
+  Shrinker(std::string source, uint64_t seed, std::string invariant, uint64_t max_runs)
+      : source_(std::move(source)), seed_(seed), invariant_(std::move(invariant)), max_runs_(max_runs) {}
+
+  absl::StatusOr<ShrinkResult> Run(const json& document) {
+    auto first = Parse(document);
+    if (!first.ok()) return first.status();
+    auto result = RunScenario(*first, seed_);
+    if (!result.ok()) return result.status();
+    ++out_.runs;
+    if (!Breaks(*result)) {
+      return absl::FailedPreconditionError(
+          fmt::format("{}: seed {} does not break {}; expected a run that does", source_, seed_, invariant_));
+    }
+    Keep(document, std::move(*first), std::move(*result));
+    // Each pass can open the way for another; stop when a round removes
+    // nothing, first under the seed alone, then letting a candidate also
+    // try the next seeds (15, then 255: a run of a shrunk scenario costs a
+    // millisecond or so): a step whose removal only moves a drop or a
+    // timeout elsewhere then goes too.
+    for (int reseeds : {0, 15, 255}) {
+      reseeds_ = reseeds;
+      ReduceWhilePossible();
+    }
+    // Delta debugging ends where no one step can go; a smaller schedule
+    // may still break the invariant under another seed while none of the
+    // schedules between fails (a drop or a timeout moves with the seed).
+    if (SmallestSubset()) ReduceWhilePossible();
+    out_.budget_exhausted = Exhausted();
+    return std::move(out_);
+  }
+
+ private:
+  void ReduceWhilePossible() {
+    for (bool changed = true; changed && !Exhausted();) {
+      const size_t removed_before = out_.removed.size();
+      DropLiveness();
+      CutAfterViolation();
+      DropFaults();
+      ShortenFaults();
+      FewerNodes();
+      CalmWeather();
+      changed = out_.removed.size() != removed_before;
+    }
+  }
+
+  // Tries every subset of at most kSmallSchedule steps, smallest first and
+  // in step order, each under the seed and the neighbouring ones; keeps the
+  // first that breaks the invariant.
+  bool SmallestSubset() {
+    const json faults = out_.document.value("faults", json::array());
+    if (faults.size() <= kSmallSchedule) return false;
+    for (size_t size = 1; size <= kSmallSchedule; ++size) {
+      std::vector<size_t> chosen(size);
+      for (size_t i = 0; i < size; ++i) chosen[i] = i;
+      while (!Exhausted()) {
+        json kept = json::array();
+        std::string which;
+        for (size_t i : chosen) {
+          kept.push_back(faults[i]);
+          which += fmt::format("{}/faults/{}", which.empty() ? "" : ", ", i);
+        }
+        json candidate = out_.document;
+        candidate["faults"] = std::move(kept);
+        if (Try(candidate, fmt::format("every fault step but {} (of {})", which, faults.size()))) return true;
+        // The next combination in lexicographic order.
+        size_t i = size;
+        while (i > 0 && chosen[i - 1] == faults.size() - size + i - 1) --i;
+        if (i == 0) break;
+        ++chosen[i - 1];
+        for (size_t j = i; j < size; ++j) chosen[j] = chosen[j - 1] + 1;
+      }
+    }
+    return false;
+  }
+
+  bool Exhausted() const { return out_.runs >= max_runs_ || StopSignal() != 0; }
+
+  absl::StatusOr<Scenario> Parse(const json& document) const { return ParseScenarioJson(document, source_); }
+
+  bool Breaks(const RunResult& result) const {
+    const std::vector<std::string> fired = result.violated_checkers();
+    return std::find(fired.begin(), fired.end(), invariant_) != fired.end();
+  }
+
+  void Keep(json document, Scenario scenario, RunResult result) {
+    out_.document = std::move(document);
+    out_.scenario = std::move(scenario);
+    out_.result = std::move(result);
+  }
+
+  // Keeps `candidate` when it still breaks the invariant, under the seed
+  // or (when reseeding) one of the next few.
+  bool Try(json candidate, const std::string& what) {
+    if (Exhausted()) return false;
+    auto scenario = Parse(candidate);
+    if (!scenario.ok()) return false;  // e.g. a node id past a smaller cluster
+    for (int i = 0; i <= reseeds_ && !Exhausted(); ++i) {
+      const uint64_t seed = seed_ + static_cast<uint64_t>(i);
+      auto result = RunScenario(*scenario, seed);
+      ++out_.runs;
+      if (!result.ok() || !Breaks(*result)) continue;
+      std::string note = what;
+      if (seed != seed_) {
+        note += fmt::format(" (and seed {} for {})", seed_, seed);
+        seed_ = seed;
+        candidate["seed"] = seed;
+        scenario->document["seed"] = seed;
+        scenario->seed = seed;
+      }
+      Keep(std::move(candidate), std::move(*scenario), std::move(*result));
+      out_.removed.push_back(note);
+      return true;
+    }
+    return false;
+  }
+
+  sim::TimeNs ViolationTime() const {
+    for (const checkers::Violation& v : out_.result.violations) {
+      if (v.checker == invariant_) return v.time;
+    }
+    return out_.scenario.duration;
+  }
+
+  // A safety violation needs no liveness judgement (whose window would
+  // also keep the run from being cut).
+  void DropLiveness() {
+    if (invariant_ == "liveness" || !out_.document.contains("liveness")) return;
+    json candidate = out_.document;
+    candidate.erase("liveness");
+    Try(candidate, "the liveness judgement");
+  }
+
+  // Nothing after the violation can have caused it: end the run just after.
+  void CutAfterViolation() {
+    const int64_t end_ms = (ViolationTime() + kMillisecond).ns() / kMillisecond.ns() + 1;
+    const sim::TimeNs end = sim::TimeNs::Millis(end_ms);
+    if (end >= out_.scenario.duration) return;
+    json candidate = out_.document;
+    candidate["duration"] = Millis(end.ns());
+    json kept = json::array();
+    for (size_t i = 0; i < out_.scenario.faults.size(); ++i) {
+      if (out_.scenario.faults[i].at <= end) kept.push_back(candidate["faults"][i]);
+    }
+    if (candidate.contains("faults")) candidate["faults"] = std::move(kept);
+    Try(candidate, fmt::format("run cut from {} to {}, just after the violation",
+                               sim::FormatDuration(out_.scenario.duration), Millis(end.ns())));
+  }
+
+  // ddmin over the steps: remove chunks of size/n, from halves down to
+  // single steps, refining when no chunk can go.
+  void DropFaults() {
+    size_t chunks = 2;
+    while (!Exhausted()) {
+      const json faults = out_.document.value("faults", json::array());
+      if (faults.empty()) return;
+      chunks = std::min(chunks, faults.size());
+      bool removed = false;
+      for (size_t c = 0; c < chunks && !removed; ++c) {
+        const size_t begin = faults.size() * c / chunks, end = faults.size() * (c + 1) / chunks;
+        json kept = json::array();
+        std::string what;
+        for (size_t i = 0; i < faults.size(); ++i) {
+          if (i >= begin && i < end) {
+            what += fmt::format("{}{}", what.empty() ? "" : ", ", faults[i].dump());
+          } else {
+            kept.push_back(faults[i]);
+          }
+        }
+        json candidate = out_.document;
+        candidate["faults"] = std::move(kept);
+        removed = Try(candidate, fmt::format("fault step{} {}", end - begin > 1 ? "s" : "", what));
+      }
+      if (removed) {
+        chunks = std::max<size_t>(chunks - 1, 2);
+      } else if (chunks < faults.size()) {
+        chunks = std::min(chunks * 2, faults.size());
+      } else {
+        return;
+      }
+    }
+  }
+
+  // Halves each step's "for" while the invariant still breaks.
+  void ShortenFaults() {
+    for (size_t i = 0; i < out_.scenario.faults.size() && !Exhausted(); ++i) {
+      while (!Exhausted()) {
+        const std::optional<sim::TimeNs> for_ns = out_.scenario.faults[i].for_ns;
+        if (!for_ns || *for_ns <= kMillisecond) break;
+        const int64_t half = std::max(kMillisecond.ns(), for_ns->ns() / 2);
+        json candidate = out_.document;
+        candidate["faults"][i]["for"] = Millis(half);
+        if (!Try(candidate, fmt::format("step /faults/{} shortened from {} to {}", i, sim::FormatDuration(*for_ns),
+                                        Millis(half)))) {
+          break;
+        }
+      }
+    }
+  }
+
+  // Drops the highest node id: out of every partition group (a group left
+  // empty goes, and a partition left without groups), and with every other
+  // step that names it.
+  void FewerNodes() {
+    while (out_.scenario.nodes > 1 && !Exhausted()) {
+      const uint64_t gone = out_.scenario.nodes - 1;
+      json candidate = out_.document;
+      candidate["nodes"] = gone;
+      json kept = json::array();
+      for (json step : candidate.value("faults", json::array())) {
+        if (step.contains("partition")) {
+          json groups = json::array();
+          for (json group : step["partition"]) {
+            group.erase(std::remove(group.begin(), group.end(), json(gone)), group.end());
+            if (!group.empty()) groups.push_back(std::move(group));
+          }
+          if (groups.empty()) continue;
+          step["partition"] = std::move(groups);
+        } else if (Names(step, gone)) {
+          continue;
+        }
+        kept.push_back(std::move(step));
+      }
+      if (candidate.contains("faults")) candidate["faults"] = std::move(kept);
+      if (!Try(candidate, fmt::format("cluster from {} nodes to {}", out_.scenario.nodes, gone))) return;
+    }
+  }
+
+  // Whether a step's action names node `id` (crash 3, a cut from 3, ...).
+  static bool Names(const json& step, uint64_t id) {
+    for (const char* key : {"crash", "restart", "pause", "resume", "isolate"}) {
+      if (step.contains(key) && step[key] == json(id)) return true;
+    }
+    for (const char* key : {"cut", "link"}) {
+      if (step.contains(key) &&
+          (step[key].value("from", json()) == json(id) || step[key].value("to", json()) == json(id))) {
+        return true;
+      }
+    }
+    return step.contains("clock") && step["clock"].value("node", json()) == json(id);
+  }
+
+  // No loss, no duplicates, a fixed 1ms latency.
+  void CalmWeather() {
+    if (!out_.document.contains("network") || out_.document["network"].empty()) return;
+    json candidate = out_.document;
+    candidate.erase("network");
+    Try(candidate, fmt::format("network weather {}", out_.document["network"].dump()));
+  }
+
+  const std::string source_;
+  uint64_t seed_;
+  int reseeds_ = 0;
+  const std::string invariant_;
+  const uint64_t max_runs_;
+  ShrinkResult out_;
+};
+
+}  // namespace
+
+absl::StatusOr<ShrinkResult> ShrinkScenario(const json& document, const std::string& source, uint64_t seed,
+                                            const std::string& invariant, uint64_t max_runs) {
+  return Shrinker(source, seed, invariant, max_runs).Run(document);
+}
+
+ShrinkOutputs ShrinkOutputsFor(const std::string& prefix) { return {prefix + ".repro.json", prefix + ".json"}; }
+
+absl::Status WriteShrinkOutputs(const ShrinkOutputs& outputs, const ShrinkResult& shrunk,
+                                const std::vector<std::string>& inputs) {
+  if (auto status = WriteReproFile(outputs.repro, shrunk.scenario, shrunk.result, inputs); !status.ok()) {
+    return status;
+  }
+  if (auto status = WriteFileAtomically(outputs.scenario, shrunk.document.dump(2) + "\n", inputs); !status.ok()) {
+    return absl::UnavailableError(status.message());
+  }
+  return absl::OkStatus();
+}
+
+int Shrink(const ShrinkOptions& options) {
+  auto text = ReadFile(options.repro_path);
+  if (!text.ok()) return ReportError(text.status());
+  auto repro = ParseRepro(*text, options.repro_path);
+  if (!repro.ok()) return ReportError(repro.status());
+  std::string invariant;
+  if (options.invariant) {
+    invariant = *options.invariant;
+  } else if (!repro->violations.empty()) {
+    invariant = repro->violations.front();
+  } else {
+    return ReportError(absl::InvalidArgumentError(fmt::format(
+        "{}: /violations: expected a repro with a violation to keep (or --invariant)", options.repro_path)));
+  }
+  std::string prefix = options.out_prefix.value_or(options.repro_path);
+  if (!options.out_prefix) {
+    if (constexpr std::string_view suffix = ".repro.json"; prefix.ends_with(suffix)) {
+      prefix.resize(prefix.size() - suffix.size());
+    }
+    prefix += ".shrunk";
+  }
+  const ShrinkOutputs outputs = ShrinkOutputsFor(prefix);
+  const std::vector<std::string> inputs = {options.repro_path};
+  for (const std::string& path : {outputs.repro, outputs.scenario}) {
+    if (auto status = CheckOutputPath(path, inputs); !status.ok()) return ReportError(status);
+  }
+  HandleTerminatingSignals(SignalResponse::kStopGracefully);
+  auto shrunk = ShrinkScenario(repro->scenario.document, options.repro_path, repro->seed, invariant, options.max_runs);
+  if (!shrunk.ok()) return ReportError(shrunk.status());
+  CommandOutcome outcome;
+  std::cout << fmt::format("shrink: {} seed {}, keeping {} broken: {} runs{}\n", EscapeForTerminal(options.repro_path),
+                           repro->seed, EscapeForTerminal(invariant), shrunk->runs,
+                           shrunk->budget_exhausted ? " (budget spent; smaller may exist)" : "");
+  for (const std::string& what : shrunk->removed) std::cout << "  removed: " << EscapeForTerminal(what) << "\n";
+  std::cout << fmt::format("  now {} nodes, {} fault steps, {}, seed {}\n", shrunk->scenario.nodes,
+                           shrunk->scenario.faults.size(), sim::FormatDuration(shrunk->scenario.duration),
+                           shrunk->result.seed);
+  if (auto status = WriteShrinkOutputs(outputs, *shrunk, inputs); !status.ok()) {
+    outcome.CouldNotWrite(status);
+  } else {
+    std::cout << fmt::format("  scenario: {0}\n  repro: {1} (replay: {2} replay {1})\n",
+                             EscapeForTerminal(outputs.scenario), EscapeForTerminal(outputs.repro), ProgramName());
+  }
+  if (const int signal_number = StopSignal(); signal_number != 0) {
+    outcome.Finish();
+    return kExitSignalBase + signal_number;
+  }
+  return outcome.Finish();
+}
+
+}  // namespace electsim

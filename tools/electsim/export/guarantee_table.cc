@@ -1,0 +1,102 @@
+#include "tools/electsim/export/guarantee_table.h"
+
+#include <algorithm>
+
+#include "checkers/checker.h"
+#include "fmt/format.h"
+
+namespace electsim {
+
+std::string FormatGuarantees(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& options,
+                             int indent) {
+  const algorithms::Guarantees guarantees = algorithm.guarantees(options);
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  size_t row_name = 0;  // the longest safety checker's name
+  for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) {
+    if (checker.name != "liveness") row_name = std::max(row_name, checker.name.size());
+  }
+  std::string out = fmt::format("{}{:<{}} none", pad, "", row_name);
+  for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) out += fmt::format(" {}", FaultKindName(kind));
+  out += "\n";
+  for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) {
+    if (checker.name == "liveness") continue;  // not a safety invariant
+    auto it = std::find_if(guarantees.begin(), guarantees.end(),
+                           [&](const algorithms::Guarantee& g) { return g.invariant == checker.name; });
+    out += fmt::format("{}{:<{}} {:<4}", pad, checker.name, row_name, it == guarantees.end() ? "-" : "yes");
+    for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) {
+      const bool kept = it != guarantees.end() && it->kept_under.Has(kind);
+      out += fmt::format(" {:<{}}", kept ? "yes" : "-", FaultKindName(kind).size());
+    }
+    // No trailing blanks.
+    out.erase(out.find_last_not_of(' ') + 1);
+    out += "\n";
+  }
+  return out;
+}
+
+namespace {
+
+const algorithms::Guarantee* Find(const algorithms::Guarantees& guarantees, std::string_view invariant) {
+  for (const algorithms::Guarantee& g : guarantees) {
+    if (g.invariant == invariant) return &g;
+  }
+  return nullptr;
+}
+
+// "single_leader not under clock_step; stale_token not kept" ("" when equal).
+std::string Difference(const algorithms::Guarantees& from, const algorithms::Guarantees& to) {
+  if (to.empty() && !from.empty()) return "nothing is guaranteed";
+  std::string out;
+  auto add = [&out](const std::string& text) { out += (out.empty() ? "" : "; ") + text; };
+  for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) {
+    const algorithms::Guarantee* before = Find(from, checker.name);
+    const algorithms::Guarantee* after = Find(to, checker.name);
+    if (before == nullptr && after == nullptr) continue;
+    if (after == nullptr) {
+      add(fmt::format("{} not kept", checker.name));
+      continue;
+    }
+    std::string lost, gained;
+    for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) {
+      const bool had = before != nullptr && before->kept_under.Has(kind);
+      const bool has = after->kept_under.Has(kind);
+      if (had && !has) lost += fmt::format("{}{}", lost.empty() ? "" : ", ", FaultKindName(kind));
+      if (has && !had) gained += fmt::format("{}{}", gained.empty() ? "" : ", ", FaultKindName(kind));
+    }
+    if (before == nullptr) add(fmt::format("{} kept", checker.name));
+    if (!lost.empty()) add(fmt::format("{} not under {}", checker.name, lost));
+    if (!gained.empty()) add(fmt::format("{} also under {}", checker.name, gained));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatGuaranteeChanges(const algorithms::Algorithm& algorithm, int indent) {
+  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
+  const algorithms::Guarantees base = algorithm.guarantees(defaults);
+  std::string out;
+  for (const algorithms::OptionSpec& option : algorithm.options()) {
+    std::vector<std::pair<int64_t, std::string>> values;  // held value, as written
+    if (option.type == algorithms::OptionType::kBool) {
+      values = {{option.default_value == 0 ? 1 : 0, option.default_value == 0 ? "true" : "false"}};
+    } else if (option.type == algorithms::OptionType::kChoice) {
+      for (size_t i = 0; i < option.choices.size(); ++i) {
+        if (static_cast<int64_t>(i) != option.default_value) {
+          values.emplace_back(static_cast<int64_t>(i), fmt::format("\"{}\"", option.choices[i]));
+        }
+      }
+    }
+    for (const auto& [value, written] : values) {
+      algorithms::OptionValues changed = defaults;
+      changed.Set(option.name, value);
+      const std::string difference = Difference(base, algorithm.guarantees(changed));
+      if (!difference.empty()) {
+        out += fmt::format("{:{}}with {} {}: {}\n", "", indent, option.name, written, difference);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace electsim

@@ -1,0 +1,25 @@
+// What `replay` says when a repro's trace differs: the first differing
+// record, expected against actual, with records around it. The repro keeps
+// only hashes, so exactly which record differs needs the expected trace
+// (`--expected TRACE.jsonl`, from a good run); without it the repro's
+// checkpoints narrow the difference down to a stretch of records, and this
+// run's records there are shown.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "tools/electsim/engine/repro.h"
+#include "tools/electsim/engine/runner.h"
+
+namespace electsim {
+
+// Re-runs the repro's scenario (deterministically: the same records as
+// `actual`) to show the records where the traces part. Errors: the expected
+// trace cannot be read (bad input).
+absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
+                                                    const std::optional<std::string>& expected_trace_path);
+
+}  // namespace electsim

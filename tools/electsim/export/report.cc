@@ -1,0 +1,83 @@
+#include "tools/electsim/export/report.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "sim/format.h"
+#include "sim/trace.h"
+#include "tools/electsim/io/terminal_text.h"
+
+namespace electsim {
+
+std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
+  const checkers::RunMetrics& m = result.metrics;
+  std::string out;
+  auto line = [&out](const std::string& text) {
+    out += text;
+    out += '\n';
+  };
+  // The path and the description come from outside: no raw control characters.
+  line(fmt::format("scenario: {} ({})", scenario.name, EscapeForTerminal(scenario.source)));
+  if (!scenario.description.empty()) line(fmt::format("  {}", EscapeForTerminal(scenario.description)));
+  // A stop condition ends the run early: say so, rather than print a ragged duration.
+  const bool stopped = scenario.stop_when_leader_known && result.end < scenario.duration;
+  line(fmt::format(
+      "algorithm: {}, {} nodes, seed {}, simulated {}", scenario.algorithm->name(), scenario.nodes, result.seed,
+      stopped ? fmt::format("{} (stopped: the leader was known after the last fault)", sim::FormatSeconds(result.end))
+              : sim::FormatDuration(result.end)));
+  if (m.leaders_by_term.empty()) {
+    line("leaders by term: none elected");
+  } else {
+    line("leaders by term:");
+    for (const auto& [term, nodes] : m.leaders_by_term) {
+      std::string names;
+      for (sim::NodeId node : nodes) names += fmt::format("{}node {}", names.empty() ? "" : ", ", node.value());
+      line(fmt::format("  term {}: {}{}", term, names, nodes.size() > 1 ? "   <-- more than one leader" : ""));
+    }
+  }
+  // Terms begun without a leader are the cost of split votes and disruptions.
+  line(fmt::format("terms: highest {}, {} of them with a leader", m.max_term, m.leaders_by_term.size()));
+  if (!m.elections.empty()) line("elections:");
+  for (size_t i = 0; i < m.elections.size(); ++i) {
+    const checkers::Election& e = m.elections[i];
+    std::string outcome;
+    if (!e.elected) {
+      outcome = "no leader elected before the run ended";
+    } else {
+      outcome = fmt::format("node {} (term {}) elected after {}", e.leader.value(), e.term,
+                            sim::FormatMillis(*e.elected - e.started));
+      outcome += e.known ? fmt::format(", known to all live nodes after {}", sim::FormatMillis(*e.known - e.started))
+                         : ", never known to every live node";
+    }
+    line(fmt::format("  #{} {} at {}: {}", i + 1, e.cause, sim::FormatSeconds(e.started), outcome));
+  }
+  line(fmt::format("time with no leader: {}; with more than one leader: {}", sim::FormatMillis(m.no_leader_time),
+                   sim::FormatMillis(m.multi_leader_time)));
+  std::string by_type;
+  for (const auto& [type, count] : m.messages_by_type) {
+    by_type += fmt::format("{}{} {}", by_type.empty() ? "" : ", ", type, count);
+  }
+  line(fmt::format("messages: {} sent, {} delivered, {} dropped, {} duplicated{}", result.stats.messages_sent,
+                   result.stats.messages_delivered, result.stats.messages_dropped, result.stats.messages_duplicated,
+                   by_type.empty() ? "" : fmt::format(" ({})", by_type)));
+  line(fmt::format("resource writes: {} sent, {} accepted, {} rejected as stale (fencing {}{})", m.writes_sent,
+                   m.writes_accepted, m.writes_rejected, scenario.fencing ? "on" : "off",
+                   scenario.exclusive_token ? ", exclusive tokens: a token's second writer is rejected too" : ""));
+  for (const std::string& note : result.notes) line(fmt::format("note: {}", note));
+  if (result.violations.empty()) {
+    line("violations: none");
+  } else {
+    line("violations:");
+    for (const auto& v : result.violations) line(fmt::format("  {}", checkers::DescribeViolation(v)));
+  }
+  if (result.met_expectations()) {
+    line("expectations: met");
+  } else {
+    line("expectations: NOT met");
+    for (const std::string& failure : result.failed_expectations) line(fmt::format("  {}", failure));
+  }
+  line(fmt::format("trace-hash: {}", sim::FormatTraceHash(result.trace_hash)));
+  return out;
+}
+
+}  // namespace electsim

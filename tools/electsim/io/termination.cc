@@ -1,0 +1,74 @@
+#include "tools/electsim/io/termination.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "tools/electsim/io/output_file.h"
+
+namespace electsim {
+namespace {
+
+std::atomic<int> g_stop_signal{0};
+SignalResponse g_response = SignalResponse::kExitNow;
+
+sigset_t TerminatingSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal_number : kTerminatingSignals) sigaddset(&set, signal_number);
+  return set;
+}
+
+// Only async-signal-safe calls from here on.
+[[noreturn]] void ExitNow(int signal_number) {
+  RemoveTemporaryOutputFiles();
+  _exit(128 + signal_number);
+}
+
+void OnTerminatingSignal(int signal_number, siginfo_t* info, void*) {
+  // The kernel sends SIGXFSZ from inside the write that crossed the limit,
+  // with our own pid as the sender; a SIGXFSZ from anyone else is a request.
+  if (signal_number == SIGXFSZ && info != nullptr && info->si_code == SI_USER && info->si_pid == getpid()) return;
+  if (g_response == SignalResponse::kExitNow) ExitNow(signal_number);
+  int none = 0;
+  if (!g_stop_signal.compare_exchange_strong(none, signal_number)) ExitNow(signal_number);  // asked twice
+}
+
+}  // namespace
+
+void HandleTerminatingSignals(SignalResponse response) {
+  g_response = response;
+  struct sigaction action {};
+  action.sa_sigaction = OnTerminatingSignal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  action.sa_mask = TerminatingSet();  // one handler at a time
+  for (int signal_number : kTerminatingSignals) sigaction(signal_number, &action, nullptr);
+}
+
+int StopSignal() { return g_stop_signal.load(); }
+
+TerminatingSignalsBlocked::TerminatingSignalsBlocked() {
+  const sigset_t set = TerminatingSet();
+  pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+
+TerminatingSignalsBlocked::~TerminatingSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+void RunWorkers(unsigned jobs, const std::function<void()>& worker, const std::function<void()>& stop) {
+  std::vector<std::thread> threads;
+  try {
+    TerminatingSignalsBlocked blocked;  // inherited by the workers for good
+    for (unsigned j = 0; j < std::max(1u, jobs); ++j) threads.emplace_back(worker);
+  } catch (...) {
+    stop();
+    for (auto& t : threads) t.join();
+    throw;
+  }
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace electsim

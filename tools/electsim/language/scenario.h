@@ -1,0 +1,155 @@
+// A scenario as data: cluster, algorithm and options, network, timed faults,
+// checkers and expectations. Loaded from JSON with every error naming the
+// file, the JSON path and what was expected (see scenarios/README.md); the
+// format itself is scenarios/schema/scenario.schema.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/options.h"
+#include "electsim/sim/types.h"
+#include "nlohmann/json.hpp"
+#include "sim/network.h"
+#include "sim/simulator.h"
+#include "tools/electsim/language/json_document.h"
+
+namespace electsim {
+
+// Names a node in a fault step; "leader" is resolved when the step runs.
+struct NodeSelector {
+  enum class Kind { kId, kLeader, kStore, kResource };
+  Kind kind = Kind::kId;
+  uint32_t id = 0;
+  std::string Describe() const;
+  friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
+};
+
+// A time in a scenario: fixed (min == max) or drawn per seed, uniformly in
+// [min, max], from the run's "scenario-times" stream.
+struct TimeRange {
+  sim::TimeNs min;
+  sim::TimeNs max;
+  bool fixed() const { return min == max; }
+};
+
+// "after": a step that happens `delay` after an event of the run rather than
+// at a time known beforehand (scenarios/README.md defines the events).
+struct Trigger {
+  enum class Event { kLeaderElected, kLeaderKnown, kStepDone };
+  Event event = Event::kStepDone;
+  // The step (its index in the file's "faults") that must be over first;
+  // required for kStepDone.
+  std::optional<size_t> step;
+  std::string step_name;  // as written, when the file names the step
+  TimeRange delay;
+};
+
+struct FaultStep {
+  enum class Action {
+    kCrash,
+    kRestart,
+    kPause,
+    kResume,
+    kPartition,
+    kIsolate,
+    kCut,
+    kHeal,
+    kClockDrift,
+    kClockShift,
+    kNetwork,
+    kLink,
+  };
+  // When the step happens. In a Scenario: at_range.min (or 0 with `after`);
+  // in a run, the time drawn or the moment its trigger fired.
+  sim::TimeNs at;
+  TimeRange at_range;
+  std::optional<Trigger> after;
+  size_t file_index = 0;   // its place in the file's "faults"
+  std::string name;        // optional, for "after": {"step": NAME}
+  std::string json_path;   // "/faults/3", for messages and notes
+  std::string action_key;  // the step's action as written: "crash", "clock", ...
+  Action action = Action::kHeal;
+  NodeSelector node;                              // crash, restart, pause, resume, isolate, clock; cut/link: from
+  NodeSelector to;                                // cut, link
+  std::vector<std::vector<NodeSelector>> groups;  // partition
+  std::optional<sim::TimeNs> for_ns;              // undo after this long (in a Scenario: for_range->min)
+  std::optional<TimeRange> for_range;
+  bool during_write = false;   // pause: wait for the node's next write_begin
+  bool lose_unsynced = false;  // crash: a power loss, stable-storage writes not synced are lost
+  int64_t drift_ppm = 0;
+  sim::TimeNs shift;
+  sim::LinkConfig link;  // network, link
+  // "crash the leader for 3s": for trace notes and reports.
+  std::string Describe() const;
+  // When the fault (including its undo) is over; in a Scenario, with its
+  // times at their latest (unknown, so nullopt, for a step with "after").
+  sim::TimeNs EndsAt() const { return for_ns ? at + *for_ns : at; }
+  std::optional<sim::TimeNs> LatestEnd() const;
+};
+
+struct Expectation {
+  std::vector<std::string> violations;  // sorted
+  std::optional<bool> multi_leader;
+  std::optional<uint64_t> writes_rejected_min;
+  std::optional<uint64_t> writes_accepted_min;
+  std::optional<bool> elected;
+};
+
+struct Scenario {
+  std::string source;  // where it was loaded from (file path or "<repro>")
+  std::string name;    // file stem
+  std::string description;
+  uint32_t nodes = 0;
+  uint64_t seed = 1;
+  sim::TimeNs duration;
+  const algorithms::Algorithm* algorithm = nullptr;
+  algorithms::OptionValues options;
+  sim::LinkConfig network;
+  // "nodes_model": each node's processing and persist times (zero: none).
+  sim::NodeModel node_model;
+  bool fencing = true;
+  // With fencing: the resource refuses the highest token from a writer other than its first.
+  bool exclusive_token = false;
+  algorithms::LeaderWorkConfig leader_work;
+  std::vector<FaultStep> faults;  // in time order, steps with "after" last
+  // "stop": end the run at the first instant, once every fault step is over,
+  // when one live election node leads and every live one believes it.
+  bool stop_when_leader_known = false;
+  std::vector<std::string> checkers;  // sorted, unique
+  bool liveness = false;
+  std::optional<sim::TimeNs> liveness_after;
+  sim::TimeNs liveness_within = sim::TimeNs::Seconds(5);
+  // How long the leader found by the deadline must then hold; unset: until the end.
+  std::optional<sim::TimeNs> liveness_stable_for;
+  Expectation expect;
+  nlohmann::json document;  // the JSON as given, kept for repro files
+
+  algorithms::Cluster cluster() const;
+  uint32_t total_nodes() const;  // election nodes + resource (+ store)
+  // When liveness starts to be judged: `liveness_after`, or else when the
+  // last fault step (with its "for") is over at the latest; nullopt when a
+  // step with "after" makes that known only as the run goes.
+  std::optional<sim::TimeNs> LivenessAfter() const;
+};
+
+// Election nodes a scenario may have. Set-up and memory are linear in nodes
+// (and in the links used); results/scale.md measures up to this.
+inline constexpr uint32_t kMaxNodes = 10000;
+
+// `source` names the text in messages (a file path).
+absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);
+// `json_path_prefix` is where the document sits in its file, for messages
+// ("/scenario" inside a repro).
+absl::StatusOr<Scenario> ParseScenarioJson(nlohmann::json document, const std::string& source,
+                                           const std::string& json_path_prefix = "");
+absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path);
+
+// The scenario name a file path gives when the scenario sets none.
+std::string ScenarioNameFromPath(const std::string& path);
+
+}  // namespace electsim
