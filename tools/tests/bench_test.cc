@@ -1,7 +1,5 @@
 // `electsim bench` end to end: bad flags, common random numbers, outputs
 // that do not depend on --jobs, and what the measured times mean.
-#include "tools/electsim/commands/bench.h"
-
 #include <csignal>
 #include <map>
 #include <sstream>
@@ -10,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tools/electsim/engine/bench_scenarios.h"
 #include "tools/tests/electsim_command.h"
 #include "tools/tests/electsim_process.h"
 
@@ -132,7 +131,7 @@ TEST_F(BenchTest, CtrlC_KeepsTheTrialsThatFinishedInWholeFiles) {
   electsim_test::ElectsimProcess bench(
       {"bench", "--algorithms", "raft", "--trials", "1000000", "--jobs", "2", "--csv", csv, "--json", json_path});
   // Off a terminal, progress is a log line at 16, 32, 64, ... trials.
-  ASSERT_TRUE(bench.WaitForError("bench: 32/1000000 trials\n")) << bench.err();
+  ASSERT_TRUE(bench.WaitForError("bench: 32/1000000 trials")) << bench.err();
   ASSERT_EQ(kill(bench.pid(), SIGINT), 0);
   EXPECT_EQ(bench.Wait(), 130) << bench.err();
   EXPECT_NE(bench.out().find("interrupted: the table and files cover the trials that finished"), std::string::npos)
@@ -167,19 +166,19 @@ TEST_F(BenchTest, CrashLeader_TimesFollowTheirDefinitions) {
 }
 
 TEST(BenchSweep, Points_EvenlySpacedAndExact) {
-  auto timeouts = electsim::ParseSweep("election_timeout_max=150ms..300ms:6");
+  auto timeouts = electsim::ParseSweep("election_timeout_max=150ms..300ms:6", {"raft"});
   ASSERT_TRUE(timeouts.ok()) << timeouts.status();
   std::vector<std::string> labels;
   for (const auto& p : timeouts->points) labels.push_back(p.label);
   EXPECT_EQ(labels, (std::vector<std::string>{"150ms", "180ms", "210ms", "240ms", "270ms", "300ms"}));
-  auto nodes = electsim::ParseSweep("nodes=3..9");
+  auto nodes = electsim::ParseSweep("nodes=3..9", {"raft"});
   ASSERT_TRUE(nodes.ok());
   EXPECT_EQ(nodes->points.size(), 7u);
-  auto drop = electsim::ParseSweep("drop=0..0.2:5");
+  auto drop = electsim::ParseSweep("drop=0..0.2:5", {"raft"});
   ASSERT_TRUE(drop.ok());
   EXPECT_EQ(drop->points[1].label, "0.05");
-  EXPECT_FALSE(electsim::ParseSweep("nodes=3..x").ok());
-  EXPECT_FALSE(electsim::ParseSweep("nodes=3..9:1").ok());
+  EXPECT_FALSE(electsim::ParseSweep("nodes=3..x", {"raft"}).ok());
+  EXPECT_FALSE(electsim::ParseSweep("nodes=3..9:1", {"raft"}).ok());
 }
 
 }  // namespace

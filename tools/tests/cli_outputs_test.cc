@@ -141,16 +141,16 @@ TEST_F(CliOutputsTest, OutputCollisions_AreRefusedBeforeAnythingRuns) {
     std::string message;  // on standard error, wherever that goes
   };
   const std::vector<Case> cases = {
-      {{"run", scenario, "--seed", "7", "--repro-dir", dir_.string()}, {}, "is the input file"},
+      {{"run", scenario, "--seed", "7", "--repro-dir", dir_.string()}, {}, "writes for seed 7 of demo would replace"},
       {{"sweep", scenario, "--first-seed", "5", "--seeds", "5", "--repro-dir", dir_.string()},
        {},
-       "the repro file of demo seed 7 would replace"},
+       "writes for seed 7 of demo would replace"},
       {{"run", racy, "--seed", "1", "--repro-dir", dir_.string(), "--trace", repro_of_seed1},
        {},
-       "is where this run's repro file"},
+       "is where --repro-dir would write a file for seed 1 of racy"},
       {{"run", healthy, "--trace", "/dev/stdout"}, {.stdout_file = out_file}, "is the file standard output goes to"},
       {{"run", healthy, "--trace", "/dev/stderr"}, {.stderr_file = err_file}, "is the file standard error goes to"},
-      {{"sweep", racy, racy, "--seeds", "1", "--repro-dir", dir_.string()}, {}, "are both named racy"},
+      {{"sweep", racy, racy, "--seeds", "1", "--repro-dir", dir_.string()}, {}, "two runs named racy"},
       {{"run", healthy, "--trace", ""}, {}, "--trace: expected a file path, or - for standard output"},
   };
   for (const Case& c : cases) {
@@ -261,10 +261,10 @@ TEST_F(CliOutputsTest, TerminatingSignals_StopSweepKeepingWhatFinishedAndLeaving
     ElectsimProcess process({"sweep", racy, endless, "--first-seed", std::to_string(kFirstSeed), "--seeds",
                              std::to_string(kSeeds), "--jobs", "2", "--repro-dir", out.string()});
     // racy's summary line: its repros are written and endless is running.
-    ASSERT_TRUE(process.WaitForOutput(fmt::format("racy: {} seeds", kSeeds))) << context << process.err();
+    ASSERT_TRUE(process.WaitForOutput(fmt::format("racy: {0} of {0} seeds", kSeeds))) << context << process.err();
     ASSERT_EQ(kill(process.pid(), signal_number), 0);
     EXPECT_EQ(process.Wait(), 128 + signal_number) << context << process.err();
-    EXPECT_NE(process.out().find("results above cover the seeds that finished"), std::string::npos)
+    EXPECT_NE(process.out().find("the results cover the seeds that finished"), std::string::npos)
         << context << process.out();
     // What finished is kept, whole: one repro per failing seed of racy, and nothing else.
     const std::set<uint64_t> failing = SeedsSweepNames(process.out());

@@ -105,11 +105,17 @@ TEST_F(CliTest, SweepJsonIsOneObjectOnStandardOutput) {
   const int status = pclose(pipe);
   EXPECT_EQ(WEXITSTATUS(status), 1) << output;  // the bug scenario, expecting nothing, fails every seed
   const nlohmann::json summary = nlohmann::json::parse(output);
-  EXPECT_EQ(summary["expectations_met"], false);
-  ASSERT_EQ(summary["scenarios"].size(), 2u);
-  EXPECT_EQ(summary["scenarios"][0]["met"], 4);
-  EXPECT_EQ(summary["scenarios"][1]["failed"], 4);
-  EXPECT_EQ(summary["scenarios"][1]["failing_seeds"], (nlohmann::json{1, 2, 3, 4}));
+  EXPECT_EQ(summary["command"], "sweep");
+  EXPECT_EQ(summary["complete"], true);
+  ASSERT_EQ(summary["campaigns"].size(), 2u);
+  EXPECT_EQ(summary["campaigns"][0]["seeds_run"], 4);
+  EXPECT_EQ(summary["campaigns"][0]["seeds_failed"], 0);
+  EXPECT_EQ(summary["campaigns"][1]["seeds_failed"], 4);
+  std::vector<uint64_t> failing;
+  for (const auto& entry : summary["campaigns"][1]["failing_seeds"]) failing.push_back(entry["seed"]);
+  EXPECT_EQ(failing, (std::vector<uint64_t>{1, 2, 3, 4}));
+  // Its identity names what ran, --set included.
+  EXPECT_EQ(summary["campaigns"][1]["identity"]["set"], (nlohmann::json{"expect.violations=[]"}));
 }
 
 TEST_F(CliTest, SameSeedSameHashDifferentSeedDifferentHash) {
@@ -198,7 +204,12 @@ TEST_F(CliTest, TraceFileIsCompleteJsonLines) {
 }
 
 TEST_F(CliTest, ViolationWritesReproAndReplayReproducesTheHash) {
-  const Outcome out = Electsim("run " + Scenario("raft-bug-vote-twice.json") + " --repro-dir " + dir_.string());
+  // A demonstration that shows its expected violation writes a repro only when asked.
+  const Outcome quiet = Electsim("run " + Scenario("raft-bug-vote-twice.json") + " --repro-dir " + dir_.string());
+  EXPECT_EQ(quiet.exit_status, 0) << quiet.output;
+  EXPECT_TRUE(fs::is_empty(dir_)) << quiet.output;
+  const Outcome out =
+      Electsim("run " + Scenario("raft-bug-vote-twice.json") + " --repro-on violation --repro-dir " + dir_.string());
   EXPECT_EQ(out.exit_status, 0) << out.output;  // the scenario expects its violation
   std::string repro;
   for (const auto& entry : fs::directory_iterator(dir_)) repro = entry.path().string();

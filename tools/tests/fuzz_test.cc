@@ -229,9 +229,17 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   EXPECT_NE(fuzz.output.find("fuzz-raft-seed1.html"), std::string::npos) << fuzz.output;
   // The reproduce command carries --set, and a bad --set is bad input.
   EXPECT_NE(fuzz.output.find(set), std::string::npos) << fuzz.output;
-  const auto bad = RunCombined("fuzz --algorithm raft --seeds 1..2 --set nodes=0");
+  const auto bad = RunCombined("fuzz --algorithm raft --seeds 1..2 --set network.drop=2");
   EXPECT_EQ(bad.exit_status, 2);
-  EXPECT_NE(bad.output.find("--set nodes=0: fuzz raft seed 1: at /nodes: expected"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("--set network.drop=2: fuzz raft seed 1: at /network/drop: expected"), std::string::npos)
+      << bad.output;
+  // A --set of what a fuzz flag decides would make the labels lie: refused.
+  for (const std::string& owned : {"algorithm=bully", "algorithm.name=bully", "nodes=9", "duration=5s"}) {
+    const auto refused = RunCombined("fuzz --algorithm raft --seeds 1..2 --set " + owned);
+    EXPECT_EQ(refused.exit_status, 2) << refused.output;
+    EXPECT_NE(refused.output.find("fuzz sets"), std::string::npos) << refused.output;
+    EXPECT_EQ(refused.output.find("seeds/s"), std::string::npos) << "ran anyway: " << refused.output;
+  }
 }
 
 TEST(FuzzCli_Summary, SameWithOtherJobsTwiceAndAsMergedShards) {
@@ -282,15 +290,18 @@ TEST(FuzzCli_Interrupt, CtrlCWritesTheSummaryOfTheSeedsFinishedAndJUnitNamesFail
   ASSERT_TRUE(fuzz.WaitForOutput("BROKE"));
   ASSERT_EQ(kill(fuzz.pid(), SIGINT), 0);
   EXPECT_EQ(fuzz.Wait(), 130);
-  const json summary = json::parse(Read(dir / "s.json"));
-  EXPECT_FALSE(summary["complete"].get<bool>());
+  const json file = json::parse(Read(dir / "s.json"));
+  EXPECT_FALSE(file["complete"].get<bool>());
+  const json& summary = file["campaigns"][0];
+  EXPECT_EQ(summary["stopped"], "signal");
   EXPECT_GT(summary["seeds_run"].get<uint64_t>(), 0u);
-  EXPECT_EQ(summary["failing_seeds"].size(), summary["seeds_with_broken_guarantee"].get<uint64_t>());
+  EXPECT_EQ(summary["failing_seeds"].size(), summary["seeds_failed"].get<uint64_t>());
   const std::string junit = Read(dir / "j.xml");
-  const json& first = summary["failing_seeds"][0];
-  EXPECT_NE(junit.find("name=\"seed " + std::to_string(first["seed"].get<uint64_t>()) + "\""), std::string::npos)
-      << junit;
-  EXPECT_NE(junit.find("--emit-scenario"), std::string::npos) << junit;
+  const uint64_t first = summary["failing_seeds"][0]["seed"].get<uint64_t>();
+  EXPECT_NE(junit.find("name=\"seed " + std::to_string(first) + "\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("--seed " + std::to_string(first)), std::string::npos) << junit;
+  // The interrupted campaign is marked incomplete, not passed.
+  EXPECT_NE(junit.find("<error message=\"incomplete: "), std::string::npos) << junit;
 }
 
 }  // namespace

@@ -314,9 +314,9 @@ class ReplayDifferenceTest : public electsim_test::TempDirTest {
  protected:
   void SetUp() override {
     electsim_test::TempDirTest::SetUp();
-    const Outcome run =
-        electsim_test::RunCombined("run " + electsim_test::ShippedScenario("lease-paused-holder-unfenced.json") +
-                                   " --repro-dir " + dir_.string() + " --trace " + (dir_ / "good.jsonl").string());
+    const Outcome run = electsim_test::RunCombined(
+        "run " + electsim_test::ShippedScenario("lease-paused-holder-unfenced.json") +
+        " --repro-on violation --repro-dir " + dir_.string() + " --trace " + (dir_ / "good.jsonl").string());
     ASSERT_EQ(run.exit_status, 0) << run.output;
     repro_ = json::parse(electsim_test::ReadWholeFile(dir_ / "lease-paused-holder-unfenced-seed1.repro.json"));
   }
@@ -384,8 +384,9 @@ namespace {
 // A run past 128 checkpoints of 64 records keeps every other one and doubles
 // the spacing, and still places a difference.
 TEST_F(ReplayDifferenceTest, Replay_LongRunThinsItsCheckpointsAndStillPlacesADifference) {
-  const Outcome run = electsim_test::RunCombined(
-      "run " + electsim_test::ShippedScenario("raft-paused-leader-unfenced.json") + " --repro-dir " + dir_.string());
+  const Outcome run =
+      electsim_test::RunCombined("run " + electsim_test::ShippedScenario("raft-paused-leader-unfenced.json") +
+                                 " --repro-on violation --repro-dir " + dir_.string());
   ASSERT_EQ(run.exit_status, 0) << run.output;
   json repro = json::parse(electsim_test::ReadWholeFile(dir_ / "raft-paused-leader-unfenced-seed1.repro.json"));
   const uint64_t records = repro["trace_records"];

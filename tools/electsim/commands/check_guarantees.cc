@@ -1,45 +1,36 @@
-// check-guarantees: runs every algorithm (default options) under each fault
-// kind alone, and under every combination of kinds it declares an invariant
-// for, over many seeds, with every safety checker on and an unfenced
-// resource. Prints, per algorithm and fault set, on how many seeds each
-// invariant broke; a count in [brackets] is one the algorithm declares kept
-// there, and must be 0. Exit status 1 when one is not. This is the evidence
-// behind the declarations in each algorithm's guarantees(), and a check that
-// they stay true.
-#include <atomic>
-#include <filesystem>
-#include <fstream>
+// `electsim check-guarantees`: every algorithm (default options, and each
+// other value of its options that change behaviour) under each fault kind
+// alone and under every combination it declares an invariant for, over many
+// seeds, with every safety checker on and an unfenced resource. Prints, per
+// algorithm and fault set, on how many seeds each invariant broke; a count in
+// [brackets] is one the algorithm declares kept there and must be 0 (exit 1
+// otherwise). This is the evidence behind each algorithm's guarantees().
 #include <iostream>
-#include <map>
-#include <string>
-#include <thread>
-#include <vector>
+#include <memory>
+#include <sstream>
 
-#include "CLI/CLI.hpp"
 #include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
+#include "tools/electsim/campaign/seed_campaign.h"
+#include "tools/electsim/commands/commands.h"
 #include "tools/electsim/engine/fault_templates.h"
-#include "tools/electsim/engine/runner.h"
-#include "tools/electsim/language/scenario.h"
+#include "tools/electsim/export/report.h"
+#include "tools/electsim/io/termination.h"
 
-namespace electsim {
+namespace electsim::commands {
 namespace {
 
 using algorithms::FaultKind;
 using algorithms::FaultKinds;
 
-struct Case {
-  const algorithms::Algorithm* algorithm;
-  std::string variant;  // "defaults", or the one option changed: deadline_clock "wall"
-  FaultKinds kinds;
-  std::string label;  // "none", "loss", "loss+partition"
-  Scenario scenario;
-  std::vector<std::string> declared;  // invariants declared kept under `kinds`
-  std::map<std::string, uint64_t> broken_seeds;
-  std::map<std::string, uint64_t> first_broken_seed;
+struct CheckFlags {
+  uint64_t seeds = 200;
+  unsigned jobs = 1;
+  std::string only;  // one case by name
+  std::string seed;  // with --case: run this seed alone
 };
 
-std::string Label(FaultKinds kinds) {
+std::string KindsLabel(FaultKinds kinds) {
   std::string label;
   for (FaultKind kind : algorithms::AllFaultKinds()) {
     if (kinds.Has(kind)) label += fmt::format("{}{}", label.empty() ? "" : "+", algorithms::FaultKindName(kind));
@@ -47,150 +38,227 @@ std::string Label(FaultKinds kinds) {
   return label.empty() ? "none" : label;
 }
 
+// The kinds as a scenario name may hold them: "loss.crash", or "all".
+std::string KindsSlug(FaultKinds kinds) {
+  if (kinds == FaultKinds::All()) return "all";
+  std::string slug = KindsLabel(kinds);
+  std::replace(slug.begin(), slug.end(), '+', '.');
+  if (slug.size() <= 40) return slug;
+  // Too long for a name: the kinds as bits, in declaration order.
+  uint32_t bits = 0;
+  for (size_t i = 0; i < algorithms::AllFaultKinds().size(); ++i) {
+    if (kinds.Has(algorithms::AllFaultKinds()[i])) bits |= uint32_t{1} << i;
+  }
+  return fmt::format("kinds{:x}", bits);
+}
+
 // The defaults, and each other value of a boolean or choice option (one at
 // a time) that still promises something: the options that change behaviour.
 struct Variant {
-  std::string label;
+  std::string label;       // "defaults", "pre_vote true"
+  std::string slug;        // "defaults", "pre_vote-true"
   nlohmann::json options;  // as a scenario writes them
   algorithms::OptionValues values;
 };
+
+std::vector<std::pair<int64_t, nlohmann::json>> OtherValues(const algorithms::OptionSpec& option) {
+  std::vector<std::pair<int64_t, nlohmann::json>> values;
+  if (option.type == algorithms::OptionType::kBool)
+    values.emplace_back(option.default_value == 0, option.default_value == 0);
+  if (option.type == algorithms::OptionType::kChoice) {
+    for (size_t i = 0; i < option.choices.size(); ++i) {
+      if (static_cast<int64_t>(i) != option.default_value) values.emplace_back(i, option.choices[i]);
+    }
+  }
+  return values;
+}
+
 std::vector<Variant> Variants(const algorithms::Algorithm& algorithm) {
   const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
-  std::vector<Variant> variants = {{"defaults", nlohmann::json::object(), defaults}};
+  std::vector<Variant> variants = {{"defaults", "defaults", nlohmann::json::object(), defaults}};
   for (const algorithms::OptionSpec& option : algorithm.options()) {
-    std::vector<std::pair<int64_t, nlohmann::json>> values;
-    if (option.type == algorithms::OptionType::kBool)
-      values.emplace_back(option.default_value == 0, option.default_value == 0);
-    if (option.type == algorithms::OptionType::kChoice) {
-      for (size_t i = 0; i < option.choices.size(); ++i) {
-        if (static_cast<int64_t>(i) != option.default_value) values.emplace_back(i, option.choices[i]);
-      }
-    }
-    for (const auto& [held, written] : values) {
+    for (const auto& [held, written] : OtherValues(option)) {
       algorithms::OptionValues changed = defaults;
       changed.Set(option.name, held);
       if (algorithm.guarantees(changed).empty()) continue;  // nothing to check
-      variants.push_back({fmt::format("{} {}", option.name, written.dump()), {{option.name, written}}, changed});
+      const std::string value = written.is_string() ? written.get<std::string>() : written.dump();
+      variants.push_back({fmt::format("{} {}", option.name, written.dump()),
+                          fmt::format("{}-{}", option.name, value),
+                          {{option.name, written}},
+                          changed});
     }
   }
   return variants;
 }
 
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
+// One algorithm, variant and set of fault kinds, judged by what the variant
+// declares kept under those kinds.
+class GuaranteeCase : public campaign::CampaignSubject {
+ public:
+  GuaranteeCase(const algorithms::Algorithm& algorithm, const Variant& variant, FaultKinds kinds,
+                std::vector<std::string> declared)
+      : algorithm_(algorithm),
+        variant_(variant.label),
+        kinds_(KindsLabel(kinds)),
+        name_(fmt::format("guarantee-{}-{}-{}", algorithm.name(), variant.slug, KindsSlug(kinds))),
+        declared_(std::move(declared)) {
+    const nlohmann::json document = GuaranteeScenario(algorithm, variant.options, kinds, name_);
+    auto scenario = ParseScenarioJson(document, name_ + ".json");
+    SIM_CHECK(scenario.ok(), std::string(scenario.status().message()).c_str());
+    scenario_ = std::make_shared<const Scenario>(std::move(*scenario));
+  }
+
+  std::string Label() const override { return name_; }
+  nlohmann::json Identity() const override {
+    return {{"command", "check-guarantees"}, {"case", name_}, {"declared", declared_}};
+  }
+  std::string FileStem() const override { return name_; }
+  absl::StatusOr<std::shared_ptr<const Scenario>> ScenarioFor(uint64_t) const override { return scenario_; }
+  campaign::SeedVerdict Judge(const Scenario&, const RunResult& result) const override {
+    campaign::SeedVerdict verdict;
+    for (const std::string& fired : result.violated_checkers()) {
+      const bool kept = std::find(declared_.begin(), declared_.end(), fired) != declared_.end();
+      (kept ? verdict.reasons : verdict.findings).push_back(fired);
+    }
+    verdict.failed = !verdict.reasons.empty();
+    return verdict;
+  }
+  campaign::CommandLine Reproduce(uint64_t seed) const override {
+    return campaign::CommandLine().Add("check-guarantees").Add("--case", name_).Add("--seed", std::to_string(seed));
+  }
+
+  const algorithms::Algorithm& algorithm() const { return algorithm_; }
+  const std::string& variant() const { return variant_; }
+  const std::string& kinds() const { return kinds_; }
+  const std::vector<std::string>& declared() const { return declared_; }
+  const Scenario& scenario() const { return *scenario_; }
+
+ private:
+  const algorithms::Algorithm& algorithm_;
+  std::string variant_;
+  std::string kinds_;
+  std::string name_;
+  std::vector<std::string> declared_;
+  std::shared_ptr<const Scenario> scenario_;
+};
+
+std::vector<FaultKinds> FaultSets(const algorithms::Guarantees& declared) {
+  std::vector<FaultKinds> sets = {FaultKinds()};
+  for (FaultKind kind : algorithms::AllFaultKinds()) sets.push_back(FaultKinds{kind});
+  // Each declaration also under all its kinds at once.
+  for (const algorithms::Guarantee& g : declared) {
+    if (std::find(sets.begin(), sets.end(), g.kept_under) == sets.end()) sets.push_back(g.kept_under);
+  }
+  return sets;
+}
+
+std::vector<std::unique_ptr<GuaranteeCase>> Cases() {
+  std::vector<std::unique_ptr<GuaranteeCase>> cases;
   for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
     for (const Variant& variant : Variants(*algorithm)) {
       const algorithms::Guarantees declared = algorithm->guarantees(variant.values);
-      std::vector<FaultKinds> sets = {FaultKinds()};
-      for (FaultKind kind : algorithms::AllFaultKinds()) sets.push_back(FaultKinds{kind});
-      // Each declaration also under all its kinds at once.
-      for (const algorithms::Guarantee& g : declared) {
-        if (std::find(sets.begin(), sets.end(), g.kept_under) == sets.end()) sets.push_back(g.kept_under);
-      }
-      for (FaultKinds kinds : sets) {
-        Case c{.algorithm = algorithm, .variant = variant.label, .kinds = kinds, .label = Label(kinds)};
-        const std::string name = fmt::format("guarantee-{}-{}", algorithm->name(), cases.size());
-        const nlohmann::json doc = GuaranteeScenario(*algorithm, variant.options, kinds, name);
-        auto scenario = ParseScenarioJson(doc, name + ".json");
-        if (!scenario.ok()) {
-          std::cerr << "check-guarantees: " << scenario.status().message() << "\n";
-          std::exit(2);
-        }
-        c.scenario = std::move(*scenario);
+      for (FaultKinds kinds : FaultSets(declared)) {
+        std::vector<std::string> kept;
         for (const algorithms::Guarantee& g : declared) {
-          if (g.kept_under.Covers(kinds)) c.declared.emplace_back(g.invariant);
+          if (g.kept_under.Covers(kinds)) kept.emplace_back(g.invariant);
         }
-        cases.push_back(std::move(c));
+        cases.push_back(std::make_unique<GuaranteeCase>(*algorithm, variant, kinds, std::move(kept)));
       }
     }
   }
   return cases;
 }
 
-}  // namespace
-}  // namespace electsim
-
-int main(int argc, char** argv) {
-  using namespace electsim;
-  CLI::App app{"check-guarantees: sweep every algorithm under every fault kind and check its declared guarantees"};
-  uint64_t seeds = 200;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  std::string write_dir;
-  app.add_option("--seeds", seeds, "seeds per algorithm and fault set")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  app.add_option("--jobs", jobs, "parallel simulations")->check(CLI::Range(1, 256))->capture_default_str();
-  app.add_option("--write-scenarios", write_dir, "also write the generated scenarios into DIR (to rerun one)");
-  CLI11_PARSE(app, argc, argv);
-
-  std::vector<Case> cases = Cases();
-  if (!write_dir.empty()) {
-    std::filesystem::create_directories(write_dir);
-    for (const Case& c : cases) {
-      std::ofstream(std::filesystem::path(write_dir) / (c.scenario.name + ".json"))
-          << c.scenario.document.dump(2) << "\n";
-    }
+std::string TableLine(const GuaranteeCase& c, const campaign::CampaignSummary& s, size_t label_width) {
+  std::string line = fmt::format("{:<{}}", c.kinds(), label_width);
+  for (const std::string& name : SafetyCheckers()) {
+    const bool declared = std::find(c.declared().begin(), c.declared().end(), name) != c.declared().end();
+    const auto it = s.violations.find(name);
+    const uint64_t count = it == s.violations.end() ? 0 : it->second;
+    line += fmt::format(" {:>16}", declared ? fmt::format("[{}]", count) : fmt::format("{}", count));
   }
-  // (case, seed) tasks; each run is independent and single-threaded.
-  const uint64_t total = cases.size() * seeds;
-  std::vector<std::vector<std::string>> fired(total);
-  std::atomic<uint64_t> next{0};
-  std::atomic<bool> errors{false};
-  auto worker = [&] {
-    for (uint64_t task = next.fetch_add(1); task < total; task = next.fetch_add(1)) {
-      const Case& c = cases[task / seeds];
-      auto result = RunScenario(c.scenario, 1 + task % seeds);
-      if (!result.ok()) {
-        std::cerr << fmt::format("check-guarantees: {} seed {}: {}\n", c.scenario.name, 1 + task % seeds,
-                                 std::string(result.status().message()));
-        errors = true;
-        continue;
-      }
-      fired[task] = result->violated_checkers();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-
-  const std::vector<std::string> invariants = SafetyCheckers();
-  bool broken = false;
-  size_t label_width = 12;
-  for (const Case& c : cases) label_width = std::max(label_width, c.label.size());
-  std::string header = fmt::format("{:<{}}", "fault kinds", label_width);
-  for (const std::string& name : invariants) header += fmt::format(" {:>16}", name);
-  for (size_t i = 0; i < cases.size(); ++i) {
-    Case& c = cases[i];
-    if (i == 0 || cases[i - 1].algorithm != c.algorithm || cases[i - 1].variant != c.variant) {
-      std::cout << fmt::format(
-          "{}, {} ({} seeds each; seeds that broke each invariant; [n]: declared kept, must be "
-          "0)\n{}\n",
-          c.algorithm->name(), c.variant, seeds, header);
-    }
-    for (uint64_t s = 0; s < seeds; ++s) {
-      for (const std::string& name : fired[i * seeds + s]) {
-        if (c.broken_seeds[name]++ == 0) c.first_broken_seed[name] = 1 + s;
-      }
-    }
-    std::string line = fmt::format("{:<{}}", c.label, label_width);
-    for (const std::string& name : invariants) {
-      const bool declared = std::find(c.declared.begin(), c.declared.end(), name) != c.declared.end();
-      const uint64_t count = c.broken_seeds[name];
-      line += fmt::format(" {:>16}", declared ? fmt::format("[{}]", count) : fmt::format("{}", count));
-      if (declared && count > 0) broken = true;
-    }
-    std::cout << line << "\n";
-  }
-  for (const Case& c : cases) {
-    for (const std::string& name : c.declared) {
-      auto it = c.first_broken_seed.find(name);
-      if (it == c.first_broken_seed.end()) continue;
-      std::cout << fmt::format(
-          "BROKEN: {} ({}) declares {} under {}, broken first at seed {} (check-guarantees "
-          "--write-scenarios DIR, then build/electsim run DIR/{}.json --seed {})\n",
-          c.algorithm->name(), c.variant, name, c.label, it->second, c.scenario.name, it->second);
-    }
-  }
-  if (errors) return 2;
-  return broken ? 1 : 0;
+  return line;
 }
+
+std::string TableHeader(const GuaranteeCase& c, uint64_t seeds, size_t label_width) {
+  std::string header = fmt::format("{:<{}}", "fault kinds", label_width);
+  for (const std::string& name : SafetyCheckers()) header += fmt::format(" {:>16}", name);
+  return fmt::format("{}, {} ({} seeds each; seeds that broke each invariant; [n]: declared kept, must be 0)\n{}\n",
+                     c.algorithm().name(), c.variant(), seeds, header);
+}
+
+int OneSeed(const GuaranteeCase& c, uint64_t seed) {
+  auto result = RunScenario(c.scenario(), seed);
+  if (!result.ok()) return ReportError(result.status());
+  const campaign::SeedVerdict verdict = c.Judge(c.scenario(), *result);
+  std::cout << FormatSummary(c.scenario(), *result)
+            << (verdict.failed ? fmt::format("BROKE a declared guarantee: {}\n", fmt::join(verdict.reasons, ", "))
+                               : std::string("every declared guarantee kept\n"));
+  CommandOutcome outcome;
+  if (verdict.failed) outcome.Failed();
+  return outcome.Finish();
+}
+
+int CheckGuarantees(const CheckFlags& flags) {
+  std::vector<std::unique_ptr<GuaranteeCase>> cases = Cases();
+  if (!flags.only.empty()) {
+    std::erase_if(cases, [&](const auto& c) { return c->Label() != flags.only; });
+    if (cases.empty()) return ReportError(InputError(fmt::format("--case: no case named \"{}\"", flags.only)));
+  }
+  if (!flags.seed.empty()) {
+    auto seed = campaign::ParseSeed("--seed", flags.seed);
+    if (!seed.ok()) return ReportError(seed.status());
+    if (flags.only.empty()) return ReportError(InputError("--seed: expected --case NAME too"));
+    return OneSeed(*cases.front(), *seed);
+  }
+  auto range = campaign::SeedRange::FromCount("--seeds", 1, flags.seeds);
+  if (!range.ok()) return ReportError(range.status());
+  HandleTerminatingSignals(SignalResponse::kStopGracefully);
+  size_t label_width = 12;
+  for (const auto& c : cases) label_width = std::max(label_width, c->kinds().size());
+  std::ostringstream quiet;  // each case's own lines: the table says it all
+  campaign::CampaignSettings settings{.plan = {*range, {}}, .loop = {.jobs = flags.jobs}};
+  settings.repro_dir = "";
+  settings.text = &quiet;
+  settings.progress = false;
+  campaign::OutputPlan outputs({});
+  CommandOutcome outcome;
+  std::string broken;
+  absl::Status error;
+  for (size_t i = 0; i < cases.size() && error.ok() && StopSignal() == 0; ++i) {
+    const GuaranteeCase& c = *cases[i];
+    if (i == 0 || &cases[i - 1]->algorithm() != &c.algorithm() || cases[i - 1]->variant() != c.variant()) {
+      std::cout << TableHeader(c, flags.seeds, label_width);
+    }
+    const campaign::CampaignRun run = campaign::RunCampaign(c, settings, outputs, outcome);
+    if (run.loop.end == campaign::LoopEnd::kError) error = run.loop.error;
+    std::cout << TableLine(c, run.summary, label_width) << "\n" << std::flush;
+    for (const auto& [seed, f] : run.summary.failing) {
+      broken +=
+          fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
+                      c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
+      break;
+    }
+  }
+  std::cout << broken;
+  if (const int signal_number = StopSignal(); signal_number != 0) return kExitSignalBase + signal_number;
+  if (!error.ok()) return ReportError(error);
+  return outcome.Finish();
+}
+
+}  // namespace
+
+Command AddCheckGuaranteesCommand(CLI::App& parent) {
+  auto flags = std::make_shared<CheckFlags>();
+  CLI::App* app = parent.add_subcommand(
+      "check-guarantees", "sweep every algorithm under every fault kind and check its declared guarantees");
+  app->add_option("--seeds", flags->seeds, "seeds per algorithm and fault set")
+      ->check(UnsignedText("a number of seeds", 1, 100000000))
+      ->capture_default_str();
+  AddJobsFlag(*app, flags->jobs);
+  app->add_option("--case", flags->only, "only the case of this name (guarantee-ALGORITHM-VARIANT-KINDS)");
+  app->add_option("--seed", flags->seed, "with --case: run this one seed and print its verdict and trace hash");
+  return {app, [flags] { return CheckGuarantees(*flags); }};
+}
+
+}  // namespace electsim::commands

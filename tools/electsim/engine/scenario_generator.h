@@ -17,6 +17,11 @@
 
 namespace electsim {
 
+// Which scenarios the generator draws from a seed. Bump it with any change
+// that makes a seed generate another scenario: shards of one campaign must
+// agree on it, and a merge refuses summaries that do not.
+inline constexpr int kGeneratorVersion = 1;
+
 struct GeneratorSettings {
   uint32_t nodes_min = 3;
   uint32_t nodes_max = 7;

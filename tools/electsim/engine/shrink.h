@@ -46,15 +46,4 @@ ShrinkOutputs ShrinkOutputsFor(const std::string& prefix);
 absl::Status WriteShrinkOutputs(const ShrinkOutputs& outputs, const ShrinkResult& shrunk,
                                 const std::vector<std::string>& inputs);
 
-struct ShrinkOptions {
-  std::string repro_path;
-  std::optional<std::string> invariant;  // default: the repro's first violation
-  uint64_t max_runs = 3000;
-  std::optional<std::string> out_prefix;  // default: the repro's path without ".repro.json", plus ".shrunk"
-};
-
-// `electsim shrink`: 0 when written, 2 for bad input (including a repro that
-// does not break the invariant), 3 when an output could not be written.
-int Shrink(const ShrinkOptions& options);
-
 }  // namespace electsim

@@ -9,6 +9,8 @@
 namespace electsim {
 
 const std::string& ProgramName();
+// The same as it was given, unescaped: for reproduce commands, which quote it.
+const std::string& RawProgramName();
 // Called once, by Main, before any thread starts.
 void SetProgramName(std::string name);
 

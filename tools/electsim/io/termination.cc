@@ -51,6 +51,18 @@ void HandleTerminatingSignals(SignalResponse response) {
 
 int StopSignal() { return g_stop_signal.load(); }
 
+const char* SignalName(int signal_number) {
+  switch (signal_number) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGXFSZ: return "SIGXFSZ";
+    default: return "a signal";
+  }
+}
+
 TerminatingSignalsBlocked::TerminatingSignalsBlocked() {
   const sigset_t set = TerminatingSet();
   pthread_sigmask(SIG_BLOCK, &set, &previous_);

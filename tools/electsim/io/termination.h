@@ -30,6 +30,9 @@ void HandleTerminatingSignals(SignalResponse response);
 // The signal that asked the command to stop (kStopGracefully), or 0.
 int StopSignal();
 
+// "SIGINT", "SIGTERM", ...: for the line that says why a command stopped.
+const char* SignalName(int signal_number);
+
 // Holds the terminating signals back for a scope in this thread, so that a
 // file is created and registered for clean-up as one step. Threads started
 // inside the scope keep them blocked for good, which sends every signal to

@@ -1,0 +1,35 @@
+// Reproduce commands: the one builder behind every "reproduce:" line. It is
+// fed the effective invocation (every flag that changed what ran, --set
+// included) word by word and quotes each for a POSIX shell, so that the line
+// pasted into a shell runs exactly that command and nothing else.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace electsim::campaign {
+
+// `word` as one word of a POSIX shell command line: bare when it consists of
+// [A-Za-z0-9_@%+=:,./-] only, else in single quotes with each ' as '\''.
+std::string ShellQuote(std::string_view word);
+
+class CommandLine {
+ public:
+  // Starts with the program as it was started (argv[0]).
+  CommandLine();
+  CommandLine& Add(std::string word);
+  CommandLine& Add(std::string flag, std::string value);
+  CommandLine& AddAll(const std::vector<std::string>& words);
+  // --set PATH=VALUE for each of `sets`, in order.
+  CommandLine& AddSets(const std::vector<std::string>& sets);
+  const std::vector<std::string>& words() const { return words_; }
+  // The words quoted and joined, ready to paste; pass it through
+  // EscapeForTerminal before printing it.
+  std::string Text() const;
+
+ private:
+  std::vector<std::string> words_;
+};
+
+}  // namespace electsim::campaign

@@ -1,0 +1,349 @@
+#include "tools/electsim/engine/bench_scenarios.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_replace.h"
+#include "electsim/algorithms/algorithm.h"
+#include "fmt/format.h"
+#include "tools/electsim/io/terminal_text.h"
+#include "tools/electsim/language/duration.h"
+#include "tools/electsim/language/json_document.h"
+
+namespace electsim {
+namespace {
+
+using json = nlohmann::json;
+
+// Loss rate of the "lossy" fault: the network drops this share of messages
+// from the start, and the leader crashes as in crash-leader.
+constexpr double kLossyDropRatio = 0.1;
+
+std::string Join(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
+
+std::string Nanos(int64_t ns) { return fmt::format("{}ns", ns); }
+
+// A duration as a person writes it, exact.
+std::string DurationLabel(int64_t ns) {
+  if (ns != 0 && ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
+  if (ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
+  if (ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
+  return Nanos(ns);
+}
+
+absl::Status BadFlag(const std::string& text) { return InputError(text); }
+
+// Parses a configuration's document, naming the --set flags when they, not
+// the bench, made it bad.
+absl::StatusOr<Scenario> ParseConfig(const json& document, const std::vector<Override>& overrides,
+                                     const std::string& source) {
+  json changed = document;
+  if (auto status = ApplyOverrides(changed, overrides); !status.ok()) return status;
+  auto scenario = ParseScenarioJson(changed, source);
+  if (scenario.ok() || overrides.empty() || !ParseScenarioJson(document, source).ok()) return scenario;
+  std::string flags;
+  for (const Override& o : overrides) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
+  return absl::Status(scenario.status().code(),
+                      fmt::format("{}: {}", EscapeForTerminal(flags), std::string(scenario.status().message())));
+}
+
+}  // namespace
+
+std::vector<std::string> BenchFaults() { return {"crash-leader", "isolate-leader", "pause-leader", "lossy"}; }
+
+json BenchScenarioDocument(const std::string& algorithm, const std::string& fault, uint32_t nodes, const json& options,
+                           int64_t period_ns, int64_t detection_ns) {
+  json network = {{"latency", {{"uniform", {"1ms", "10ms"}}}}};
+  if (fault == "lossy") network["drop"] = kLossyDropRatio;
+  // The fault strikes at a moment drawn uniformly within one heartbeat or
+  // renewal period after the cluster agrees on its first leader.
+  json step = {{"after", {{"event", "leader_known"}, {"delay", {{"uniform", {"0ns", Nanos(period_ns)}}}}}}};
+  if (fault == "crash-leader" || fault == "lossy") {
+    step["crash"] = "leader";
+  } else {
+    // Long enough for the others to notice, then the node is back: the
+    // measured election ends when it too knows the new leader.
+    step[fault == "isolate-leader" ? "isolate" : "pause"] = "leader";
+    step["for"] = Nanos(2 * detection_ns);
+  }
+  // Room for several election rounds at the slowest presets.
+  const int64_t max_ns = std::max<int64_t>(int64_t{30} * 1000000000, 40 * detection_ns);
+  json document = {{"description", fmt::format("bench: {} under {}", algorithm, fault)},
+                   {"nodes", nodes},
+                   {"algorithm", {{"name", algorithm}, {"options", options}}},
+                   {"network", network},
+                   {"faults", json::array({step})},
+                   {"stop", {{"when", "leader_known_after_last_fault"}, {"max", Nanos(max_ns)}}}};
+  return document;
+}
+
+std::vector<std::string> PresetNames() {
+  return {"equal-detection", "etcd", "hashicorp", "kubernetes-lease", "zookeeper"};
+}
+
+absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string& algorithm) {
+  if (preset.empty()) return json::object();
+  // heartbeat or renewal period, failure-detection timeout; Raft's election
+  // timeout is drawn in [detection, 2 × detection), as etcd and HashiCorp do.
+  auto timed = [&](const std::string& period, const std::string& detection) -> json {
+    if (algorithm == "raft") {
+      const int64_t detection_ns = ParseDuration(detection)->ns();
+      return {{"heartbeat_interval", period},
+              {"election_timeout_min", detection},
+              {"election_timeout_max", DurationLabel(2 * detection_ns)}};
+    }
+    if (algorithm == "lease") return {{"renew_interval", period}, {"lease_ttl", detection}};
+    return {{"heartbeat_interval", period}, {"heartbeat_timeout", detection}};
+  };
+  if (preset == "equal-detection") {
+    // Every algorithm acts on 300ms of silence; Raft's range starts there.
+    return timed("100ms", "300ms");
+  }
+  if (preset == "etcd") {
+    // etcd: --heartbeat-interval 100ms, --election-timeout 1000ms, pre-vote
+    // and check-quorum on (3.5+); leases are kept alive at TTL/3.
+    json options = timed("100ms", "1000ms");
+    if (algorithm == "raft") {
+      options["pre_vote"] = true;
+      options["check_quorum"] = true;
+    }
+    if (algorithm == "lease") options["renew_interval"] = "333ms";
+    return options;
+  }
+  if (preset == "hashicorp") {
+    // hashicorp/raft DefaultConfig: HeartbeatTimeout 1s, ElectionTimeout 1s
+    // (randomized up to 2x), LeaderLeaseTimeout 500ms (the leader steps down
+    // without a quorum: check-quorum); the leader heartbeats at
+    // HeartbeatTimeout/10.
+    json options = timed("100ms", "1000ms");
+    if (algorithm == "raft") options["check_quorum"] = true;
+    return options;
+  }
+  if (preset == "kubernetes-lease") {
+    // client-go leaderelection: LeaseDuration 15s, RenewDeadline 10s,
+    // RetryPeriod 2s; the holder renews by updating the Lease object (a
+    // compare-and-swap) and acts only within RenewDeadline of its last renewal.
+    json options = timed("2s", "15s");
+    if (algorithm == "lease") {
+      options["retry_interval"] = "2s";
+      options["renew"] = "cas";
+      options["safety_margin"] = 0.666666;
+    }
+    return options;
+  }
+  if (preset == "zookeeper") {
+    // tickTime 2s; session timeouts from 2 to 20 ticks, the smallest (4s)
+    // taken; a client pings at a third of its session timeout. An ephemeral
+    // node vanishes when its session expires, which is the lease's TTL.
+    json options = timed("1333ms", "4s");
+    if (algorithm == "lease") options["retry_interval"] = "2s";
+    return options;
+  }
+  return absl::InvalidArgumentError(fmt::format("--preset: unknown preset \"{}\"; expected one of {}",
+                                                EscapeForTerminal(preset), Join(PresetNames())));
+}
+
+namespace {
+
+enum class SweepType { kInteger, kDecimal, kDuration };
+
+constexpr std::string_view kSweepExpected =
+    "expected PARAM=FROM..TO[:POINTS], e.g. election_timeout_max=150ms..300ms:6, nodes=3..9 or drop=0..0.2:5";
+
+// The parameter's type, and where a --set would put it.
+absl::StatusOr<std::pair<SweepType, std::string>> SweepTypeOf(const std::string& parameter,
+                                                              const std::vector<std::string>& algorithms) {
+  if (parameter == "nodes") return std::pair{SweepType::kInteger, std::string("nodes")};
+  if (parameter == "drop") return std::pair{SweepType::kDecimal, std::string("network.drop")};
+  const algorithms::OptionSpec* found = nullptr;
+  for (const std::string& name : algorithms) {
+    const algorithms::Algorithm* algorithm = algorithms::FindAlgorithm(name);
+    const algorithms::OptionSpec* spec = nullptr;
+    for (const auto& option : algorithm == nullptr ? std::vector<algorithms::OptionSpec>{} : algorithm->options()) {
+      if (option.name == parameter) spec = &option;
+    }
+    if (spec == nullptr && found != nullptr) {
+      return BadFlag(
+          fmt::format("--sweep {}: {} has no such option; expected an option of every algorithm run "
+                      "(electsim list)",
+                      EscapeForTerminal(parameter), EscapeForTerminal(name)));
+    }
+    if (found == nullptr && spec != nullptr) found = spec;
+  }
+  if (found == nullptr) {
+    return BadFlag(
+        fmt::format("--sweep: unknown parameter \"{}\"; expected nodes, drop or an option of {} (electsim "
+                    "list)",
+                    EscapeForTerminal(parameter), Join(algorithms)));
+  }
+  const std::string path = "algorithm.options." + parameter;
+  switch (found->type) {
+    case algorithms::OptionType::kDuration: return std::pair{SweepType::kDuration, path};
+    case algorithms::OptionType::kInt: return std::pair{SweepType::kInteger, path};
+    case algorithms::OptionType::kRatio: return std::pair{SweepType::kDecimal, path};
+    default:
+      return BadFlag(
+          fmt::format("--sweep {}: a {} option has no range to sweep; expected a duration, integer or "
+                      "ratio option",
+                      EscapeForTerminal(parameter), algorithms::OptionTypeName(found->type)));
+  }
+}
+
+std::optional<int64_t> Integer(const std::string& text) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || text.front() == '+') {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> Decimal(const std::string& text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// k points from a to b, both included; integers land on whole numbers and
+// are not repeated.
+absl::Status FillPoints(SweepSpec& spec, SweepType type, const std::string& from, const std::string& to,
+                        std::optional<int64_t> points) {
+  const std::string what = type == SweepType::kInteger   ? "two integers"
+                           : type == SweepType::kDecimal ? "two numbers"
+                                                         : "two durations";
+  auto bad = [&] {
+    return BadFlag(fmt::format("--sweep {}: expected {} for {}; {}", EscapeForTerminal(from + ".." + to), what,
+                               EscapeForTerminal(spec.parameter), kSweepExpected));
+  };
+  if (type == SweepType::kInteger) {
+    const auto a = Integer(from), b = Integer(to);
+    if (!a || !b || std::abs(*b - *a) >= 10000) return bad();
+    const int64_t k = points.value_or(std::abs(*b - *a) + 1);
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t v = k == 1 ? *a : *a + (*b - *a) * i / (k - 1);
+      if (!spec.points.empty() && spec.points.back().value == v) continue;
+      spec.points.push_back({std::to_string(v), v});
+    }
+  } else if (type == SweepType::kDecimal) {
+    const auto a = Decimal(from), b = Decimal(to);
+    if (!a || !b) return bad();
+    const int64_t k = points.value_or(2);
+    for (int64_t i = 0; i < k; ++i) {
+      const double v = *a + (*b - *a) * static_cast<double>(i) / static_cast<double>(k - 1);
+      const std::string label = fmt::format("{:.6g}", v);
+      spec.points.push_back({label, *Decimal(label)});
+    }
+  } else {
+    auto a = ParseDuration(from), b = ParseDuration(to);
+    if (!a.ok() || !b.ok()) return bad();
+    const int64_t k = points.value_or(2);
+    for (int64_t i = 0; i < k; ++i) {
+      // Integer nanoseconds, so the points are exact and the same everywhere.
+      const int64_t ns = a->ns() + (b->ns() - a->ns()) * i / (k - 1);
+      spec.points.push_back({DurationLabel(ns), DurationLabel(ns)});
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SweepSpec> ParseSweep(const std::string& text, const std::vector<std::string>& algorithms) {
+  const size_t equals = text.find('=');
+  const size_t dots = text.find("..", equals == std::string::npos ? 0 : equals);
+  if (equals == std::string::npos || equals == 0 || dots == std::string::npos) {
+    return BadFlag(fmt::format("--sweep {}: {}", EscapeForTerminal(text), kSweepExpected));
+  }
+  SweepSpec spec;
+  spec.parameter = text.substr(0, equals);
+  const std::string from = text.substr(equals + 1, dots - equals - 1);
+  std::string to = text.substr(dots + 2);
+  std::optional<int64_t> points;
+  if (const size_t colon = to.find(':'); colon != std::string::npos) {
+    const std::string count = to.substr(colon + 1);
+    to = to.substr(0, colon);
+    const auto k = Integer(count);
+    if (!k || *k < 2 || *k > 9999) {
+      return BadFlag(fmt::format("--sweep {}: expected a number of points from 2 to 9999 after ':', got \"{}\"",
+                                 EscapeForTerminal(text), EscapeForTerminal(count)));
+    }
+    points = *k;
+  }
+  auto type = SweepTypeOf(spec.parameter, algorithms);
+  if (!type.ok()) return type.status();
+  spec.set_path = type->second;
+  if (auto status = FillPoints(spec, type->first, from, to, points); !status.ok()) return status;
+  return spec;
+}
+
+namespace {
+
+// A --set of what a bench flag decides would make the labels lie.
+absl::Status CheckOverrides(const BenchPlan& plan) {
+  for (const Override& o : plan.overrides) {
+    std::string flag;
+    if (o.json_pointer == "/algorithm" || o.json_pointer == "/algorithm/name") flag = "--algorithms";
+    if (o.json_pointer == "/nodes") flag = plan.sweep && plan.sweep->parameter == "nodes" ? "--sweep" : "--nodes";
+    if (plan.sweep && o.json_pointer == "/" + absl::StrReplaceAll(plan.sweep->set_path, {{".", "/"}})) flag = "--sweep";
+    if (!flag.empty()) {
+      return BadFlag(fmt::format("--set {}: bench sets {} with {}; expected one or the other",
+                                 EscapeForTerminal(o.flag), o.json_pointer.substr(1), flag));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BenchConfig> BuildConfig(const BenchPlan& plan, const std::string& algorithm, const SweepPoint* point) {
+  auto options = PresetOptions(plan.preset, algorithm);
+  if (!options.ok()) return options.status();
+  uint32_t nodes = plan.nodes;
+  const std::string parameter = plan.sweep ? plan.sweep->parameter : "";
+  if (parameter == "nodes") nodes = static_cast<uint32_t>(std::clamp<int64_t>(point->value.get<int64_t>(), 0, 1 << 30));
+  if (point != nullptr && parameter != "nodes" && parameter != "drop") (*options)[parameter] = point->value;
+  const std::string source = fmt::format("bench {} {}{}", algorithm, plan.fault,
+                                         point == nullptr ? "" : fmt::format(" {}={}", parameter, point->label));
+  // First with the fault at once, to learn the algorithm's timing with the
+  // preset and the overrides applied.
+  json document = BenchScenarioDocument(algorithm, plan.fault, nodes, *options, 0, 1);
+  if (parameter == "drop") document["network"]["drop"] = point->value;
+  auto draft = ParseConfig(document, plan.overrides, source);
+  if (!draft.ok()) return draft.status();
+  const std::optional<algorithms::Algorithm::BenchTiming> timing = draft->algorithm->bench_timing();
+  if (!timing) {
+    return BadFlag(fmt::format("--algorithms: algorithm \"{}\" declares no bench timing (Algorithm::bench_timing)",
+                               EscapeForTerminal(algorithm)));
+  }
+  const int64_t period_ns = draft->options.Duration(timing->period_option).ns();
+  const int64_t detection_ns = draft->options.Duration(timing->detection_option).ns();
+  document = BenchScenarioDocument(algorithm, plan.fault, nodes, *options, period_ns, detection_ns);
+  if (parameter == "drop") document["network"]["drop"] = point->value;
+  auto scenario = ParseConfig(document, plan.overrides, source);
+  if (!scenario.ok()) return scenario.status();
+  return BenchConfig{algorithm, point == nullptr ? "" : point->label, std::move(*scenario)};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<BenchConfig>> BuildBenchConfigs(const BenchPlan& plan) {
+  if (auto status = CheckOverrides(plan); !status.ok()) return status;
+  std::vector<const SweepPoint*> points = {nullptr};
+  if (plan.sweep) {
+    points.clear();
+    for (const SweepPoint& point : plan.sweep->points) points.push_back(&point);
+  }
+  std::vector<BenchConfig> configs;
+  for (const SweepPoint* point : points) {
+    for (const std::string& algorithm : plan.algorithms) {
+      auto config = BuildConfig(plan, algorithm, point);
+      if (!config.ok()) return config.status();
+      configs.push_back(std::move(*config));
+    }
+  }
+  return configs;
+}
+
+}  // namespace electsim

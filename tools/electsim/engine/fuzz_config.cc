@@ -1,0 +1,163 @@
+#include "tools/electsim/engine/fuzz_config.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "sim/format.h"
+#include "tools/electsim/io/terminal_text.h"
+#include "tools/electsim/language/json_document.h"
+
+namespace electsim {
+namespace {
+
+using nlohmann::json;
+
+// What a fuzz flag decides, and so a --set must not: the flag to use instead.
+constexpr std::pair<std::string_view, std::string_view> kOwnedByFlags[] = {
+    {"/algorithm", "--algorithm"}, {"/algorithm/name", "--algorithm"},
+    {"/nodes", "--nodes"},         {"/duration", "--duration"},
+    {"/seed", "--seed"},
+};
+
+absl::Status CheckNotOwned(const std::vector<Override>& overrides) {
+  for (const Override& o : overrides) {
+    for (const auto& [pointer, flag] : kOwnedByFlags) {
+      if (o.json_pointer == pointer) {
+        return InputError(fmt::format("--set {}: fuzz sets {} with {}; expected {} instead", EscapeForTerminal(o.flag),
+                                      pointer.substr(1), flag, flag));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const algorithms::Algorithm*> FindNamed(const std::string& name) {
+  std::string names;
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", algorithm->name());
+    if (algorithm->name() == name) return algorithm;
+  }
+  return InputError(fmt::format("--algorithm: expected one of {}; got \"{}\"", names, EscapeForTerminal(name)));
+}
+
+// true, 3, 0.5 as JSON; 150ms, vote_twice as strings.
+absl::StatusOr<json> OptionsJson(const std::vector<std::string>& pairs) {
+  json options = json::object();
+  for (const std::string& pair : pairs) {
+    const size_t equals = pair.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return InputError(fmt::format("--option: expected NAME=VALUE; got \"{}\"", EscapeForTerminal(pair)));
+    }
+    json value = json::parse(pair.substr(equals + 1), nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) value = pair.substr(equals + 1);
+    options[pair.substr(0, equals)] = value;
+  }
+  return options;
+}
+
+json OptionValuesJson(const algorithms::OptionValues& values) {
+  json out = json::object();
+  for (const auto& [name, value] : values.Describe()) out[name] = value;
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<FuzzConfig> FuzzConfig::Make(const FuzzSettings& settings, uint64_t first_seed) {
+  FuzzConfig config;
+  config.settings_ = settings;
+  auto algorithm = FindNamed(settings.algorithm);
+  if (!algorithm.ok()) return algorithm.status();
+  config.algorithm_ = *algorithm;
+  auto options = OptionsJson(settings.options);
+  if (!options.ok()) return options.status();
+  config.options_ = *options;
+  // The options are checked as any scenario's are, by the loader.
+  const json probe = {{"nodes", settings.generator.nodes_min},
+                      {"duration", "1s"},
+                      {"algorithm", {{"name", config.algorithm_->name()}, {"options", config.options_}}}};
+  auto scenario = ParseScenarioJson(probe, "--option");
+  if (!scenario.ok()) return scenario.status();
+  config.values_ = scenario->options;
+  auto overrides = ParseOverrides(settings.sets);
+  if (!overrides.ok()) return overrides.status();
+  if (auto status = CheckNotOwned(*overrides); !status.ok()) return status;
+  config.overrides_ = std::move(*overrides);
+  // --set is checked against the first seed's document before any run (a
+  // later seed whose document lacks a --set path stops with the same message).
+  auto first = config.ScenarioFor(first_seed);
+  if (!first.ok()) return first.status();
+  config.effective_values_ = first->options;
+  return config;
+}
+
+std::string FuzzConfig::Name() const { return fmt::format("fuzz-{}", algorithm_->name()); }
+
+absl::StatusOr<json> FuzzConfig::DocumentFor(uint64_t seed) const {
+  json document = GenerateScenario(*algorithm_, options_, values_, seed, settings_.generator);
+  if (overrides_.empty()) return document;
+  if (auto status = ApplyOverrides(document, overrides_); !status.ok()) {
+    return InputError(fmt::format("fuzz {} seed {}: {}", algorithm_->name(), seed, std::string(status.message())));
+  }
+  return document;
+}
+
+absl::StatusOr<Scenario> FuzzConfig::ScenarioFor(uint64_t seed) const {
+  auto document = DocumentFor(seed);
+  if (!document.ok()) return document.status();
+  auto scenario = ParseScenarioJson(std::move(*document), fmt::format("fuzz {} seed {}", algorithm_->name(), seed));
+  if (!scenario.ok() && !overrides_.empty()) {
+    std::string flags;
+    for (const Override& o : overrides_) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
+    return InputError(fmt::format("{}: {}", EscapeForTerminal(flags), std::string(scenario.status().message())));
+  }
+  return scenario;
+}
+
+FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result) const {
+  const std::vector<std::string> judged =
+      JudgedInvariants(scenario, settings_.guarantees_of, settings_.liveness_guaranteed);
+  FuzzVerdict verdict;
+  for (const std::string& fired : result.violated_checkers()) {
+    (std::binary_search(judged.begin(), judged.end(), fired) ? verdict.broken : verdict.findings).push_back(fired);
+  }
+  return verdict;
+}
+
+std::vector<std::string> FuzzConfig::Flags() const {
+  std::vector<std::string> flags = {"--algorithm", std::string(algorithm_->name())};
+  for (const std::string& pair : settings_.options) flags.insert(flags.end(), {"--option", pair});
+  const GeneratorSettings defaults;
+  const GeneratorSettings& g = settings_.generator;
+  if (g.fencing) flags.push_back("--fencing");
+  if (g.nodes_min != defaults.nodes_min || g.nodes_max != defaults.nodes_max) {
+    flags.insert(flags.end(), {"--nodes", fmt::format("{}..{}", g.nodes_min, g.nodes_max)});
+  }
+  if (g.duration_min != defaults.duration_min || g.duration_max != defaults.duration_max) {
+    flags.insert(flags.end(), {"--duration", fmt::format("{}..{}", sim::FormatDuration(g.duration_min),
+                                                         sim::FormatDuration(g.duration_max))});
+  }
+  if (g.fault_kinds != defaults.fault_kinds) flags.insert(flags.end(), {"--faults", FaultKindList(g.fault_kinds)});
+  for (const std::string& set : settings_.sets) flags.insert(flags.end(), {"--set", set});
+  if (settings_.guarantees_of == GuaranteesOf::kDefaults) flags.insert(flags.end(), {"--guarantees-of", "defaults"});
+  if (!settings_.liveness_guaranteed) flags.insert(flags.end(), {"--liveness", "finding"});
+  return flags;
+}
+
+json FuzzConfig::Identity() const {
+  const GeneratorSettings& g = settings_.generator;
+  return {{"command", "fuzz"},
+          {"algorithm", algorithm_->name()},
+          {"options", options_},
+          {"effective_options", OptionValuesJson(effective_values_)},
+          {"set", settings_.sets},
+          {"guarantees_of", settings_.guarantees_of == GuaranteesOf::kDefaults ? "defaults" : "options"},
+          {"fencing", g.fencing},
+          {"liveness", settings_.liveness_guaranteed ? "guarantee" : "finding"},
+          {"nodes", {g.nodes_min, g.nodes_max}},
+          {"duration", {sim::FormatDuration(g.duration_min), sim::FormatDuration(g.duration_max)}},
+          {"faults", FaultKindList(g.fault_kinds)},
+          {"generator_version", kGeneratorVersion}};
+}
+
+}  // namespace electsim

@@ -1,0 +1,65 @@
+// What one fuzz campaign runs: the algorithm and its options, the --set
+// edits applied to every generated document, the generator's settings and
+// the guarantees a seed is judged by. One seed's scenario and verdict come
+// from here, for the campaign and for `fuzz --seed N` alike.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tools/electsim/engine/fuzz_judge.h"
+#include "tools/electsim/engine/runner.h"
+#include "tools/electsim/engine/scenario_generator.h"
+#include "tools/electsim/language/overrides.h"
+
+namespace electsim {
+
+struct FuzzSettings {
+  std::string algorithm;
+  std::vector<std::string> options;  // "name=value": a JSON value, or else a string
+  std::vector<std::string> sets;     // --set PATH=VALUE
+  GuaranteesOf guarantees_of = GuaranteesOf::kOptions;
+  // Whether a run with no stable leader once the faults are over breaks a
+  // guarantee (Raft, the lease) or is a finding (Bully, Ring).
+  bool liveness_guaranteed = true;
+  GeneratorSettings generator;
+};
+
+struct FuzzVerdict {
+  std::vector<std::string> broken;    // judged invariants violated
+  std::vector<std::string> findings;  // other violations
+};
+
+class FuzzConfig {
+ public:
+  // Checks the algorithm, the options (as a scenario's are checked) and the
+  // --set edits (against the first seed's document: a --set that contradicts
+  // a fuzz flag, such as algorithm or nodes, is refused).
+  static absl::StatusOr<FuzzConfig> Make(const FuzzSettings& settings, uint64_t first_seed);
+
+  const FuzzSettings& settings() const { return settings_; }
+  const algorithms::Algorithm& algorithm() const { return *algorithm_; }
+  // "fuzz-raft": the name of every generated scenario.
+  std::string Name() const;
+  // The document of `seed`, --set applied, as `fuzz --emit-scenario` prints it.
+  absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed) const;
+  absl::StatusOr<Scenario> ScenarioFor(uint64_t seed) const;
+  FuzzVerdict Judge(const Scenario& scenario, const RunResult& result) const;
+  // The flags that generate and judge the same scenarios, word by word.
+  std::vector<std::string> Flags() const;
+  // What shards of one campaign must agree on.
+  nlohmann::json Identity() const;
+
+ private:
+  FuzzSettings settings_;
+  const algorithms::Algorithm* algorithm_ = nullptr;
+  nlohmann::json options_ = nlohmann::json::object();
+  algorithms::OptionValues values_;
+  algorithms::OptionValues effective_values_;  // after --set, as the first seed ran
+  std::vector<Override> overrides_;
+};
+
+}  // namespace electsim
