@@ -117,6 +117,66 @@ TEST_F(TraceExportTest, Jsonl_SchemaRejectsIntegerRoles) {
   }
 }
 
+using Slices = std::map<int, std::vector<std::tuple<int64_t, int64_t, std::string>>>;  // tid -> (start, end, name)
+using Flows = std::multiset<std::tuple<int, int64_t, int, int64_t>>;                   // from, sent, to, delivered
+
+int64_t PerfettoNs(const json& ts) { return static_cast<int64_t>(std::llround(ts.get<double>() * 1000)); }
+
+// What a Perfetto export holds: tracks, flows (as deliveries), slices, violation marks.
+struct PerfettoView {
+  std::map<int, std::string> track_names;
+  Flows flows;
+  Slices slices;
+  int violation_marks = 0;
+};
+
+PerfettoView ReadPerfetto(const json& perfetto) {
+  PerfettoView view;
+  std::map<uint64_t, json> flow_starts, flow_ends;
+  for (const json& e : perfetto["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "thread_name") view.track_names[e["tid"]] = e["args"]["name"];
+    if (ph == "s") flow_starts[e["id"]] = e;
+    if (ph == "f") {
+      EXPECT_EQ(e.value("bp", ""), "e");
+      flow_ends[e["id"]] = e;
+    }
+    if (ph == "X") {
+      view.slices[e["tid"]].emplace_back(PerfettoNs(e["ts"]), PerfettoNs(e["ts"]) + PerfettoNs(e["dur"]),
+                                         e["args"]["state"]);
+    }
+    if (ph == "i" && e.value("cat", "") == "violation") ++view.violation_marks;
+  }
+  EXPECT_EQ(flow_starts.size(), flow_ends.size());
+  for (const auto& [id, s] : flow_starts) {
+    if (!flow_ends.contains(id)) continue;
+    const json& f = flow_ends.at(id);
+    EXPECT_EQ(s["name"], f["name"]);
+    view.flows.emplace(s["tid"].get<int>() - 1, PerfettoNs(s["ts"]), f["tid"].get<int>() - 1, PerfettoNs(f["ts"]));
+  }
+  return view;
+}
+
+// Every delivery of a JSON Lines trace, from its send, and every leader claim.
+std::pair<Flows, std::multiset<std::pair<int, int64_t>>> DeliveriesAndClaims(const std::vector<json>& trace) {
+  std::map<uint64_t, const json*> sends;
+  Flows deliveries;
+  std::multiset<std::pair<int, int64_t>> leader_claims;
+  for (size_t i = 1; i < trace.size(); ++i) {
+    const json& r = trace[i];
+    if (r["kind"] == "send") sends[r["msg"]] = &r;
+    if (r["kind"] == "deliver") {
+      const json& send = *sends.at(r["msg"]);
+      deliveries.emplace(send["node"].get<int>(), send["t"].get<int64_t>(), r["node"].get<int>(),
+                         r["t"].get<int64_t>());
+    }
+    if (r["kind"] == "observe" && r.value("type", "") == "role" && r["fields"]["role"] == "leader") {
+      leader_claims.emplace(r["node"].get<int>(), r["t"].get<int64_t>());
+    }
+  }
+  return {deliveries, leader_claims};
+}
+
 // Perfetto: one named track per node; an arrow per delivery, from the send;
 // role slices that tile each node's track and start where the trace says
 // the node took the role; violations marked.
@@ -130,54 +190,18 @@ TEST_F(TraceExportTest, Perfetto_TracksFlowsAndSlicesMatchTheTrace) {
     ASSERT_TRUE(perfetto.contains("traceEvents"));
     const size_t nodes = trace[0]["nodes"].size();
     const int64_t end_ns = trace[0]["duration_ns"].get<int64_t>();
-
-    std::map<int, std::string> track_names;
-    std::map<uint64_t, json> flow_starts, flow_ends;
-    std::map<int, std::vector<std::tuple<int64_t, int64_t, std::string>>> slices;  // tid -> (start, end, name)
-    int violation_marks = 0;
-    auto ns = [](const json& ts) { return static_cast<int64_t>(std::llround(ts.get<double>() * 1000)); };
-    for (const json& e : perfetto["traceEvents"]) {
-      const std::string ph = e["ph"];
-      if (ph == "M" && e["name"] == "thread_name") track_names[e["tid"]] = e["args"]["name"];
-      if (ph == "s") flow_starts[e["id"]] = e;
-      if (ph == "f") {
-        EXPECT_EQ(e.value("bp", ""), "e");
-        flow_ends[e["id"]] = e;
-      }
-      if (ph == "X") slices[e["tid"]].emplace_back(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["args"]["state"]);
-      if (ph == "i" && e.value("cat", "") == "violation") ++violation_marks;
-    }
-    ASSERT_EQ(track_names.size(), nodes);
-    for (const json& node : trace[0]["nodes"]) EXPECT_EQ(track_names[node["id"].get<int>() + 1], node["name"]);
+    PerfettoView view = ReadPerfetto(perfetto);
+    ASSERT_EQ(view.track_names.size(), nodes);
+    for (const json& node : trace[0]["nodes"]) EXPECT_EQ(view.track_names[node["id"].get<int>() + 1], node["name"]);
 
     // Every delivery is one flow, from its send.
-    std::map<uint64_t, const json*> sends;
-    std::multiset<std::tuple<int, int64_t, int, int64_t>> deliveries, flows;  // from, sent, to, delivered
-    std::multiset<std::pair<int, int64_t>> leader_claims;
-    for (size_t i = 1; i < trace.size(); ++i) {
-      const json& r = trace[i];
-      if (r["kind"] == "send") sends[r["msg"]] = &r;
-      if (r["kind"] == "deliver") {
-        const json& send = *sends.at(r["msg"]);
-        deliveries.emplace(send["node"].get<int>(), send["t"].get<int64_t>(), r["node"].get<int>(),
-                           r["t"].get<int64_t>());
-      }
-      if (r["kind"] == "observe" && r.value("type", "") == "role" && r["fields"]["role"] == "leader") {
-        leader_claims.emplace(r["node"].get<int>(), r["t"].get<int64_t>());
-      }
-    }
-    ASSERT_EQ(flow_starts.size(), flow_ends.size());
-    for (const auto& [id, s] : flow_starts) {
-      const json& f = flow_ends.at(id);
-      EXPECT_EQ(s["name"], f["name"]);
-      flows.emplace(s["tid"].get<int>() - 1, ns(s["ts"]), f["tid"].get<int>() - 1, ns(f["ts"]));
-    }
+    const auto [deliveries, leader_claims] = DeliveriesAndClaims(trace);
     EXPECT_GT(deliveries.size(), 10u);
-    EXPECT_EQ(flows, deliveries);
+    EXPECT_EQ(view.flows, deliveries);
 
     // Slices tile every track from 0 to the end; leader slices start at claims.
     std::multiset<std::pair<int, int64_t>> leader_starts;
-    for (auto& [tid, list] : slices) {
+    for (auto& [tid, list] : view.slices) {
       std::sort(list.begin(), list.end());
       int64_t at = 0;
       for (const auto& [start, stop, state] : list) {
@@ -188,11 +212,11 @@ TEST_F(TraceExportTest, Perfetto_TracksFlowsAndSlicesMatchTheTrace) {
       }
       EXPECT_EQ(at, end_ns) << "track " << tid;
     }
-    EXPECT_EQ(slices.size(), nodes);
+    EXPECT_EQ(view.slices.size(), nodes);
     EXPECT_FALSE(leader_claims.empty());
     EXPECT_EQ(leader_starts, leader_claims);
     const bool violates = scenario != "raft-leader-crash.json";
-    EXPECT_EQ(violation_marks > 0, violates);
+    EXPECT_EQ(view.violation_marks > 0, violates);
   }
 }
 

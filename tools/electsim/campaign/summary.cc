@@ -98,6 +98,11 @@ class Reader {
 
   absl::StatusOr<FailingSeed> Failing(const json& entry, const std::string& pointer) const;
   absl::StatusOr<CampaignSummary> Campaign(const json& c, const std::string& pointer) const;
+  // The parts of a campaign, each into `s`.
+  absl::Status ReadRange(const json& c, const std::string& pointer, CampaignSummary& s) const;
+  absl::Status ReadCounts(const json& c, const std::string& pointer, CampaignSummary& s) const;
+  // "failing_seeds" or "errors".
+  absl::Status ReadList(const json& c, const std::string& pointer, const char* key, CampaignSummary& s) const;
   absl::Status CheckNumbers(const CampaignSummary& c, const std::string& pointer) const;
 
  private:
@@ -131,18 +136,11 @@ absl::StatusOr<FailingSeed> Reader::Failing(const json& entry, const std::string
   return f;
 }
 
-absl::StatusOr<CampaignSummary> Reader::Campaign(const json& c, const std::string& pointer) const {
-  CampaignSummary s;
-  auto label = String(c, pointer, "label");
-  auto identity = Field(c, pointer, "identity");
+absl::Status Reader::ReadRange(const json& c, const std::string& pointer, CampaignSummary& s) const {
   auto seeds = Field(c, pointer, "seeds");
   auto shards = Field(c, pointer, "shards");
-  for (const absl::Status& st : {label.status(), identity.status(), seeds.status(), shards.status()}) {
-    if (!st.ok()) return st;
-  }
-  s.label = *label;
-  if (!(*identity)->is_object()) return Fail(pointer + "/identity", "an object");
-  s.identity = **identity;
+  if (!seeds.ok()) return seeds.status();
+  if (!shards.ok()) return shards.status();
   auto first = Unsigned(**seeds, pointer + "/seeds", "first");
   auto last = Unsigned(**seeds, pointer + "/seeds", "last");
   if (!first.ok()) return first.status();
@@ -160,14 +158,16 @@ absl::StatusOr<CampaignSummary> Reader::Campaign(const json& c, const std::strin
   if (!(*included)->is_array() || (*included)->empty()) return Fail(pointer + "/shards/included", "shard numbers");
   s.shards.clear();
   for (const json& k : **included) {
-    if (!k.is_number_unsigned() || k.get<uint64_t>() < 1 || k.get<uint64_t>() > s.shard_count) {
+    const bool in_range = k.is_number_unsigned() && k.get<uint64_t>() >= 1 && k.get<uint64_t>() <= s.shard_count;
+    if (!in_range || !s.shards.insert(k.get<uint64_t>()).second) {
       return Fail(pointer + "/shards/included",
                   fmt::format("shard numbers in [1, {}] (the shard count), each once", s.shard_count));
     }
-    if (!s.shards.insert(k.get<uint64_t>()).second) {
-      return Fail(pointer + "/shards/included", "each shard number once");
-    }
   }
+  return absl::OkStatus();
+}
+
+absl::Status Reader::ReadCounts(const json& c, const std::string& pointer, CampaignSummary& s) const {
   auto run = Unsigned(c, pointer, "seeds_run");
   auto failed = Unsigned(c, pointer, "seeds_failed");
   auto with_findings = Unsigned(c, pointer, "seeds_with_findings");
@@ -182,34 +182,50 @@ absl::StatusOr<CampaignSummary> Reader::Campaign(const json& c, const std::strin
   s.seeds_with_findings = *with_findings;
   s.failed_by = *failed_by;
   s.violations = *violations;
-  if (auto stopped = Field(c, pointer, "stopped"); !stopped.ok()) {
-    return stopped.status();
-  } else if ((*stopped)->is_string()) {
+  auto stopped = Field(c, pointer, "stopped");
+  if (!stopped.ok()) return stopped.status();
+  if ((*stopped)->is_string()) {
     s.stopped = (*stopped)->get<std::string>();
   } else if (!(*stopped)->is_null()) {
     return Fail(pointer + "/stopped", "null, or why the campaign stopped early");
   }
-  auto failing = Field(c, pointer, "failing_seeds");
-  if (!failing.ok()) return failing.status();
-  if (!(*failing)->is_array()) return Fail(pointer + "/failing_seeds", "an array");
-  for (size_t i = 0; i < (*failing)->size(); ++i) {
-    auto f = Failing((**failing)[i], fmt::format("{}/failing_seeds/{}", pointer, i));
+  return absl::OkStatus();
+}
+
+absl::Status Reader::ReadList(const json& c, const std::string& pointer, const char* key, CampaignSummary& s) const {
+  auto list = Field(c, pointer, key);
+  if (!list.ok()) return list.status();
+  if (!(*list)->is_array()) return Fail(fmt::format("{}/{}", pointer, key), "an array");
+  for (size_t i = 0; i < (*list)->size(); ++i) {
+    const std::string at = fmt::format("{}/{}/{}", pointer, key, i);
+    if (std::string_view(key) == "errors") {
+      auto seed = Unsigned((**list)[i], at, "seed");
+      auto message = String((**list)[i], at, "message");
+      if (!seed.ok()) return seed.status();
+      if (!message.ok()) return message.status();
+      s.errors.push_back({*seed, *message});
+      continue;
+    }
+    auto f = Failing((**list)[i], at);
     if (!f.ok()) return f.status();
     const uint64_t seed = f->seed;
-    if (!s.failing.emplace(seed, std::move(*f)).second) {
-      return Fail(fmt::format("{}/failing_seeds/{}/seed", pointer, i), "each failing seed once");
-    }
+    if (!s.failing.emplace(seed, std::move(*f)).second) return Fail(at + "/seed", "each failing seed once");
   }
-  auto errors = Field(c, pointer, "errors");
-  if (!errors.ok()) return errors.status();
-  if (!(*errors)->is_array()) return Fail(pointer + "/errors", "an array");
-  for (size_t i = 0; i < (*errors)->size(); ++i) {
-    const std::string at = fmt::format("{}/errors/{}", pointer, i);
-    auto seed = Unsigned((**errors)[i], at, "seed");
-    auto message = String((**errors)[i], at, "message");
-    if (!seed.ok()) return seed.status();
-    if (!message.ok()) return message.status();
-    s.errors.push_back({*seed, *message});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CampaignSummary> Reader::Campaign(const json& c, const std::string& pointer) const {
+  CampaignSummary s;
+  auto label = String(c, pointer, "label");
+  auto identity = Field(c, pointer, "identity");
+  if (!label.ok()) return label.status();
+  if (!identity.ok()) return identity.status();
+  s.label = *label;
+  if (!(*identity)->is_object()) return Fail(pointer + "/identity", "an object");
+  s.identity = **identity;
+  for (const absl::Status& st : {ReadRange(c, pointer, s), ReadCounts(c, pointer, s),
+                                 ReadList(c, pointer, "failing_seeds", s), ReadList(c, pointer, "errors", s)}) {
+    if (!st.ok()) return st;
   }
   if (auto status = CheckNumbers(s, pointer); !status.ok()) return status;
   return s;

@@ -226,87 +226,13 @@ void FaultDriver::Apply(const FaultStep& step) {
   sim_.Note(fmt::format("fault {}: {}", step.json_path, step.Describe()));
   using Action = FaultStep::Action;
   switch (step.action) {
-    case Action::kCrash: {
-      const sim::NodeId node = Resolve(step.node, step);
-      const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
-      if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
-      UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
-      return;
-    }
-    case Action::kRestart: {
-      const sim::NodeId node = Resolve(step.node, step);
-      if (node != sim::kNoNode) ApplyProcessFault(step, node, sim_.Restart(node));
-      return;
-    }
-    case Action::kPause: {
-      const sim::NodeId node = Resolve(step.node, step);
-      if (node == sim::kNoNode) return;
-      auto pause = [this, node, &step] {
-        if (!ApplyProcessFault(step, node, sim_.Pause(node))) return;
-        UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
-      };
-      if (!step.during_write) {
-        pause();
-        return;
-      }
-      if (node.value() >= scenario_.nodes) {
-        Skip(step, "only election nodes write to the resource");
-        return;
-      }
-      // Pause right after the handler that began the write returns.
-      on_write_begun_.emplace_back(node.value(), [this, pause] { (void)sim_.ScheduleAt(sim_.now(), pause); });
-      return;
-    }
-    case Action::kResume: {
-      const sim::NodeId node = Resolve(step.node, step);
-      if (node != sim::kNoNode) ApplyProcessFault(step, node, sim_.Resume(node));
-      return;
-    }
+    case Action::kCrash: ApplyCrash(step); return;
+    case Action::kRestart: ApplyToNode(step, [this](sim::NodeId node) { return sim_.Restart(node); }); return;
+    case Action::kPause: ApplyPause(step); return;
+    case Action::kResume: ApplyToNode(step, [this](sim::NodeId node) { return sim_.Resume(node); }); return;
     case Action::kPartition:
-    case Action::kIsolate: {
-      std::vector<std::vector<sim::NodeId>> groups;
-      // The shared services stay reachable from every side of a partition
-      // unless a group names them (a replicated store, a blob store). Isolate
-      // pulls the node's cable: it reaches nothing, services included.
-      std::vector<sim::NodeId> bystanders;
-      if (step.action == Action::kPartition) {
-        for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
-          if (service != sim::kNoNode) bystanders.push_back(service);
-        }
-      }
-      if (step.action == Action::kIsolate) {
-        const sim::NodeId node = Resolve(step.node, step);
-        if (node == sim::kNoNode) return;
-        groups.push_back({node});
-      } else {
-        for (const auto& group : step.groups) {
-          groups.emplace_back();
-          for (const NodeSelector& selector : group) {
-            const sim::NodeId node = Resolve(selector, step);
-            if (node == sim::kNoNode) return;
-            groups.back().push_back(node);
-          }
-        }
-      }
-      auto links = sim_.Partition(groups, bystanders);
-      if (!links.ok()) {
-        Check(step, links.status());
-        return;
-      }
-      RestoreCutsLater(step, std::move(*links));
-      return;
-    }
-    case Action::kCut: {
-      const sim::NodeId from = Resolve(step.node, step);
-      const sim::NodeId to = Resolve(step.to, step);
-      if (from == sim::kNoNode || to == sim::kNoNode) return;
-      if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
-        Check(step, status);
-        return;
-      }
-      RestoreCutsLater(step, {sim::Link{from, to}});
-      return;
-    }
+    case Action::kIsolate: ApplyPartition(step); return;
+    case Action::kCut: ApplyCut(step); return;
     case Action::kHeal:
       sim_.HealNetwork();
       ++heals_;
@@ -329,6 +255,79 @@ void FaultDriver::Apply(const FaultStep& step) {
       return;
     }
   }
+}
+
+void FaultDriver::ApplyToNode(const FaultStep& step, const std::function<absl::Status(sim::NodeId)>& fault) {
+  const sim::NodeId node = Resolve(step.node, step);
+  if (node != sim::kNoNode) ApplyProcessFault(step, node, fault(node));
+}
+
+void FaultDriver::ApplyCrash(const FaultStep& step) {
+  const sim::NodeId node = Resolve(step.node, step);
+  const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
+  if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
+  UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
+}
+
+void FaultDriver::ApplyPause(const FaultStep& step) {
+  const sim::NodeId node = Resolve(step.node, step);
+  if (node == sim::kNoNode) return;
+  auto pause = [this, node, &step] {
+    if (!ApplyProcessFault(step, node, sim_.Pause(node))) return;
+    UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
+  };
+  if (!step.during_write) {
+    pause();
+    return;
+  }
+  if (node.value() >= scenario_.nodes) {
+    Skip(step, "only election nodes write to the resource");
+    return;
+  }
+  // Pause right after the handler that began the write returns.
+  on_write_begun_.emplace_back(node.value(), [this, pause] { (void)sim_.ScheduleAt(sim_.now(), pause); });
+}
+
+void FaultDriver::ApplyPartition(const FaultStep& step) {
+  std::vector<std::vector<sim::NodeId>> groups;
+  // The shared services stay reachable from every side of a partition
+  // unless a group names them (a replicated store, a blob store). Isolate
+  // pulls the node's cable: it reaches nothing, services included.
+  std::vector<sim::NodeId> bystanders;
+  if (step.action == FaultStep::Action::kIsolate) {
+    const sim::NodeId node = Resolve(step.node, step);
+    if (node == sim::kNoNode) return;
+    groups.push_back({node});
+  } else {
+    for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
+      if (service != sim::kNoNode) bystanders.push_back(service);
+    }
+    for (const auto& group : step.groups) {
+      groups.emplace_back();
+      for (const NodeSelector& selector : group) {
+        const sim::NodeId node = Resolve(selector, step);
+        if (node == sim::kNoNode) return;
+        groups.back().push_back(node);
+      }
+    }
+  }
+  auto links = sim_.Partition(groups, bystanders);
+  if (!links.ok()) {
+    Check(step, links.status());
+    return;
+  }
+  RestoreCutsLater(step, std::move(*links));
+}
+
+void FaultDriver::ApplyCut(const FaultStep& step) {
+  const sim::NodeId from = Resolve(step.node, step);
+  const sim::NodeId to = Resolve(step.to, step);
+  if (from == sim::kNoNode || to == sim::kNoNode) return;
+  if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
+    Check(step, status);
+    return;
+  }
+  RestoreCutsLater(step, {sim::Link{from, to}});
 }
 
 }  // namespace electsim

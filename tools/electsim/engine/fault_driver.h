@@ -90,6 +90,12 @@ class FaultDriver final : public ClusterWatch::Listener {
   void Arm(size_t i);
   void StepDone(size_t i);
   void Apply(const FaultStep& step);
+  // One per kind of step that needs more than a line.
+  void ApplyToNode(const FaultStep& step, const std::function<absl::Status(sim::NodeId)>& fault);
+  void ApplyCrash(const FaultStep& step);
+  void ApplyPause(const FaultStep& step);
+  void ApplyPartition(const FaultStep& step);
+  void ApplyCut(const FaultStep& step);
   // kNoNode (with a note) when the selector names nobody right now.
   sim::NodeId Resolve(const NodeSelector& selector, const FaultStep& step);
   void Skip(const FaultStep& step, const std::string& why);

@@ -36,7 +36,38 @@ class ScenarioDriver {
     RunResult result;
     result.seed = sim_.seed();
     checkers::MetricsCollector metrics(view_, &scenario_.algorithm->message_roles());
-    std::vector<std::unique_ptr<checkers::Checker>> checkers;
+    auto checkers = MakeCheckers();
+    if (!checkers.ok()) return checkers.status();
+    if (options.hash_trace) {
+      sim_.EnableTraceHash();
+      sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
+    }
+    if (options.offer_every_observation) sim_.OfferEveryObservation();
+    if (options.offer_every_record) sim_.OfferEveryRecord();
+    sim_.AddTraceSink(faults_.watch());
+    sim_.AddTraceSink(&metrics);
+    for (auto& checker : *checkers) sim_.AddTraceSink(checker.get());
+    checkers_ = &*checkers;
+    for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
+    if (auto s = SetProcesses(); !s.ok()) return s;
+    // Boot first: a fault at 0s then lands after every node has started.
+    if (auto s = sim_.Start(); !s.ok()) return s;
+    if (auto s = faults_.Start([this] { AllStepsDone(); }); !s.ok()) return s;
+    if (auto s = RunToEnd(options); !s.ok()) return Stopped(s);
+    checkers_ = nullptr;
+    metrics.Finish(sim_.now());
+    for (auto& checker : *checkers) {
+      checker->OnTraceEnd(sim_.trace_records());
+      checker->Finish(sim_.now());
+      if (checker->violation()) result.violations.push_back(*checker->violation());
+    }
+    Collect(options, metrics, result);
+    Judge(result);
+    return result;
+  }
+
+ private:
+  absl::StatusOr<std::vector<std::unique_ptr<checkers::Checker>>> MakeCheckers() {
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
     config.message_roles = &scenario_.algorithm->message_roles();
@@ -46,24 +77,18 @@ class ScenarioDriver {
     config.liveness_after_from_run = !liveness_after;
     config.liveness_stable_for = scenario_.liveness_stable_for;
     config.cluster_view = &view_;
+    std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers.reserve(scenario_.checkers.size());
     for (const std::string& name : scenario_.checkers) {
       auto checker = checkers::MakeChecker(name, config);
       if (!checker.ok()) return checker.status();
       checkers.push_back(std::move(*checker));
     }
-    if (options.hash_trace) {
-      sim_.EnableTraceHash();
-      sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
-    }
-    if (options.offer_every_observation) sim_.OfferEveryObservation();
-    if (options.offer_every_record) sim_.OfferEveryRecord();
-    sim_.AddTraceSink(faults_.watch());
-    sim_.AddTraceSink(&metrics);
-    for (auto& checker : checkers) sim_.AddTraceSink(checker.get());
-    checkers_ = &checkers;
-    for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
+    return checkers;
+  }
 
+  // The election nodes, the shared resource and the store, if any.
+  absl::Status SetProcesses() {
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
       if (auto s = sim_.SetProcess(
               sim::NodeId(i),
@@ -81,33 +106,23 @@ class ScenarioDriver {
         !s.ok()) {
       return s;
     }
-    if (cluster_.store != sim::kNoNode) {
-      if (auto s = sim_.SetProcess(
-              cluster_.store,
-              [this](sim::NodeId) { return scenario_.algorithm->CreateStore(cluster_, scenario_.options); });
-          !s.ok()) {
-        return s;
-      }
+    if (cluster_.store == sim::kNoNode) return absl::OkStatus();
+    return sim_.SetProcess(
+        cluster_.store, [this](sim::NodeId) { return scenario_.algorithm->CreateStore(cluster_, scenario_.options); });
+  }
+
+  // Why the simulation stopped before the scenario's end, as a status.
+  absl::Status Stopped(const absl::Status& s) const {
+    if (absl::IsCancelled(s)) return s;
+    if (absl::IsResourceExhausted(s)) {
+      // Settings the simulator cannot carry (a storm of messages or timers): bad input.
+      return InputError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
     }
-    // Boot first: a fault at 0s then lands after every node has started.
-    if (auto s = sim_.Start(); !s.ok()) return s;
-    if (auto s = faults_.Start([this] { AllStepsDone(); }); !s.ok()) return s;
-    if (auto s = RunToEnd(options); !s.ok()) {
-      if (absl::IsCancelled(s)) return s;
-      if (absl::IsResourceExhausted(s)) {
-        // Settings the simulator cannot carry (a storm of messages or timers): bad input.
-        return InputError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
-      }
-      return absl::InternalError(
-          EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
-    }
-    checkers_ = nullptr;
-    metrics.Finish(sim_.now());
-    for (auto& checker : checkers) {
-      checker->OnTraceEnd(sim_.trace_records());
-      checker->Finish(sim_.now());
-      if (checker->violation()) result.violations.push_back(*checker->violation());
-    }
+    return absl::InternalError(
+        EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
+  }
+
+  void Collect(const RunOptions& options, checkers::MetricsCollector& metrics, RunResult& result) {
     if (options.hash_trace) {
       result.trace_hashed = true;
       result.trace_hash = sim_.trace_hasher().hash();
@@ -119,11 +134,8 @@ class ScenarioDriver {
     result.stats = sim_.stats();
     result.metrics = metrics.TakeMetrics();
     result.notes = faults_.TakeNotes();
-    Judge(result);
-    return result;
   }
 
- private:
   // Runs to the scenario's end, in slices when the caller may ask to stop.
   // Slicing is invisible in the trace: RunUntil runs the same events in the
   // same order whether it is called once or many times.

@@ -270,11 +270,11 @@ class Account {
     const algorithms::Cluster cluster = scenario_.cluster();
     std::map<uint32_t, const Event*> paused_at;
     int64_t lease_holder = -1;
-    int64_t last_leader = -1;  // who last claimed leadership, when the store never said
-    std::optional<sim::TimeNs> expiry_reported;
+    int64_t last_leader = -1;                    // who last claimed leadership, when the store never said
+    std::optional<sim::TimeNs> expiry_reported;  // the store tells every watcher of one expiry
     // Fault steps and network changes, the first few (the timeline has the rest).
     constexpr int kMaxFaultLines = 8;
-    int fault_lines = 0;  // the store tells every watcher of one expiry
+    int fault_lines = 0;
     for (const Event& e : recorder_.events()) {
       if (e.index > violation_->trace_index) break;
       if (IsFaultStep(e) || (e.kind == TraceKind::kNetwork && e.node == Event::kNone)) {
@@ -288,44 +288,10 @@ class Account {
         last_leader = e.node;
       }
       if (!involved.count(e.node)) {
-        // The store's view of who holds the lease, from its put events.
-        if (cluster.store != sim::kNoNode && e.node == cluster.store.value() && e.kind == TraceKind::kSend &&
-            e.payload && e.payload->Is(algorithms::store::kStoreEvent)) {
-          const algorithms::store::Event event = *e.payload->As<algorithms::store::Event>();
-          const auto kind = static_cast<algorithms::store::EventKind>(event.kind);
-          if (kind == algorithms::store::EventKind::kPut) lease_holder = event.holder;
-          if (kind == algorithms::store::EventKind::kExpire && expiry_reported != e.time) {
-            expiry_reported = e.time;
-            Line(fmt::format("  lease expiry: the store expired {}'s lease at {} (trace #{})",
-                             lease_holder >= 0  ? Node(static_cast<uint32_t>(lease_holder))
-                             : last_leader >= 0 ? Node(static_cast<uint32_t>(last_leader))
-                                                : "the holder",
-                             Seconds(e.time), e.index));
-          }
-        }
+        StoreFact(e, cluster, last_leader, lease_holder, expiry_reported);
         continue;
       }
-      switch (e.kind) {
-        case TraceKind::kPause: paused_at[e.node] = &e; break;
-        case TraceKind::kResume:
-          if (auto it = paused_at.find(e.node); it != paused_at.end()) {
-            Line(fmt::format("  paused: {} was paused from {} to {} ({}){}", Node(e.node), Seconds(it->second->time),
-                             Seconds(e.time), sim::FormatDuration(e.time - it->second->time), MidWrite(*it->second)));
-            paused_at.erase(it);
-          }
-          break;
-        case TraceKind::kCrash:
-          Line(fmt::format("  crash: {} crashed at {}{}", Node(e.node), Seconds(e.time),
-                           e.detail.empty() ? "" : " (" + e.detail + ")"));
-          break;
-        case TraceKind::kRestart:
-          Line(fmt::format("  restart: {} restarted at {}", Node(e.node), Seconds(e.time)));
-          break;
-        case TraceKind::kClock:
-          Line(fmt::format("  clock: {} {} {} at {}", Node(e.node), e.detail, e.value, Seconds(e.time)));
-          break;
-        default: break;
-      }
+      NodeFact(e, paused_at);
     }
     if (fault_lines > kMaxFaultLines) {
       Line(fmt::format("  ... and {} more fault steps and network changes", fault_lines - kMaxFaultLines));
@@ -334,6 +300,50 @@ class Account {
       Line(fmt::format("  paused: {} was paused at {} and still was when the violation was found{}", Node(node),
                        Seconds(pause->time), MidWrite(*pause)));
     }
+  }
+
+  // A fault on a node the violation involves.
+  void NodeFact(const Event& e, std::map<uint32_t, const Event*>& paused_at) {
+    switch (e.kind) {
+      case TraceKind::kPause: paused_at[e.node] = &e; break;
+      case TraceKind::kResume:
+        if (auto it = paused_at.find(e.node); it != paused_at.end()) {
+          Line(fmt::format("  paused: {} was paused from {} to {} ({}){}", Node(e.node), Seconds(it->second->time),
+                           Seconds(e.time), sim::FormatDuration(e.time - it->second->time), MidWrite(*it->second)));
+          paused_at.erase(it);
+        }
+        break;
+      case TraceKind::kCrash:
+        Line(fmt::format("  crash: {} crashed at {}{}", Node(e.node), Seconds(e.time),
+                         e.detail.empty() ? "" : " (" + e.detail + ")"));
+        break;
+      case TraceKind::kRestart:
+        Line(fmt::format("  restart: {} restarted at {}", Node(e.node), Seconds(e.time)));
+        break;
+      case TraceKind::kClock:
+        Line(fmt::format("  clock: {} {} {} at {}", Node(e.node), e.detail, e.value, Seconds(e.time)));
+        break;
+      default: break;
+    }
+  }
+
+  // The store's view of who holds the lease, from its put events, and each expiry once.
+  void StoreFact(const Event& e, const algorithms::Cluster& cluster, int64_t last_leader, int64_t& lease_holder,
+                 std::optional<sim::TimeNs>& expiry_reported) {
+    if (cluster.store == sim::kNoNode || e.node != cluster.store.value() || e.kind != TraceKind::kSend || !e.payload ||
+        !e.payload->Is(algorithms::store::kStoreEvent)) {
+      return;
+    }
+    const algorithms::store::Event event = *e.payload->As<algorithms::store::Event>();
+    const auto kind = static_cast<algorithms::store::EventKind>(event.kind);
+    if (kind == algorithms::store::EventKind::kPut) lease_holder = event.holder;
+    if (kind != algorithms::store::EventKind::kExpire || expiry_reported == e.time) return;
+    expiry_reported = e.time;
+    Line(fmt::format("  lease expiry: the store expired {}'s lease at {} (trace #{})",
+                     lease_holder >= 0  ? Node(static_cast<uint32_t>(lease_holder))
+                     : last_leader >= 0 ? Node(static_cast<uint32_t>(last_leader))
+                                        : "the holder",
+                     Seconds(e.time), e.index));
   }
 
   // ", in the middle of a write under token N" when the pause came right after a write_begin.
@@ -403,7 +413,9 @@ class Account {
     }
   }
 
-  void Timeline() {
+  // The events in the causal history of the claims and the violation, with
+  // every send by message id (for describing receipts).
+  std::vector<const Event*> History(std::map<uint64_t, const Event*>& sends) const {
     std::vector<const std::vector<uint32_t>*> cones;
     for (const uint64_t claim : claims_) {
       if (const auto* clock = recorder_.ClockAt(claim)) cones.push_back(clock);
@@ -422,7 +434,6 @@ class Account {
     const std::set<uint64_t> newsworthy = Newsworthy();
     std::set<uint32_t> involved;
     for (const sim::NodeId id : violation_->nodes) involved.insert(id.value());
-    std::map<uint64_t, const Event*> sends;  // by message id
     std::vector<const Event*> lines;
     for (const Event& e : recorder_.events()) {
       if (e.index > violation_->trace_index) break;
@@ -438,25 +449,39 @@ class Account {
       if (!in_history) continue;
       lines.push_back(&e);
     }
-    // Cut to the window: keep every fault and the latest other events.
+    return lines;
+  }
+
+  // Cut to the window: keep every fault and the latest other events.
+  struct Window {
     std::vector<const Event*> kept;
+    size_t skipped = 0;
+    std::optional<sim::TimeNs> skipped_from, skipped_to;
+  };
+  Window CutToWindow(const std::vector<const Event*>& lines) const {
+    Window w;
     size_t others = 0;
     for (const Event* e : lines) others += !(IsFault(e->kind) || IsFaultStep(*e));
     const size_t faults = lines.size() - others;
     const size_t keep_others = options_.max_timeline_lines > faults ? options_.max_timeline_lines - faults : 0;
-    size_t skipped = 0;
-    std::optional<sim::TimeNs> skipped_from, skipped_to;
     size_t seen_others = 0;
     for (const Event* e : lines) {
       const bool fault = IsFault(e->kind) || IsFaultStep(*e);
       if (!fault && seen_others++ < others - std::min(others, keep_others)) {
-        ++skipped;
-        if (!skipped_from) skipped_from = e->time;
-        skipped_to = e->time;
+        ++w.skipped;
+        if (!w.skipped_from) w.skipped_from = e->time;
+        w.skipped_to = e->time;
         continue;
       }
-      kept.push_back(e);
+      w.kept.push_back(e);
     }
+    return w;
+  }
+
+  void Timeline() {
+    std::map<uint64_t, const Event*> sends;  // by message id
+    const Window w = CutToWindow(History(sends));
+    const std::vector<const Event*>& kept = w.kept;
     const uint32_t columns = scenario_.total_nodes();
     std::string header(columns * 2, ' ');
     Line(
@@ -467,9 +492,9 @@ class Account {
     for (uint32_t n = 0; n < columns; ++n)
       legend += fmt::format("{:<2}", n < scenario_.nodes ? std::to_string(n) : Node(n).substr(0, 1));
     Line(fmt::format("  {:>12}  {}", "time", legend));
-    if (skipped > 0) {
-      Line(fmt::format("  ... {} earlier events of the history skipped ({} to {})", skipped, Seconds(*skipped_from),
-                       Seconds(*skipped_to)));
+    if (w.skipped > 0) {
+      Line(fmt::format("  ... {} earlier events of the history skipped ({} to {})", w.skipped, Seconds(*w.skipped_from),
+                       Seconds(*w.skipped_to)));
     }
     for (const Event* e : kept) {
       std::string cells;

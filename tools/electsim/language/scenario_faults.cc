@@ -183,10 +183,9 @@ NodeSelector ReadNodeSelector(const Reader& reader, const json& value, const std
   return selector;
 }
 
-FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::string& path, const Scenario& s) {
-  FaultStep step;
-  step.json_path = path;
-  step.file_index = s.faults.size();
+// The step's name and when it happens ("at" or "after").
+void ReadStepTime(const Reader& reader, const json& value, const std::string& path, const Scenario& s,
+                  FaultStep& step) {
   if (const json* name = Reader::Find(value, "name")) {
     step.name = reader.String(*name, Reader::Child(path, "name"));
     for (const FaultStep& earlier : s.faults) {
@@ -212,25 +211,11 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
   } else {
     step.after = ReadTrigger(reader, value.at("after"), Reader::Child(path, "after"), s);
   }
-  for (const auto& [key, action] : kActions) {
-    if (value.contains(key)) {
-      step.action_key = key;
-      step.action = action;
-      break;
-    }
-  }
-  if (step.action_key.empty()) reader.Fail(path, "one action");  // the schema requires one
-  const std::string action_path = Reader::Child(path, step.action_key);
-  const json& body = value.at(step.action_key);
-  if (const json* f = Reader::Find(value, "for")) {
-    step.for_range = reader.Time(*f, Reader::Child(path, "for"), /*positive=*/true);
-    step.for_ns = step.for_range->min;
-  }
-  step.during_write = value.contains("during");                   // the schema allows only "write"
-  if (const json* lose = Reader::Find(value, "lose_unsynced")) {  // the schema allows it in crash steps only
-    step.lose_unsynced = reader.Bool(*lose, Reader::Child(path, "lose_unsynced"));
-  }
+}
 
+// What the step does to whom, by its action.
+void ReadStepAction(const Reader& reader, const json& body, const std::string& action_path, const Scenario& s,
+                    FaultStep& step) {
   switch (step.action) {
     case FaultStep::Action::kCrash:
     case FaultStep::Action::kRestart:
@@ -266,6 +251,33 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
       break;
     case FaultStep::Action::kClockShift: break;
   }
+}
+
+FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::string& path, const Scenario& s) {
+  FaultStep step;
+  step.json_path = path;
+  step.file_index = s.faults.size();
+  ReadStepTime(reader, value, path, s, step);
+  for (const auto& [key, action] : kActions) {
+    if (value.contains(key)) {
+      step.action_key = key;
+      step.action = action;
+      break;
+    }
+  }
+  if (step.action_key.empty()) reader.Fail(path, "one action");  // the schema requires one
+  const std::string action_path = Reader::Child(path, step.action_key);
+  const json& body = value.at(step.action_key);
+  if (const json* f = Reader::Find(value, "for")) {
+    step.for_range = reader.Time(*f, Reader::Child(path, "for"), /*positive=*/true);
+    step.for_ns = step.for_range->min;
+  }
+  step.during_write = value.contains("during");                   // the schema allows only "write"
+  if (const json* lose = Reader::Find(value, "lose_unsynced")) {  // the schema allows it in crash steps only
+    step.lose_unsynced = reader.Bool(*lose, Reader::Child(path, "lose_unsynced"));
+  }
+
+  ReadStepAction(reader, body, action_path, s, step);
   return step;
 }
 

@@ -342,13 +342,21 @@ std::vector<std::string> OneOfKeys(const json& node) {
 
 }  // namespace
 
-absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const valijson::ValidationResults& results,
-                            const json& document, std::string_view source, std::string_view json_path_prefix,
-                            const IndexShift& shift) {
-  const SchemaWalk walk(schemas, kind);
-  // Nearest the top first; at one place, the shape before the details. A
-  // file can fail in a million places, so errors are ranked first and walked
-  // to only until one proves real.
+namespace {
+
+// The error to report, with where it sits in the schemas and the document.
+struct Candidate {
+  Error error;
+  std::vector<Applicable> nodes;
+  const json* value;
+  int holder;
+};
+
+// Nearest the top first; at one place, the shape before the details. A
+// file can fail in a million places, so errors are ranked first and walked
+// to only until one proves real.
+std::optional<Candidate> FirstRealError(const SchemaWalk& walk, const valijson::ValidationResults& results,
+                                        const json& document) {
   std::vector<Error> errors;
   size_t order = 0;
   for (const auto& raw : results) {
@@ -356,86 +364,99 @@ absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const
   }
   auto rank = [](const Error& e) { return std::make_tuple(e.location.size(), e.keyword, e.order); };
   std::sort(errors.begin(), errors.end(), [&](const Error& a, const Error& b) { return rank(a) < rank(b); });
-  struct Candidate {
-    Error error;
-    std::vector<Applicable> nodes;
-    const json* value;
-    int holder;
-  };
-  std::optional<Candidate> best;
   for (Error& error : errors) {
     const json* value = nullptr;
     std::vector<Applicable> nodes = walk.At(error.location, document, &value);
     const int holder = Holder(nodes, error);
     if (holder < 0) continue;  // from an alternative that was only tried
-    best = Candidate{std::move(error), std::move(nodes), value, holder};
-    break;
+    return Candidate{std::move(error), std::move(nodes), value, holder};
   }
+  return std::nullopt;
+}
+
+// Where messages point: the file, and how its JSON paths are written.
+struct Place {
+  std::string_view source;
+  std::string_view prefix;
+  const IndexShift& shift;
+};
+
+absl::Status MissingKey(const SchemaWalk& walk, const Candidate& best, const json& document, const Place& place) {
+  std::vector<std::string> member_location = best.error.location;
+  member_location.push_back(best.error.key);
+  const std::vector<Applicable> member = walk.At(member_location, document, nullptr);
+  const std::string expected = member.empty() ? "a value" : DescriptionFrom(member, 0);
+  return JsonInputError(place.source, PathText(place.prefix, member_location, place.shift),
+                        fmt::format("{} (this key is required)", expected));
+}
+
+absl::Status UnknownKey(const Candidate& best, const Place& place) {
+  const json& holder = *best.nodes[best.holder].node;
+  std::vector<std::string> allowed;
+  if (Has(holder, "properties")) {
+    for (auto it = holder["properties"].begin(); it != holder["properties"].end(); ++it) allowed.push_back(it.key());
+  }
+  // A "title" names the object ("a repro", "a \"heal\" step").
+  const std::string where =
+      Has(holder, "title") ? fmt::format("in {}", holder["title"].get<std::string>()) : std::string("here");
+  std::vector<std::string> member_location = best.error.location;
+  member_location.push_back(best.error.key);
+  return JsonInputError(place.source, PathText(place.prefix, member_location, place.shift),
+                        fmt::format("no key \"{}\" {} (allowed: {})", best.error.key, where, Quoted(allowed)));
+}
+
+absl::Status NotExactlyOne(const Candidate& best, const std::string& path, const Place& place) {
+  const json& holder = *best.nodes[best.holder].node;
+  std::string expected = DescriptionFrom(best.nodes, best.holder);
+  std::vector<std::string> present;
+  if (best.value != nullptr && best.value->is_object()) {
+    for (const std::string& key : OneOfKeys(holder)) {
+      if (best.value->contains(key)) present.push_back(key);
+    }
+  }
+  if (present.size() > 1) expected += fmt::format(" (this object has {})", Quoted(present));
+  return JsonInputError(place.source, path, expected);
+}
+
+absl::Status BadText(const Candidate& best, const std::string& path, const std::string& got, const Place& place) {
+  // A malformed duration: the duration parser says what is wrong with it.
+  for (int i = best.holder; i >= 0; i = best.nodes[i].parent) {
+    const std::string& reference = best.nodes[i].reference;
+    const bool duration = reference == "#/definitions/duration" || reference == "#/definitions/time";
+    const bool signed_duration = reference == "#/definitions/signed_duration";
+    if ((duration || signed_duration) && best.value != nullptr && best.value->is_string()) {
+      auto parsed = ParseDuration(best.value->get<std::string>(), signed_duration);
+      if (!parsed.ok()) return JsonInputError(place.source, path, std::string(parsed.status().message()));
+    }
+  }
+  std::string expected = DescriptionFrom(best.nodes, best.holder);
+  if (best.error.keyword == Keyword::kMaxLength) {
+    expected += fmt::format(" (at most {} characters)", (*best.nodes[best.holder].node)["maxLength"].dump());
+  }
+  return JsonInputError(place.source, path, expected + got);
+}
+
+}  // namespace
+
+absl::Status ExplainFailure(const LoadedSchemas& schemas, SchemaKind kind, const valijson::ValidationResults& results,
+                            const json& document, std::string_view source, std::string_view json_path_prefix,
+                            const IndexShift& shift) {
+  const SchemaWalk walk(schemas, kind);
+  const std::optional<Candidate> best = FirstRealError(walk, results, document);
   if (!best) {
     // Every error came from an alternative; say what the top level expects.
     return JsonInputError(source, json_path_prefix, DescriptionFrom(walk.At({}, document, nullptr), 0));
   }
-  const Error& error = best->error;
-  const std::vector<Applicable>& nodes = best->nodes;
-  const json& holder = *nodes[best->holder].node;
-  const std::string path = PathText(json_path_prefix, error.location, shift);
+  const Place place{source, json_path_prefix, shift};
+  const std::string path = PathText(json_path_prefix, best->error.location, shift);
   const std::string got = best->value != nullptr ? fmt::format(", got {}", DescribeJsonValue(*best->value)) : "";
-
-  switch (error.keyword) {
-    case Keyword::kRequired: {
-      std::vector<std::string> member_location = error.location;
-      member_location.push_back(error.key);
-      const std::vector<Applicable> member = walk.At(member_location, document, nullptr);
-      const std::string expected = member.empty() ? "a value" : DescriptionFrom(member, 0);
-      return JsonInputError(source, PathText(json_path_prefix, member_location, shift),
-                            fmt::format("{} (this key is required)", expected));
-    }
-    case Keyword::kAdditionalProperties: {
-      std::vector<std::string> allowed;
-      if (Has(holder, "properties")) {
-        for (auto it = holder["properties"].begin(); it != holder["properties"].end(); ++it)
-          allowed.push_back(it.key());
-      }
-      // A "title" names the object ("a repro", "a \"heal\" step").
-      const std::string where =
-          Has(holder, "title") ? fmt::format("in {}", holder["title"].get<std::string>()) : std::string("here");
-      std::vector<std::string> member_location = error.location;
-      member_location.push_back(error.key);
-      return JsonInputError(source, PathText(json_path_prefix, member_location, shift),
-                            fmt::format("no key \"{}\" {} (allowed: {})", error.key, where, Quoted(allowed)));
-    }
-    case Keyword::kOneOf: {
-      std::string expected = DescriptionFrom(nodes, best->holder);
-      std::vector<std::string> present;
-      if (best->value != nullptr && best->value->is_object()) {
-        for (const std::string& key : OneOfKeys(holder)) {
-          if (best->value->contains(key)) present.push_back(key);
-        }
-      }
-      if (present.size() > 1) {
-        expected += fmt::format(" (this object has {})", Quoted(present));
-      }
-      return JsonInputError(source, path, expected);
-    }
+  switch (best->error.keyword) {
+    case Keyword::kRequired: return MissingKey(walk, *best, document, place);
+    case Keyword::kAdditionalProperties: return UnknownKey(*best, place);
+    case Keyword::kOneOf: return NotExactlyOne(*best, path, place);
     case Keyword::kPattern:
-    case Keyword::kMaxLength: {
-      // A malformed duration: the duration parser says what is wrong with it.
-      for (int i = best->holder; i >= 0; i = nodes[i].parent) {
-        const std::string& reference = nodes[i].reference;
-        const bool duration = reference == "#/definitions/duration" || reference == "#/definitions/time";
-        const bool signed_duration = reference == "#/definitions/signed_duration";
-        if ((duration || signed_duration) && best->value != nullptr && best->value->is_string()) {
-          auto parsed = ParseDuration(best->value->get<std::string>(), signed_duration);
-          if (!parsed.ok()) return JsonInputError(source, path, std::string(parsed.status().message()));
-        }
-      }
-      std::string expected = DescriptionFrom(nodes, best->holder);
-      if (error.keyword == Keyword::kMaxLength) {
-        expected += fmt::format(" (at most {} characters)", holder["maxLength"].dump());
-      }
-      return JsonInputError(source, path, expected + got);
-    }
-    default: return JsonInputError(source, path, DescriptionFrom(nodes, best->holder) + got);
+    case Keyword::kMaxLength: return BadText(*best, path, got, place);
+    default: return JsonInputError(source, path, DescriptionFrom(best->nodes, best->holder) + got);
   }
 }
 
