@@ -234,8 +234,8 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   EXPECT_NE(bad.output.find("--set network.drop=2: fuzz raft seed 1: at /network/drop: expected"), std::string::npos)
       << bad.output;
   // A --set of what a fuzz flag decides would make the labels lie: refused.
-  for (const std::string& owned : {"algorithm=bully", "algorithm.name=bully", "nodes=9", "duration=5s"}) {
-    const auto refused = RunCombined("fuzz --algorithm raft --seeds 1..2 --set " + owned);
+  for (const char* owned : {"algorithm=bully", "algorithm.name=bully", "nodes=9", "duration=5s"}) {
+    const auto refused = RunCombined(std::string("fuzz --algorithm raft --seeds 1..2 --set ") + owned);
     EXPECT_EQ(refused.exit_status, 2) << refused.output;
     EXPECT_NE(refused.output.find("fuzz sets"), std::string::npos) << refused.output;
     EXPECT_EQ(refused.output.find("seeds/s"), std::string::npos) << "ran anyway: " << refused.output;

@@ -6,6 +6,22 @@
 #include "tools/electsim/io/termination.h"
 
 namespace electsim::campaign {
+namespace {
+
+// What a worker threw, as the status the command reports.
+absl::Status StatusOf(const std::exception_ptr& thrown) {
+  try {
+    std::rethrow_exception(thrown);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory");
+  } catch (const std::exception& error) {
+    return absl::UnknownError(fmt::format("stopped by an unexpected error: {}", error.what()));
+  } catch (...) {
+    return absl::UnknownError("stopped by an unexpected error");
+  }
+}
+
+}  // namespace
 
 SeedLoop::SeedLoop(LoopSettings settings, Progress* progress)
     : settings_(settings), progress_(progress), started_(std::chrono::steady_clock::now()) {}
@@ -29,6 +45,19 @@ void SeedLoop::Fail(uint64_t unit, absl::Status error) {
     if (!error_unit_ || unit < *error_unit_) {
       error_unit_ = unit;
       error_ = std::move(error);
+      thrown_ = nullptr;
+    }
+  }
+  stop_.store(true);
+}
+
+void SeedLoop::Threw(uint64_t unit) {
+  // Nothing here may allocate: the exception may be that memory ran out.
+  {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (!error_unit_ || unit < *error_unit_) {
+      error_unit_ = unit;
+      thrown_ = std::current_exception();
     }
   }
   stop_.store(true);
@@ -40,26 +69,20 @@ void SeedLoop::RunBatch(uint64_t start, uint64_t count, bool stop_at_failure,
   auto worker = [&] {
     // Nothing may leave a worker: an exception there would end the process
     // without removing its temporary files.
+    uint64_t unit = start;
     try {
       while (!Stopping()) {
         const uint64_t i = next.fetch_add(1);
-        if (i >= count || start + i > cut_.load(std::memory_order_relaxed)) return;
-        if (OutOfTime()) return;
-        try {
-          const UnitState state = run_one(i);
-          if (state == UnitState::kFailed && stop_at_failure) {
-            uint64_t seen = cut_.load();
-            while (start + i < seen && !cut_.compare_exchange_weak(seen, start + i)) {
-            }
+        if (i >= count || start + i > cut_.load(std::memory_order_relaxed) || OutOfTime()) return;
+        unit = start + i;
+        if (run_one(i) == UnitState::kFailed && stop_at_failure) {
+          uint64_t seen = cut_.load();
+          while (unit < seen && !cut_.compare_exchange_weak(seen, unit)) {
           }
-        } catch (const std::bad_alloc&) {
-          Fail(start + i, absl::ResourceExhaustedError("out of memory"));
-        } catch (const std::exception& error) {
-          Fail(start + i, absl::UnknownError(fmt::format("stopped by an unexpected error: {}", error.what())));
         }
       }
     } catch (...) {
-      stop_.store(true);
+      Threw(unit);
     }
   };
   RunWorkers(settings_.jobs, worker, [this] { stop_.store(true); });
@@ -71,7 +94,7 @@ LoopResult SeedLoop::Ending(uint64_t folded, uint64_t total, bool fold_stopped) 
   std::lock_guard<std::mutex> lock(error_mutex_);
   if (error_unit_ && *error_unit_ >= folded) {
     result.end = LoopEnd::kError;
-    result.error = error_;
+    result.error = thrown_ ? StatusOf(thrown_) : error_;
     result.error_unit = *error_unit_;
   } else if (folded == total && !fold_stopped) {
     result.end = LoopEnd::kDone;
@@ -81,9 +104,6 @@ LoopResult SeedLoop::Ending(uint64_t folded, uint64_t total, bool fold_stopped) 
     result.end = LoopEnd::kFoldStopped;
   } else if (cut_.load() != UINT64_MAX) {
     result.end = LoopEnd::kFoldStopped;
-  } else if (stop_.load()) {
-    result.end = LoopEnd::kError;
-    result.error = absl::UnknownError("a worker stopped");
   } else if (OutOfTime()) {
     result.end = LoopEnd::kTimeBudget;
   }

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -89,6 +90,8 @@ class SeedLoop {
   bool StartsMore() const;
   bool OutOfTime() const;
   void Fail(uint64_t unit, absl::Status error);
+  // The unit's worker threw (out of memory, most likely): kept as it is.
+  void Threw(uint64_t unit);
   LoopResult Ending(uint64_t folded, uint64_t total, bool fold_stopped);
 
   const LoopSettings settings_;
@@ -99,6 +102,7 @@ class SeedLoop {
   std::mutex error_mutex_;
   std::optional<uint64_t> error_unit_;  // under error_mutex_
   absl::Status error_;                  // under error_mutex_
+  std::exception_ptr thrown_;           // under error_mutex_; wins over error_ when set
 };
 
 template <typename Outcome>
