@@ -42,15 +42,7 @@ constexpr const char* kEndless = R"({"nodes": 5, "duration": "1000000s", "algori
 
 const char* kHealthy = "raft-healthy.json";
 
-class CliOutputsTest : public TempDirTest {
- protected:
-  // A folder apart from the inputs, for what the commands write.
-  fs::path OutDir() const {
-    const fs::path out = dir_ / "out";
-    fs::create_directories(out);
-    return out;
-  }
-};
+class CliOutputsTest : public TempDirTest {};
 
 // The seeds of kSometimesFailing that `run` fails, decided by run itself.
 std::set<uint64_t> SeedsRunFails(const std::string& scenario) {

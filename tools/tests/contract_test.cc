@@ -25,11 +25,6 @@ const std::vector<std::string> kStormOptions = {"heartbeat_interval=1ns", "heart
 
 class ContractTest : public TempDirTest {
  protected:
-  fs::path OutDir() const {
-    const fs::path out = dir_ / "out";
-    fs::create_directories(out);
-    return out;
-  }
   // A --set whose value would run a command if a printed line were not quoted.
   std::string Injection() const { return "description=x; touch " + (dir_ / "injected").string(); }
   bool Injected() const { return fs::exists(dir_ / "injected"); }

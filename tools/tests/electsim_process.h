@@ -55,6 +55,12 @@ class TempDirTest : public ::testing::Test {
     std::ofstream(path) << text;
     return path.string();
   }
+  // A folder apart from the inputs, for what the commands write.
+  fs::path OutDir() const {
+    const fs::path out = dir_ / "out";
+    fs::create_directories(out);
+    return out;
+  }
   // The names in a folder, sorted, hidden ones (temporary files) included.
   static std::vector<std::string> Names(const fs::path& dir) {
     std::vector<std::string> names;

@@ -10,15 +10,21 @@ namespace {
 
 using nlohmann::json;
 
+// A failing seed's text fields that are there only when known: the key in a
+// summary, and the member.
+constexpr std::pair<const char*, std::string FailingSeed::*> kOptionalFields[] = {
+    {"trace_hash", &FailingSeed::trace_hash},
+    {"repro", &FailingSeed::repro},
+    {"timeline", &FailingSeed::timeline},
+    {"shrunk_repro", &FailingSeed::shrunk_repro},
+    {"shrunk_scenario", &FailingSeed::shrunk_scenario},
+    {"shrunk", &FailingSeed::shrunk},
+};
+
 json FailingJson(const FailingSeed& f) {
   json entry = {{"seed", f.seed}, {"reasons", f.reasons}, {"findings", f.findings}, {"reproduce", f.reproduce}};
-  for (const auto& [key, value] : {std::pair{"trace_hash", &f.trace_hash},
-                                   {"repro", &f.repro},
-                                   {"timeline", &f.timeline},
-                                   {"shrunk_repro", &f.shrunk_repro},
-                                   {"shrunk_scenario", &f.shrunk_scenario},
-                                   {"shrunk", &f.shrunk}}) {
-    if (!value->empty()) entry[key] = *value;
+  for (const auto& [key, field] : kOptionalFields) {
+    if (!(f.*field).empty()) entry[key] = f.*field;
   }
   return entry;
 }
@@ -122,16 +128,11 @@ absl::StatusOr<FailingSeed> Reader::Failing(const json& entry, const std::string
   f.reasons = *reasons;
   f.findings = *findings;
   f.reproduce = *reproduce;
-  for (const auto& [key, value] : {std::pair{"trace_hash", &f.trace_hash},
-                                   {"repro", &f.repro},
-                                   {"timeline", &f.timeline},
-                                   {"shrunk_repro", &f.shrunk_repro},
-                                   {"shrunk_scenario", &f.shrunk_scenario},
-                                   {"shrunk", &f.shrunk}}) {
+  for (const auto& [key, field] : kOptionalFields) {
     if (!entry.contains(key)) continue;
     auto text = String(entry, pointer, key);
     if (!text.ok()) return text.status();
-    *value = *text;
+    f.*field = *text;
   }
   return f;
 }
