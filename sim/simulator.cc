@@ -298,66 +298,7 @@ void Simulator::Hold(Node& node, const Event& event) {
   ++held_events_;
 }
 
-// Inline: Observe scans the routes for every observation.
-[[gnu::always_inline]] inline size_t Simulator::RouteIndex(const RecordType& type) const {
-  const uint64_t id = type.id();
-  size_t i = 0;
-  while (i < observation_routes_.size() &&
-         !(observation_routes_[i].type_id == id && *observation_routes_[i].type == type)) {
-    ++i;
-  }
-  return i;
-}
-
-void Simulator::AddTraceSink(TraceSink* sink) {
-  // The routes change. Only observations fill the cache, and none come before Start.
-  if (started_) sink_set_cache_ = {};
-  const TraceKinds kinds = offer_every_record_ ? TraceKinds::All() : sink->kinds();
-  if (!offer_every_record_ && sink->reads_instant_starts()) instant_sinks_.push_back(sink);
-  const uint32_t other_kinds = kinds.mask() & ~TraceKinds{TraceKind::kObserve}.mask();
-  for (uint32_t bits = other_kinds; bits != 0; bits &= bits - 1) sinks_by_kind_[std::countr_zero(bits)].push_back(sink);
-  if (!kinds.Has(TraceKind::kObserve)) return;
-  const size_t index = observation_sinks_.size();
-  observation_sinks_.push_back(sink);
-  if (index >= 64) {
-    offer_every_observation_ = true;  // beyond the bit sets; correct, only slower
-    return;
-  }
-  const uint64_t bit = uint64_t{1} << index;
-  const ObservationTypes types = sink->observation_types();
-  if (types.all()) {
-    every_type_sinks_ |= bit;
-    for (ObservationRoute& route : observation_routes_) route.sinks |= bit;
-    return;
-  }
-  for (const RecordType* type : types.types()) {
-    const size_t route = RouteIndex(*type);
-    if (route == observation_routes_.size()) observation_routes_.push_back({type->id(), type, every_type_sinks_});
-    observation_routes_[route].sinks |= bit;
-  }
-}
-
-void Simulator::TellInstantStart(const TraceRecord& first) {
-  for (TraceSink* sink : instant_sinks_) sink->OnInstantStart(first);
-}
-
-uint64_t Simulator::ObservationSinkSet(const RecordType* type) const {
-  if (type == nullptr) return every_type_sinks_;
-  // The type's address, spread over the slots by a Fibonacci multiply
-  // (constants sit a fixed stride apart, which a plain mask would fold).
-  const size_t slot = (reinterpret_cast<uintptr_t>(type) * 0x9e3779b97f4a7c15ULL) >> 60;
-  static_assert(kSinkSetCacheSize == 16, "the shift above takes the top 4 bits");
-  const SinkSetCacheEntry& cached = sink_set_cache_[slot];
-  if (cached.type == type) return cached.sinks;
-  return CacheSinkSet(type, slot);
-}
-
-uint64_t Simulator::CacheSinkSet(const RecordType* type, size_t slot) const {
-  const size_t route = RouteIndex(*type);
-  SinkSetCacheEntry& cached = sink_set_cache_[slot];
-  cached = {type, route == observation_routes_.size() ? every_type_sinks_ : observation_routes_[route].sinks};
-  return cached.sinks;
-}
+void Simulator::AddTraceSink(TraceSink* sink) { router_.Add(sink, started_); }
 
 void Simulator::Fail(absl::Status status) {
   if (status_.ok()) status_ = std::move(status);
@@ -716,13 +657,7 @@ void Simulator::Observe(NodeId node, const Observation& observation) {
                      .payload = &observation};
   PlaceInTrace(record);
   if (hash_trace_) trace_hasher_.Add(record);
-  if (offer_every_observation_) [[unlikely]] {
-    for (TraceSink* sink : observation_sinks_) sink->OnRecord(record);
-    return;
-  }
-  for (uint64_t sinks = ObservationSinkSet(observation.type()); sinks != 0; sinks &= sinks - 1) {
-    observation_sinks_[static_cast<size_t>(std::countr_zero(sinks))]->OnRecord(record);
-  }
+  router_.RouteObservation(record, observation.type());
 }
 
 // ---- faults ----

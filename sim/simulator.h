@@ -21,6 +21,7 @@
 #include "sim/network.h"
 #include "sim/storage_keys.h"
 #include "sim/trace.h"
+#include "sim/trace_router.h"
 
 namespace sim {
 
@@ -90,15 +91,12 @@ class Simulator {
   // From now on, every sink that reads observations is offered every one,
   // whatever types it declares (TraceSink::observation_types): for tests
   // that check those declarations by comparing runs with and without.
-  void OfferEveryObservation() { offer_every_observation_ = true; }
+  void OfferEveryObservation() { router_.OfferEveryObservation(); }
   // Before any sink is added: every sink is offered every record, whatever
   // kinds and types it declares, and none is told where instants start
   // (TraceSink::reads_instant_starts): it sees time move in the records
   // themselves. For the tests of those declarations.
-  void OfferEveryRecord() {
-    offer_every_observation_ = true;
-    offer_every_record_ = true;
-  }
+  void OfferEveryRecord() { router_.OfferEveryRecord(); }
   // Hashes every record from now on, before any sink sees it (so a sink may
   // read trace_hasher() for the hash up to and including its record). The
   // same as adding a TraceHasher as the first sink, without a virtual call
@@ -226,7 +224,7 @@ class Simulator {
   void Emit(TraceRecord&& record) {
     PlaceInTrace(record);
     if (hash_trace_) trace_hasher_.Add(record);
-    for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
+    router_.Route(record);
   }
   // Emit for the frequent records that no default checker reads: timers
   // (set, fire, cancel: two or three per timer) and storage (write, sync,
@@ -234,7 +232,7 @@ class Simulator {
   // in sweeps, a record needs only its index and the instant check, not a
   // call to Emit, whose frame is sized for the hash.
   void EmitUsuallyUnread(TraceRecord&& record) {
-    if (hash_trace_ || !sinks_by_kind_[static_cast<size_t>(record.kind)].empty()) return Emit(std::move(record));
+    if (hash_trace_ || router_.HasReaders(record.kind)) return Emit(std::move(record));
     PlaceInTrace(record);
   }
   // What every record takes, read or not: its index, and the start of a new
@@ -249,16 +247,9 @@ class Simulator {
   // scenarios, a benchmark's timer loop) a new instant costs a store.
   void StartInstant(const TraceRecord& first) {
     instant_time_ = first.time;
-    if (!instant_sinks_.empty()) [[unlikely]]
-      TellInstantStart(first);
+    if (router_.ReadsInstantStarts()) [[unlikely]]
+      router_.TellInstantStart(first);
   }
-  [[gnu::noinline]] void TellInstantStart(const TraceRecord& first);
-  // Which of observation_sinks_ read observations of `type`, as a bit set.
-  uint64_t ObservationSinkSet(const RecordType* type) const;
-  // A cache miss of ObservationSinkSet: finds the answer and keeps it in `slot`.
-  [[gnu::noinline]] uint64_t CacheSinkSet(const RecordType* type, size_t slot) const;
-  // The position of `type`'s route in observation_routes_, or its size.
-  size_t RouteIndex(const RecordType& type) const;
   // Keeps `event` for when the paused `node` resumes.
   void Hold(Node& node, const Event& event);
   // Called when the queue outgrows its bound: drops timer events that went
@@ -307,41 +298,9 @@ class Simulator {
   uint64_t next_timer_serial_ = 1;
   uint64_t next_message_id_ = 1;
   std::vector<std::function<void()>> actions_;
-  // Per record kind, the sinks that read it, in the order they were added.
-  // Inline: a run adds about ten sinks, and a vector per kind would cost
-  // dozens of allocations per run.
-  // Except kObserve (Observe alone makes those records): see observation_sinks_.
-  std::array<absl::InlinedVector<TraceSink*, 12>, kTraceKindCount> sinks_by_kind_;
-  // The sinks that read observations, in the order added. Each observation
-  // goes to a subset, a bit set over this list (bit i: sink i), so that
-  // they still see it in that order: the sinks that read every type, and
-  // those that name the observation's type (observation_routes_). Past 64
-  // such sinks, every one is offered every observation.
-  absl::InlinedVector<TraceSink*, 12> observation_sinks_;
-  uint64_t every_type_sinks_ = 0;
-  struct ObservationRoute {
-    uint64_t type_id;  // type->id(), here so that the scan reads one array
-    const RecordType* type;
-    uint64_t sinks;  // every_type_sinks_ included
-  };
-  // The types some sink names, searched in order: a run's dozen types cost
-  // less to scan than to hash. Inline: no allocation per run.
-  absl::InlinedVector<ObservationRoute, 16> observation_routes_;
-  // ObservationSinkSet's answers by type object, direct-mapped: an
-  // algorithm observes the same few constants over and over, and a hit costs
-  // a pointer compare where the scan compares every route. Cleared when a
-  // sink is added once the run has started (nothing fills it before). Speed
-  // only: a miss scans, and the answer is the same.
-  struct SinkSetCacheEntry {
-    const RecordType* type = nullptr;
-    uint64_t sinks = 0;
-  };
-  static constexpr size_t kSinkSetCacheSize = 16;
-  mutable std::array<SinkSetCacheEntry, kSinkSetCacheSize> sink_set_cache_{};
-  bool offer_every_observation_ = false;
-  bool offer_every_record_ = false;
-  // The sinks told where instants start, and the time of the current instant.
-  absl::InlinedVector<TraceSink*, 2> instant_sinks_;
+  // Which sinks see which records (sim/trace_router.h).
+  TraceRouter router_;
+  // The time of the current instant.
   TimeNs instant_time_;
   uint64_t next_record_index_ = 0;
   bool hash_trace_ = false;
