@@ -1,4 +1,5 @@
-// One scenario fragment per fault kind, heavy enough to break what an
+// The generator's fixed half (engine/scenario_generator.h is the random one):
+// one scenario fragment per fault kind, heavy enough to break what an
 // algorithm does not keep under that kind, and the scenarios check-guarantees
 // builds from them to test every algorithm's declared guarantees.
 #pragma once

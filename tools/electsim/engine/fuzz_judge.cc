@@ -8,37 +8,11 @@ namespace {
 using algorithms::FaultKind;
 using algorithms::FaultKinds;
 
-FaultKinds LinkFaults(const sim::LinkConfig& link) {
-  FaultKinds kinds;
-  if (link.drop.parts() > 0) kinds = kinds.With({FaultKind::kLoss});
-  if (link.duplicate.parts() > 0) kinds = kinds.With({FaultKind::kDuplication});
-  if (std::max(link.latency.min_ns, link.latency.max_ns) > kCalmLatencyMax) kinds = kinds.With({FaultKind::kLatency});
-  return kinds;
-}
-
-FaultKinds StepFaults(const FaultStep& step) {
-  switch (step.action) {
-    case FaultStep::Action::kCrash: return {step.lose_unsynced ? FaultKind::kPowerLoss : FaultKind::kCrash};
-    case FaultStep::Action::kRestart: return {FaultKind::kCrash};
-    case FaultStep::Action::kPause:
-    case FaultStep::Action::kResume: return {FaultKind::kPause};
-    case FaultStep::Action::kPartition:
-    case FaultStep::Action::kIsolate: return {FaultKind::kPartition};
-    case FaultStep::Action::kCut: return {FaultKind::kOneWayCut};
-    case FaultStep::Action::kHeal: return {};
-    case FaultStep::Action::kClockDrift: return {FaultKind::kClockDrift};
-    case FaultStep::Action::kClockShift: return {FaultKind::kClockStep};
-    case FaultStep::Action::kNetwork:
-    case FaultStep::Action::kLink: return LinkFaults(step.link);
-  }
-  return FaultKinds::All();  // unknown: promise nothing
-}
-
 }  // namespace
 
 FaultKinds FaultKindsInPlay(const Scenario& scenario) {
-  FaultKinds kinds = LinkFaults(scenario.network);
-  for (const FaultStep& step : scenario.faults) kinds = kinds.With(StepFaults(step));
+  FaultKinds kinds = LinkFaultKinds(scenario.network);
+  for (const FaultStep& step : scenario.faults) kinds = kinds.With(step.Kinds());
   return kinds;
 }
 

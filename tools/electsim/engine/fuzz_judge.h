@@ -12,11 +12,9 @@
 
 namespace electsim {
 
-// The kinds of fault the scenario's weather and steps inflict. A latency is
-// a fault when it can exceed kCalmLatencyMax: below it every algorithm's
-// timeouts hold with room to spare.
+// The kinds of fault the scenario's weather and steps inflict
+// (FaultStep::Kinds, LinkFaultKinds).
 algorithms::FaultKinds FaultKindsInPlay(const Scenario& scenario);
-inline constexpr sim::TimeNs kCalmLatencyMax = sim::TimeNs::Millis(20);
 
 // Which option values a run is judged by.
 enum class GuaranteesOf {

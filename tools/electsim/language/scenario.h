@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "electsim/algorithms/algorithm.h"
+#include "electsim/algorithms/guarantees.h"
 #include "electsim/algorithms/options.h"
 #include "electsim/sim/types.h"
 #include "nlohmann/json.hpp"
@@ -90,7 +91,16 @@ struct FaultStep {
   // times at their latest (unknown, so nullopt, for a step with "after").
   sim::TimeNs EndsAt() const { return for_ns ? at + *for_ns : at; }
   std::optional<sim::TimeNs> LatestEnd() const;
+  // The kinds of fault the step inflicts, by which an algorithm's declared
+  // guarantees are judged (a heal inflicts none).
+  algorithms::FaultKinds Kinds() const;
 };
+
+// A latency is a fault when it can exceed this: below it every algorithm's
+// timeouts hold with room to spare.
+inline constexpr sim::TimeNs kCalmLatencyMax = sim::TimeNs::Millis(20);
+// The kinds of fault network weather inflicts.
+algorithms::FaultKinds LinkFaultKinds(const sim::LinkConfig& link);
 
 struct Expectation {
   std::vector<std::string> violations;  // sorted

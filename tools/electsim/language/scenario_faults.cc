@@ -282,4 +282,33 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
 }
 
 }  // namespace scenario_reader
+
+algorithms::FaultKinds LinkFaultKinds(const sim::LinkConfig& link) {
+  using algorithms::FaultKind;
+  algorithms::FaultKinds kinds;
+  if (link.drop.parts() > 0) kinds = kinds.With({FaultKind::kLoss});
+  if (link.duplicate.parts() > 0) kinds = kinds.With({FaultKind::kDuplication});
+  if (std::max(link.latency.min_ns, link.latency.max_ns) > kCalmLatencyMax) kinds = kinds.With({FaultKind::kLatency});
+  return kinds;
+}
+
+algorithms::FaultKinds FaultStep::Kinds() const {
+  using algorithms::FaultKind;
+  switch (action) {
+    case FaultStep::Action::kCrash: return {lose_unsynced ? FaultKind::kPowerLoss : FaultKind::kCrash};
+    case FaultStep::Action::kRestart: return {FaultKind::kCrash};
+    case FaultStep::Action::kPause:
+    case FaultStep::Action::kResume: return {FaultKind::kPause};
+    case FaultStep::Action::kPartition:
+    case FaultStep::Action::kIsolate: return {FaultKind::kPartition};
+    case FaultStep::Action::kCut: return {FaultKind::kOneWayCut};
+    case FaultStep::Action::kHeal: return {};
+    case FaultStep::Action::kClockDrift: return {FaultKind::kClockDrift};
+    case FaultStep::Action::kClockShift: return {FaultKind::kClockStep};
+    case FaultStep::Action::kNetwork:
+    case FaultStep::Action::kLink: return LinkFaultKinds(link);
+  }
+  return algorithms::FaultKinds::All();  // unknown: promise nothing
+}
+
 }  // namespace electsim
