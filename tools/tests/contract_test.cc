@@ -142,6 +142,20 @@ TEST_F(ContractTest, Seeds_EmptyNegativeAndOverflowingAreRefused) {
   }
 }
 
+TEST_F(ContractTest, OneSeedModes_RefuseOutputsTheyWouldNotWrite) {
+  const std::string file = (dir_ / "s.json").string();
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"fuzz", "--algorithm", "raft", "--seed", "3", "--summary", file},
+                                             {"fuzz", "--algorithm", "raft", "--seed", "3", "--junit", file},
+                                             {"fuzz", "--algorithm", "raft", "--seed", "3", "--seeds", "1..4"},
+                                             {"bench", "--algorithms", "raft", "--run-seed", "3", "--csv", file},
+                                             {"bench", "--algorithms", "raft,bully", "--run-seed", "3"}}) {
+    const Finished finished = RunElectsim(args);
+    EXPECT_EQ(finished.exit_status, 2) << fmt::format("{}", fmt::join(args, " ")) << finished.err;
+    EXPECT_FALSE(fs::exists(file));
+  }
+}
+
 class MergeContractTest : public ContractTest {
  protected:
   void SetUp() override {
@@ -186,6 +200,32 @@ TEST_F(MergeContractTest, ShardsThatLieAreRefused) {
   const std::string before = ReadWholeFile(Shard(1));
   EXPECT_EQ(RunElectsim({"merge", Shard(1), Shard(2), Shard(3), "--summary", Shard(1)}).exit_status, 2);
   EXPECT_EQ(ReadWholeFile(Shard(1)), before);
+}
+
+// User text read back from a summary (a label, a reproduce line) reaches
+// the merged JUnit escaped, and each failure keeps its files.
+TEST_F(MergeContractTest, MergedJUnitIsWellFormedAndKeepsEachFailuresFiles) {
+  nlohmann::json doc = nlohmann::json::parse(ReadWholeFile(Shard(3)));
+  doc["campaigns"][0]["seeds_failed"] = 1;
+  doc["campaigns"][0]["failing_seeds"] = {{{"seed", 3},
+                                           {"reasons", {"election_safety\x01"}},
+                                           {"findings", nlohmann::json::array()},
+                                           {"reproduce", "x \x1b[2J ]]> & <b>"},
+                                           {"repro", "out/fuzz-raft-seed3.repro.json"},
+                                           {"timeline", "out/fuzz-raft-seed3.html"},
+                                           {"shrunk_repro", "out/fuzz-raft-seed3.shrunk.repro.json"}}};
+  const std::string edited = Write("edited.json", doc.dump());
+  const std::string junit = (dir_ / "j.xml").string();
+  const Finished merged = RunElectsim({"merge", Shard(1), Shard(2), edited, "--junit", junit});
+  EXPECT_EQ(merged.exit_status, 1) << merged.err;
+  const std::string xml = ReadWholeFile(junit);
+  for (const char* line : {"repro: out/fuzz-raft-seed3.repro.json", "timeline: out/fuzz-raft-seed3.html",
+                           "shrunk repro: out/fuzz-raft-seed3.shrunk.repro.json"}) {
+    EXPECT_NE(xml.find(line), std::string::npos) << xml;
+  }
+  const Finished parsed =
+      Shell(fmt::format("/usr/bin/python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' {}", junit));
+  EXPECT_EQ(parsed.exit_status, 0) << parsed.out << xml;
 }
 
 TEST_F(ContractTest, Outputs_NeverReplaceAnInputOrAnotherOutput) {

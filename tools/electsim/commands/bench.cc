@@ -100,11 +100,13 @@ std::string ViolatingTrials(const BenchFlags& flags, const BenchPlan& plan, cons
 }
 
 // `bench --run-seed S`: one trial, printed as `run` prints a run.
-int OneTrial(const BenchPlan& plan, const std::string& text) {
+int OneTrial(const BenchPlan& plan, const BenchFlags& flags) {
+  const std::string& text = flags.run_seed;
   auto seed = campaign::ParseSeed("--run-seed", text);
   if (!seed.ok()) return ReportError(seed.status());
-  if (plan.algorithms.size() != 1 || plan.sweep) {
-    return ReportError(InputError("--run-seed: runs one trial; expected one algorithm in --algorithms and no --sweep"));
+  if (plan.algorithms.size() != 1 || plan.sweep || !flags.csv_path.empty() || !flags.json_path.empty()) {
+    return ReportError(InputError(
+        "--run-seed: runs one trial; expected one algorithm in --algorithms, and no --sweep, --csv or --json"));
   }
   auto configs = BuildBenchConfigs(plan);
   if (!configs.ok()) return ReportError(configs.status());
@@ -159,7 +161,7 @@ int WriteResults(const BenchResults& results, const BenchFlags& flags, const cam
 int Bench(const BenchFlags& flags) {
   auto plan = PlanOf(flags);
   if (!plan.ok()) return ReportError(plan.status());
-  if (!flags.run_seed.empty()) return OneTrial(*plan, flags.run_seed);
+  if (!flags.run_seed.empty()) return OneTrial(*plan, flags);
   auto first_seed = campaign::ParseSeed("--seed", flags.seed);
   if (!first_seed.ok()) return ReportError(first_seed.status());
   auto configs = BuildBenchConfigs(*plan);

@@ -122,8 +122,16 @@ absl::Status ReadJudgeFlags(FuzzFlags& flags) {
   }
   if (flags.settings.algorithm.empty()) return InputError("fuzz: expected --algorithm NAME (or --merge)");
   if (flags.emit_scenario && flags.seed.empty()) return InputError("--emit-scenario: expected --seed N too");
-  if (!flags.seed.empty() && !flags.seeds.empty()) {
-    return InputError("--seed: runs one seed; expected either --seed N or --seeds A..B, not both");
+  if (!flags.seed.empty()) {
+    // One seed is no campaign: what only a campaign writes or decides is refused, not ignored.
+    for (const auto& [flag, given] : {std::pair{"--seeds", !flags.seeds.empty()},
+                                      {"--summary", !flags.summary.summary_path.empty()},
+                                      {"--junit", !flags.summary.junit_path.empty()},
+                                      {"--shard", flags.shard != "1/1"},
+                                      {"--time-budget", !flags.time_budget.empty()},
+                                      {"--stop-at-first-failure", flags.stop_at_first_failure}}) {
+      if (given) return InputError(fmt::format("--seed: runs one seed alone; expected no {} with it", flag));
+    }
   }
   return absl::OkStatus();
 }

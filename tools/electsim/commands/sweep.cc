@@ -39,7 +39,15 @@ class SweepSubject : public CampaignSubject {
 
   std::string Label() const override { return scenario_->name; }
   nlohmann::json Identity() const override {
-    return {{"command", "sweep"}, {"scenario", scenario_->name}, {"source", scenario_->source}, {"set", sets_}};
+    nlohmann::json options = nlohmann::json::object();
+    for (const auto& [name, value] : scenario_->options.Describe()) options[name] = value;
+    return {{"command", "sweep"},
+            {"scenario", scenario_->name},
+            {"source", scenario_->source},
+            {"algorithm", scenario_->algorithm->name()},
+            {"effective_options", options},
+            {"nodes", scenario_->nodes},
+            {"set", sets_}};
   }
   std::string FileStem() const override { return scenario_->name; }
   absl::StatusOr<std::shared_ptr<const Scenario>> ScenarioFor(uint64_t) const override { return scenario_; }
