@@ -31,6 +31,7 @@ struct BenchFlags {
   std::string json_path;
   std::vector<std::string> sets;
   std::string run_seed;  // one trial alone
+  std::string format = "text";
 };
 
 absl::Status CheckNames(const BenchPlan& plan) {
@@ -52,6 +53,9 @@ absl::Status CheckNames(const BenchPlan& plan) {
 }
 
 absl::StatusOr<BenchPlan> PlanOf(const BenchFlags& flags) {
+  if (flags.format != "text" && flags.format != "markdown") {
+    return InputError(fmt::format("--format: expected text or markdown; got \"{}\"", EscapeForTerminal(flags.format)));
+  }
   BenchPlan plan{
       .algorithms = SplitCommas(flags.algorithms), .fault = flags.fault, .nodes = flags.nodes, .preset = flags.preset};
   if (auto status = CheckNames(plan); !status.ok()) return status;
@@ -133,7 +137,7 @@ campaign::LoopResult RunTrials(const std::vector<BenchConfig>& configs, const Be
     options.hash_trace = false;  // a trial is measured, not replayed
     auto result = RunScenario(configs[k % configs.size()].scenario, first_seed + k / configs.size(), options);
     if (!result.ok()) return result.status();
-    return MeasureTrial(*result);
+    return MeasureTrial(*result, flags.fault == "lossy");
   };
   calls.fold = [&](uint64_t k, BenchTrial& trial) {
     trials[k % configs.size()][k / configs.size()] = std::move(trial);
@@ -154,7 +158,7 @@ int WriteResults(const BenchResults& results, const BenchFlags& flags, const cam
     const std::string json = BenchJson(results).dump(1) + "\n";
     if (auto s = WriteFileAtomically(flags.json_path, json, plan.inputs()); !s.ok()) outcome.CouldNotWrite(s);
   }
-  std::cout << BenchTable(results);
+  std::cout << BenchTable(results, flags.format == "markdown" ? BenchFormat::kMarkdown : BenchFormat::kText);
   return 0;
 }
 
@@ -238,6 +242,8 @@ Command AddBenchCommand(CLI::App& parent) {
   app->add_option("--csv", flags->csv_path, "write every trial as a CSV row to FILE, in trial order");
   app->add_option("--json", flags->json_path, "write every trial to FILE as JSON, in trial order");
   AddSetFlag(*app, flags->sets, "every configuration (not nodes or the algorithm: --nodes, --algorithms)");
+  app->add_option("--format", flags->format, "the table as aligned text, or as Markdown for a design document")
+      ->capture_default_str();
   app->add_option("--run-seed", flags->run_seed,
                   "run the one trial of this seed (one algorithm, no --sweep) and print it as run does");
   return {app, [flags] { return Bench(*flags); }};

@@ -218,7 +218,9 @@ void FaultDriver::UndoProcessFaultLater(const FaultStep& step, sim::NodeId node,
 void FaultDriver::RestoreCutsLater(const FaultStep& step, std::vector<sim::Link> cut) {
   UndoLater(step, [this, &step, heals = heals_, cut = std::move(cut)] {
     if (heals != heals_) return;  // healed already
-    Check(step, sim_.RestoreLinks(cut));
+    const absl::Status restored = sim_.RestoreLinks(cut);
+    Check(step, restored);
+    if (restored.ok() && failovers_ != nullptr) failovers_->OnCutRestored(step.json_path, sim_.now());
   });
 }
 
@@ -236,6 +238,7 @@ void FaultDriver::Apply(const FaultStep& step) {
     case Action::kHeal:
       sim_.HealNetwork();
       ++heals_;
+      if (failovers_ != nullptr) failovers_->OnHeal(sim_.now());
       return;
     case Action::kClockDrift: {
       const sim::NodeId node = Resolve(step.node, step);
@@ -265,7 +268,10 @@ void FaultDriver::ApplyToNode(const FaultStep& step, const std::function<absl::S
 void FaultDriver::ApplyCrash(const FaultStep& step) {
   const sim::NodeId node = Resolve(step.node, step);
   const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
-  if (node == sim::kNoNode || !ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
+  if (node == sim::kNoNode) return;
+  const bool was_leader = IsLeader(node);
+  if (!ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
+  LeaderHit(step, FailoverEpisode::Hit::kCrash, node, was_leader);
   UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
 }
 
@@ -273,7 +279,9 @@ void FaultDriver::ApplyPause(const FaultStep& step) {
   const sim::NodeId node = Resolve(step.node, step);
   if (node == sim::kNoNode) return;
   auto pause = [this, node, &step] {
+    const bool was_leader = IsLeader(node);
     if (!ApplyProcessFault(step, node, sim_.Pause(node))) return;
+    LeaderHit(step, FailoverEpisode::Hit::kPause, node, was_leader);
     UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
   };
   if (!step.during_write) {
@@ -311,12 +319,58 @@ void FaultDriver::ApplyPartition(const FaultStep& step) {
       }
     }
   }
+  const sim::NodeId leader = watch_.view().LatestLeader();
   auto links = sim_.Partition(groups, bystanders);
   if (!links.ok()) {
     Check(step, links.status());
     return;
   }
+  if (step.action == FaultStep::Action::kIsolate) {
+    LeaderHit(step, FailoverEpisode::Hit::kCut, groups.front().front(), groups.front().front() == leader);
+  } else if (std::vector<uint32_t> side = MajoritySideWithoutLeader(groups, leader); !side.empty()) {
+    LeaderHit(step, FailoverEpisode::Hit::kCut, leader, true, std::move(side));
+  }
   RestoreCutsLater(step, std::move(*links));
+}
+
+bool FaultDriver::IsLeader(sim::NodeId node) const {
+  return watch_.view().IsElectionNode(node) && watch_.view().HoldsLeaderRole(node.value());
+}
+
+void FaultDriver::LeaderHit(const FaultStep& step, FailoverEpisode::Hit hit, sim::NodeId node, bool was_leader,
+                            std::vector<uint32_t> side) {
+  if (failovers_ == nullptr || !was_leader) return;
+  if (side.empty()) {
+    for (uint32_t n = 0; n < scenario_.nodes; ++n) {
+      if (n != node.value()) side.push_back(n);
+    }
+  }
+  failovers_->OnLeaderHit(step.json_path, hit, node.value(), sim_.now(), std::move(side));
+}
+
+std::vector<uint32_t> FaultDriver::MajoritySideWithoutLeader(const std::vector<std::vector<sim::NodeId>>& groups,
+                                                             sim::NodeId leader) const {
+  if (leader == sim::kNoNode) return {};
+  // Each election node's side: its group, or one more side for the nodes in none.
+  std::vector<size_t> side_of(scenario_.nodes, groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (const sim::NodeId n : groups[g]) {
+      if (n.value() < scenario_.nodes) side_of[n.value()] = g;
+    }
+  }
+  std::vector<size_t> sizes(groups.size() + 1, 0);
+  for (size_t side : side_of) ++sizes[side];
+  const size_t leader_side = side_of[leader.value()];
+  size_t largest = leader_side;
+  for (size_t side = 0; side < sizes.size(); ++side) {
+    if (side != leader_side && sizes[side] > sizes[largest]) largest = side;
+  }
+  if (largest == leader_side) return {};  // the leader keeps the largest side: no failover to measure
+  std::vector<uint32_t> nodes;
+  for (uint32_t n = 0; n < scenario_.nodes; ++n) {
+    if (side_of[n] == largest) nodes.push_back(n);
+  }
+  return nodes;
 }
 
 void FaultDriver::ApplyCut(const FaultStep& step) {

@@ -20,6 +20,7 @@
 #include "electsim/vocab/vocabulary.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
+#include "tools/electsim/engine/failover.h"
 #include "tools/electsim/language/scenario.h"
 
 namespace electsim {
@@ -75,6 +76,10 @@ class FaultDriver final : public ClusterWatch::Listener {
   // Runs `action` once the leader is known to every live node (at once if it is now).
   void WhenLeaderKnown(std::function<void()> action);
 
+  // Tells `tracker` (which must outlive the driver) of every step that hits
+  // the leader, and of every cut restored.
+  void TrackFailovers(FailoverTracker* tracker) { failovers_ = tracker; }
+
   // Steps that could not apply, as notes ("skipped /faults/2 at 1.5s: ...").
   std::vector<std::string> TakeNotes() { return std::move(notes_); }
 
@@ -96,6 +101,15 @@ class FaultDriver final : public ClusterWatch::Listener {
   void ApplyPause(const FaultStep& step);
   void ApplyPartition(const FaultStep& step);
   void ApplyCut(const FaultStep& step);
+  bool IsLeader(sim::NodeId node) const;
+  // Tells the failover tracker that `step` hit `node`, if it was the leader;
+  // `side`: the election nodes expected to elect anew (empty: all others).
+  void LeaderHit(const FaultStep& step, FailoverEpisode::Hit hit, sim::NodeId node, bool was_leader,
+                 std::vector<uint32_t> side = {});
+  // For a partition: the election nodes of the largest group, when the
+  // leader is in another one; empty otherwise.
+  std::vector<uint32_t> MajoritySideWithoutLeader(const std::vector<std::vector<sim::NodeId>>& groups,
+                                                  sim::NodeId leader) const;
   // kNoNode (with a note) when the selector names nobody right now.
   sim::NodeId Resolve(const NodeSelector& selector, const FaultStep& step);
   void Skip(const FaultStep& step, const std::string& why);
@@ -134,6 +148,8 @@ class FaultDriver final : public ClusterWatch::Listener {
   std::vector<uint64_t> process_faults_;
   // Heal steps applied so far.
   uint64_t heals_ = 0;
+  // Told when a step hits the leader and when a cut is restored; may be null.
+  FailoverTracker* failovers_ = nullptr;
 };
 
 }  // namespace electsim

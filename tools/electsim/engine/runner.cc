@@ -45,6 +45,9 @@ class ScenarioDriver {
     if (options.offer_every_observation) sim_.OfferEveryObservation();
     if (options.offer_every_record) sim_.OfferEveryRecord();
     sim_.AddTraceSink(faults_.watch());
+    FailoverTracker failovers(view_);
+    faults_.TrackFailovers(&failovers);
+    sim_.AddTraceSink(&failovers);
     sim_.AddTraceSink(&metrics);
     for (auto& checker : *checkers) sim_.AddTraceSink(checker.get());
     checkers_ = &*checkers;
@@ -62,6 +65,8 @@ class ScenarioDriver {
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
     Collect(options, metrics, result);
+    failovers.Finish(sim_.now());
+    result.failovers = failovers.TakeEpisodes();
     Judge(result);
     return result;
   }

@@ -13,6 +13,7 @@
 #include "checkers/metrics.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
+#include "tools/electsim/engine/failover.h"
 #include "tools/electsim/language/scenario.h"
 
 namespace electsim {
@@ -40,6 +41,7 @@ struct RunResult {
   std::vector<checkers::Violation> violations;   // one per checker that fired, in checker-name order
   std::vector<std::string> failed_expectations;  // readable, empty when the run met them all
   std::vector<std::string> notes;                // fault steps that could not apply (e.g. no leader to crash)
+  std::vector<FailoverEpisode> failovers;        // one per fault step that hit the leader
 
   bool met_expectations() const { return failed_expectations.empty(); }
   std::vector<std::string> violated_checkers() const;

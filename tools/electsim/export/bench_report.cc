@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "fmt/format.h"
@@ -15,23 +16,27 @@ using json = nlohmann::json;
 struct Stats {
   size_t n = 0;
   double mean = 0, variance = 0;  // sample variance
-  double p50 = 0, p90 = 0, p99 = 0, max = 0;
+  std::optional<double> p50, p90, p99;
+  double max = 0;
   double ci95 = 0;  // half width, normal approximation
 };
 
+// A percentile is given only where there are trials enough to tell it from
+// the maximum: p50 from 2, p90 from 10, p99 from 100.
 Stats Summarize(std::vector<double> values) {
   Stats s;
   s.n = values.size();
   if (values.empty()) return s;
   std::sort(values.begin(), values.end());
   // Nearest rank: the smallest value with at least p of the trials at or below it.
-  auto rank = [&](double p) {
+  auto rank = [&](double p, size_t needed) -> std::optional<double> {
+    if (values.size() < needed) return std::nullopt;
     const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
     return values[std::max<size_t>(k, 1) - 1];
   };
-  s.p50 = rank(0.50);
-  s.p90 = rank(0.90);
-  s.p99 = rank(0.99);
+  s.p50 = rank(0.50, 2);
+  s.p90 = rank(0.90, 10);
+  s.p99 = rank(0.99, 100);
   s.max = values.back();
   double sum = 0;
   for (double v : values) sum += v;
@@ -46,20 +51,69 @@ Stats Summarize(std::vector<double> values) {
 }
 
 std::string Ms(double ns) { return fmt::format("{:.1f}", ns / 1e6); }
+std::string Ms(const std::optional<double>& ns) { return ns ? Ms(*ns) : std::string("—"); }
 
-using Metric = std::optional<int64_t> BenchTrial::*;
-struct MetricColumn {
-  const char* name;
-  Metric field;
+// A trial counts in the statistics when it ran and broke nothing.
+bool Counted(const BenchTrial& t) { return t.ran && t.violations.empty(); }
+
+// One row of the table: a measure, its values over the counted trials.
+struct Measure {
+  std::string name;
+  std::function<void(const BenchTrial&, std::vector<double>&)> values;
 };
-const MetricColumn kMetrics[] = {{"detection", &BenchTrial::detection_ns},
-                                 {"election", &BenchTrial::election_ns},
-                                 {"known to all", &BenchTrial::known_ns}};
 
-std::vector<double> Values(const std::vector<BenchTrial>& trials, Metric field) {
+Measure Field(std::string name, std::optional<int64_t> BenchTrial::*field) {
+  return {std::move(name), [field](const BenchTrial& t, std::vector<double>& out) {
+            if (t.*field) out.push_back(static_cast<double>(*(t.*field)));
+          }};
+}
+
+// The measures of a fault, and what they count from and to.
+struct FaultMeasures {
+  std::vector<Measure> measures;
+  std::string legend;
+};
+
+FaultMeasures MeasuresOf(const std::string& fault) {
+  FaultMeasures m;
+  m.measures = {Field("detection", &BenchTrial::detection_ns), Field("election", &BenchTrial::election_ns)};
+  if (fault == "isolate-leader") {
+    m.measures.push_back(Field("known (majority)", &BenchTrial::known_ns));
+    m.measures.push_back(Field("old leader acting", &BenchTrial::old_leader_acting_ns));
+    m.measures.push_back(Field("settled after heal", &BenchTrial::settled_ns));
+    m.legend =
+        "failover from the cut: detection = a node of the majority side acting on it (candidate or leader), "
+        "election = their first leader claim, known = a new leader known to every live node of the majority side; "
+        "old leader acting = from the cut until the cut-off leader stepped down or the cut healed; settled after heal "
+        "= from the heal until one leader is known to all";
+  } else if (fault == "pause-leader") {
+    m.measures.push_back(Field("known (others)", &BenchTrial::known_ns));
+    m.measures.push_back(Field("old leader acting", &BenchTrial::old_leader_acting_ns));
+    m.legend =
+        "failover from the pause: detection = another node acting on it (candidate or leader), election = the first "
+        "leader claim among them, known = a new leader known to every other live node; old leader acting = from the "
+        "paused leader's resume until it stepped down";
+  } else {
+    m.measures.push_back(Field("known to all", &BenchTrial::known_ns));
+    m.legend =
+        "failover from the leader's crash: detection = a node acting on it (candidate or leader), election = the "
+        "first leader claim, known = a new leader known to every live node";
+  }
+  if (fault == "lossy") {
+    m.measures.push_back({"every election", [](const BenchTrial& t, std::vector<double>& out) {
+                            for (int64_t ns : t.every_election_known_ns) out.push_back(static_cast<double>(ns));
+                          }});
+    m.legend +=
+        "; every election = each election episode of the run, from its start to its leader known to all "
+        "(the loss causes its own)";
+  }
+  return m;
+}
+
+std::vector<double> Values(const std::vector<BenchTrial>& trials, const Measure& measure) {
   std::vector<double> values;
   for (const BenchTrial& t : trials) {
-    if (t.ran && t.*field) values.push_back(static_cast<double>(*(t.*field)));
+    if (Counted(t)) measure.values(t, values);
   }
   return values;
 }
@@ -68,81 +122,134 @@ std::string Optional(const std::optional<int64_t>& value) { return value ? std::
 
 }  // namespace
 
-BenchTrial MeasureTrial(const RunResult& result) {
+BenchTrial MeasureTrial(const RunResult& result, bool every_election) {
   const checkers::RunMetrics& m = result.metrics;
   BenchTrial t;
   t.ran = true;
   for (const std::string& name : result.violated_checkers()) t.violations += (t.violations.empty() ? "" : ";") + name;
   t.elections = m.elections.size();
   t.max_term = m.max_term;
-  t.messages_election = m.messages_election;
-  t.messages_steady_state = m.messages_steady_state;
-  t.bytes_election = m.bytes_election;
-  t.bytes_steady_state = m.bytes_steady_state;
   t.end_ns = result.end.ns();
-  if (!m.elections.empty()) {
-    // The last episode: the one the fault caused (MetricsCsvRow measures the same).
-    const checkers::Election& e = m.elections.back();
-    t.cause = e.cause;
-    auto since = [&](const std::optional<sim::TimeNs>& time) -> std::optional<int64_t> {
-      if (!time) return std::nullopt;
-      return (*time - e.started).ns();
-    };
-    t.detection_ns = since(e.detected);
-    t.election_ns = since(e.elected);
-    t.known_ns = since(e.known);
-    t.election_messages = e.election_messages;
-    t.election_bytes = e.election_bytes;
+  t.run_election_messages = m.messages_election;
+  t.run_election_bytes = m.bytes_election;
+  t.run_steady_state_messages = m.messages_steady_state;
+  t.run_steady_state_bytes = m.bytes_steady_state;
+  if (every_election) {
+    for (const checkers::Election& e : m.elections) {
+      if (e.known) t.every_election_known_ns.push_back((*e.known - e.started).ns());
+    }
+  }
+  if (result.failovers.empty()) return t;
+  const FailoverEpisode& f = result.failovers.front();
+  auto since = [](const std::optional<sim::TimeNs>& time, sim::TimeNs from) -> std::optional<int64_t> {
+    return time ? std::optional<int64_t>((*time - from).ns()) : std::nullopt;
+  };
+  t.fault_ns = f.started.ns();
+  t.detection_ns = since(f.detected, f.started);
+  t.election_ns = since(f.elected, f.started);
+  t.known_ns = since(f.known, f.started);
+  if (f.old_leader_acting) t.old_leader_acting_ns = f.old_leader_acting->ns();
+  if (f.undone) t.settled_ns = since(f.settled, *f.undone);
+  t.old_leader_back = f.old_leader_back;
+  // The election episodes the failover spans, each counted until its leader was known.
+  for (const checkers::Election& e : m.elections) {
+    if (e.started < f.started || (f.known && e.started > *f.known)) continue;
+    t.failover_messages += e.election_messages;
+    t.failover_bytes += e.election_bytes;
   }
   return t;
 }
 
+const std::vector<CsvColumn>& BenchCsvColumns() {
+  static const std::vector<CsvColumn> columns = {
+      {"sweep", "the swept parameter (empty without --sweep)"},
+      {"value", "its value in this row"},
+      {"algorithm", "the algorithm"},
+      {"nodes", "election nodes in the scenario that ran"},
+      {"fault", "crash-leader, isolate-leader, pause-leader or lossy"},
+      {"preset", "the timing preset (empty: the algorithm's defaults)"},
+      {"trial", "the trial's index i"},
+      {"seed", "the seed it ran under: --seed + i, the same for every algorithm"},
+      {"violations", "checkers that fired, ';'-separated (such a trial is left out of the statistics)"},
+      {"fault_ns", "when the fault struck the leader, from the start of the run (empty: it found no leader)"},
+      {"detection_ns", "from the fault to the first node expected to take over acting (candidate or leader)"},
+      {"election_ns", "from the fault to the first leader claim among them"},
+      {"known_ns", "from the fault to a new leader known to all of them (the failover)"},
+      {"old_leader_acting_ns",
+       "isolate: from the cut until the old leader stepped down or the cut healed; pause: "
+       "from its resume until it stepped down"},
+      {"settled_ns", "isolate: from the heal until one leader was known to all"},
+      {"old_leader_back", "1 when that leader was the old one winning back"},
+      {"elections", "election episodes in the whole run"},
+      {"max_term", "the highest term or epoch reached"},
+      {"failover_messages", "election messages of the episodes from the fault until the new leader was known"},
+      {"failover_bytes", "their estimated encoded bytes"},
+      {"run_election_messages", "election messages of the whole run"},
+      {"run_election_bytes", "their estimated encoded bytes"},
+      {"run_steady_state_messages", "heartbeats, renewals and their replies in the whole run"},
+      {"run_steady_state_bytes", "their estimated encoded bytes"},
+      {"end_ns", "when the run ended"},
+  };
+  return columns;
+}
+
+namespace {
+
+// A trial's fields in BenchCsvColumns' order, as JSON values.
+std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_t i, const BenchTrial& t) {
+  auto opt = [](const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); };
+  return {b.sweep,
+          c.sweep_label,
+          c.algorithm,
+          c.scenario.nodes,
+          b.fault,
+          b.preset,
+          i,
+          b.first_seed + i,
+          t.violations,
+          opt(t.fault_ns),
+          opt(t.detection_ns),
+          opt(t.election_ns),
+          opt(t.known_ns),
+          opt(t.old_leader_acting_ns),
+          opt(t.settled_ns),
+          t.old_leader_back ? 1 : 0,
+          t.elections,
+          t.max_term,
+          t.failover_messages,
+          t.failover_bytes,
+          t.run_election_messages,
+          t.run_election_bytes,
+          t.run_steady_state_messages,
+          t.run_steady_state_bytes,
+          t.end_ns};
+}
+
+std::string CsvField(const json& value) {
+  if (value.is_null()) return "";
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+}  // namespace
+
 std::string BenchCsv(const BenchResults& b) {
-  std::string csv =
-      "sweep,value,algorithm,nodes,fault,preset,trial,seed,violations,elections,cause,detection_ns,election_ns,"
-      "known_ns,max_term,election_messages,messages_election,messages_steady_state,end_ns,election_bytes,"
-      "bytes_election,bytes_steady_state\n";
+  std::string csv;
+  for (const CsvColumn& column : BenchCsvColumns()) csv += fmt::format("{}{}", csv.empty() ? "" : ",", column.name);
+  csv += "\n";
   for (size_t c = 0; c < b.configs->size(); ++c) {
-    const BenchConfig& config = (*b.configs)[c];
     for (uint64_t i = 0; i < b.trials; ++i) {
       const BenchTrial& t = (*b.results)[c][i];
       if (!t.ran) continue;
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", b.sweep,
-                         config.sweep_label, config.algorithm, config.scenario.nodes, b.fault, b.preset, i,
-                         b.first_seed + i, t.violations, t.elections, t.cause, Optional(t.detection_ns),
-                         Optional(t.election_ns), Optional(t.known_ns), t.max_term, t.election_messages,
-                         t.messages_election, t.messages_steady_state, t.end_ns, t.election_bytes, t.bytes_election,
-                         t.bytes_steady_state);
+      const std::vector<json> values = RowValues(b, (*b.configs)[c], i, t);
+      for (size_t k = 0; k < values.size(); ++k) csv += (k == 0 ? "" : ",") + CsvField(values[k]);
+      csv += "\n";
     }
   }
   return csv;
 }
 
 namespace {
-
-json TrialJson(const BenchResults& b, const BenchConfig& c, uint64_t trial, const BenchTrial& t) {
-  auto opt = [](const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); };
-  return json{{"sweep", b.sweep},
-              {"value", c.sweep_label},
-              {"algorithm", c.algorithm},
-              {"nodes", c.scenario.nodes},
-              {"trial", trial},
-              {"seed", b.first_seed + trial},
-              {"violations", t.violations},
-              {"elections", t.elections},
-              {"cause", t.cause},
-              {"detection_ns", opt(t.detection_ns)},
-              {"election_ns", opt(t.election_ns)},
-              {"known_ns", opt(t.known_ns)},
-              {"max_term", t.max_term},
-              {"election_messages", t.election_messages},
-              {"messages_election", t.messages_election},
-              {"messages_steady_state", t.messages_steady_state},
-              {"end_ns", t.end_ns},
-              {"election_bytes", t.election_bytes},
-              {"bytes_election", t.bytes_election},
-              {"bytes_steady_state", t.bytes_steady_state}};
-}
 
 // The cluster size every configuration ran, or null when they differ.
 json UniformNodes(const std::vector<BenchConfig>& configs) {
@@ -157,12 +264,18 @@ json BenchJson(const BenchResults& b) {
   json rows = json::array();
   for (size_t c = 0; c < b.configs->size(); ++c) {
     for (uint64_t i = 0; i < b.trials; ++i) {
-      if ((*b.results)[c][i].ran) rows.push_back(TrialJson(b, (*b.configs)[c], i, (*b.results)[c][i]));
+      const BenchTrial& t = (*b.results)[c][i];
+      if (!t.ran) continue;
+      const std::vector<json> values = RowValues(b, (*b.configs)[c], i, t);
+      json row = json::object();
+      for (size_t k = 0; k < values.size(); ++k) row[BenchCsvColumns()[k].name] = values[k];
+      rows.push_back(std::move(row));
     }
   }
   std::vector<std::string> algorithms;
   for (size_t c = 0; c < b.algorithms && c < b.configs->size(); ++c) algorithms.push_back((*b.configs)[c].algorithm);
-  return {{"algorithms", algorithms},
+  return {{"electsim_bench", 1},
+          {"algorithms", algorithms},
           {"fault", b.fault},
           {"nodes", UniformNodes(*b.configs)},
           {"preset", b.preset},
@@ -174,92 +287,119 @@ json BenchJson(const BenchResults& b) {
 
 namespace {
 
-constexpr std::string_view kRowFormat = "{:<{}}{:<10}{:<14}{:>7}{:>9}{:>9}{:>9}{:>9}{:>18}\n";
+// Where the table's cells go: aligned text, or a Markdown table.
+class TableWriter {
+ public:
+  TableWriter(BenchFormat format, size_t first_width) : format_(format), first_(first_width) {}
+  std::string Row(const std::vector<std::string>& cells) const {
+    if (format_ == BenchFormat::kMarkdown) return fmt::format("| {} |\n", fmt::join(cells, " | "));
+    return fmt::format("{:<{}}{:<10}{:<20}{:>7}{:>9}{:>9}{:>9}{:>9}{:>20}\n", cells[0], first_, cells[1], cells[2],
+                       cells[3], cells[4], cells[5], cells[6], cells[7], cells[8]);
+  }
+  std::string Header() const {
+    std::string out = Row({first_ > 0 || format_ == BenchFormat::kMarkdown ? "value" : "", "algorithm", "ms", "n",
+                           "p50", "p90", "p99", "max", "mean ± 95% CI"});
+    if (format_ == BenchFormat::kMarkdown) out += "|---|---|---|--:|--:|--:|--:|--:|--:|\n";
+    return out;
+  }
+  // A line under a configuration's rows.
+  std::string Note(const std::string& text) const {
+    if (format_ == BenchFormat::kMarkdown) return "";
+    return fmt::format("{:<{}}{}\n", "", first_ + 10, text);
+  }
 
-// "fault crash-leader, 5 nodes, ...": the cluster size the configurations ran.
-std::string Header(const BenchResults& b) {
+ private:
+  BenchFormat format_;
+  size_t first_;
+};
+
+std::string Header(const BenchResults& b, const std::string& legend, BenchFormat format) {
   const json nodes = UniformNodes(*b.configs);
-  return fmt::format("fault {}, {}, preset {}, seeds {}..{}{}\n", b.fault,
-                     nodes.is_null() ? "nodes by row" : fmt::format("{} nodes", nodes.get<uint32_t>()),
-                     b.preset.empty() ? "none" : b.preset, b.first_seed, b.first_seed + (b.trials - 1),
-                     b.sweep.empty() ? "" : ", sweep over " + b.sweep);
+  const std::string title =
+      fmt::format("fault {}, {}, preset {}, seeds {}..{} ({} trials per row){}", b.fault,
+                  nodes.is_null() ? "nodes by row" : fmt::format("{} nodes", nodes.get<uint32_t>()),
+                  b.preset.empty() ? "none" : b.preset, b.first_seed, b.first_seed + (b.trials - 1), b.trials,
+                  b.sweep.empty() ? "" : ", sweep over " + b.sweep);
+  const std::string method =
+      "percentiles by nearest rank, given from 2 (p50), 10 (p90) and 100 (p99) trials; 95% CIs by the normal "
+      "approximation; trials with a violation are left out";
+  if (format == BenchFormat::kMarkdown) return fmt::format("**{}**\n\n{}; {}.\n\n", title, legend, method);
+  return fmt::format("{}\n{};\n{}.\n", title, legend, method);
 }
 
-// Latency rows and the message line of one configuration.
-std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>& trials, size_t first) {
-  uint64_t ran = 0, violating = 0, messages = 0, bytes = 0, measured = 0;
+std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>& trials, const FaultMeasures& measures,
+                       const TableWriter& table) {
+  std::string out;
+  for (const Measure& measure : measures.measures) {
+    const Stats s = Summarize(Values(trials, measure));
+    out += table.Row({config.sweep_label, config.algorithm, measure.name, std::to_string(s.n), Ms(s.p50), Ms(s.p90),
+                      Ms(s.p99), s.n == 0 ? "—" : Ms(s.max),
+                      s.n == 0 ? "—" : fmt::format("{} ± {}", Ms(s.mean), Ms(s.ci95))});
+  }
+  uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0;
   for (const BenchTrial& t : trials) {
     if (!t.ran) continue;
-    ++ran;
-    if (!t.violations.empty()) ++violating;
-    if (t.known_ns) {
-      messages += t.election_messages;
-      bytes += t.election_bytes;
-      ++measured;
-    }
-  }
-  std::string out;
-  for (const MetricColumn& metric : kMetrics) {
-    const Stats s = Summarize(Values(trials, metric.field));
-    if (s.n == 0) {
-      out += fmt::format(fmt::runtime(kRowFormat), config.sweep_label, first, config.algorithm, metric.name, 0, "-",
-                         "-", "-", "-", "-");
+    if (!Counted(t)) {
+      ++violating;
       continue;
     }
-    out += fmt::format(fmt::runtime(kRowFormat), config.sweep_label, first, config.algorithm, metric.name, s.n,
-                       Ms(s.p50), Ms(s.p90), Ms(s.p99), Ms(s.max), fmt::format("{} ± {}", Ms(s.mean), Ms(s.ci95)));
+    ++counted;
+    unknown += !t.known_ns;
+    back += t.old_leader_back;
+    messages += t.failover_messages;
+    bytes += t.failover_bytes;
   }
-  auto per_election = [measured](uint64_t total) {
-    return measured == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(measured);
-  };
-  return out + fmt::format(
-                   "{:<{}}messages per election {:.1f}, bytes per election {:.0f}; not known to all by the end: {}; "
-                   "with a violation: {}\n",
-                   "", first + 10, per_election(messages), per_election(bytes), ran - measured, violating);
+  const double per = counted == 0 ? 0 : 1.0 / static_cast<double>(counted);
+  return out + table.Note(fmt::format(
+                   "per failover {:.1f} messages, {:.0f} bytes; no new leader known by the end: {}; old leader back "
+                   "after the fault: {}; with a violation (left out): {}",
+                   static_cast<double>(messages) * per, static_cast<double>(bytes) * per, unknown, back, violating));
 }
 
-// The same trial (seed) under this configuration and the first algorithm's.
+// This configuration against the first algorithm of its sweep point, trial
+// by trial (the same seeds): the paired CI, the unpaired one, their ratio.
 std::string PairedRow(const BenchConfig& config, const std::vector<BenchTrial>& trials,
-                      const std::vector<BenchTrial>& base, size_t first) {
-  std::vector<double> differences;
+                      const std::vector<BenchTrial>& base) {
+  std::vector<double> differences, a_values, b_values;
   for (size_t i = 0; i < trials.size(); ++i) {
     const BenchTrial& a = trials[i];
     const BenchTrial& b = base[i];
-    if (a.ran && b.ran && a.known_ns && b.known_ns)
+    if (Counted(a) && a.known_ns) a_values.push_back(static_cast<double>(*a.known_ns));
+    if (Counted(b) && b.known_ns) b_values.push_back(static_cast<double>(*b.known_ns));
+    if (Counted(a) && Counted(b) && a.known_ns && b.known_ns) {
       differences.push_back(static_cast<double>(*a.known_ns - *b.known_ns));
+    }
   }
-  const Stats d = Summarize(differences);
-  const Stats a = Summarize(Values(trials, &BenchTrial::known_ns));
-  const Stats b = Summarize(Values(base, &BenchTrial::known_ns));
+  const Stats d = Summarize(differences), a = Summarize(a_values), b = Summarize(b_values);
   const double unpaired =
       (a.n > 1 && b.n > 1)
           ? 1.96 * std::sqrt(a.variance / static_cast<double>(a.n) + b.variance / static_cast<double>(b.n))
           : 0;
-  return fmt::format("{:<{}}{:<10}{:>5} pairs: {} ± {}; paired/unpaired CI width {}\n", config.sweep_label, first,
-                     config.algorithm, d.n, Ms(d.mean), Ms(d.ci95),
+  return fmt::format("  {}{:<10}{:>5} pairs: {} ± {} (unpaired ± {}; paired/unpaired CI width {})\n",
+                     config.sweep_label.empty() ? "" : config.sweep_label + " ", config.algorithm, d.n, Ms(d.mean),
+                     Ms(d.ci95), unpaired > 0 ? Ms(unpaired) : "n/a",
                      unpaired > 0 ? fmt::format("{:.2f}", d.ci95 / unpaired) : std::string("n/a"));
 }
 
 }  // namespace
 
-// Per configuration: latencies, messages per election, violations; then
-// each algorithm against the first on the same trials.
-std::string BenchTable(const BenchResults& b) {
+std::string BenchTable(const BenchResults& b, BenchFormat format) {
   const std::vector<BenchConfig>& configs = *b.configs;
-  std::string out = Header(b);
-  const size_t first = b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2);
-  out += fmt::format(fmt::runtime(kRowFormat), b.sweep, first, "algorithm", "ms", "trials", "p50", "p90", "p99", "max",
-                     "mean ± 95% CI");
-  for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], first);
+  const FaultMeasures measures = MeasuresOf(b.fault);
+  const TableWriter table(format, b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2));
+  std::string out = Header(b, measures.legend, format) + table.Header();
+  for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], measures, table);
   bool header = false;
   for (size_t c = 0; c < configs.size(); ++c) {
     const size_t base = c - c % b.algorithms;  // the first algorithm at this sweep point
     if (c == base) continue;
     if (!header) {
-      out += fmt::format("paired difference in time known to all vs {} (same seeds), ms:\n", configs[base].algorithm);
+      out += fmt::format(
+          "{}paired difference in the failover (known) vs {}, same seeds, ms, 95% CIs by the normal approximation:\n",
+          format == BenchFormat::kMarkdown ? "\n" : "", configs[base].algorithm);
       header = true;
     }
-    out += PairedRow(configs[c], (*b.results)[c], (*b.results)[base], first);
+    out += PairedRow(configs[c], (*b.results)[c], (*b.results)[base]);
   }
   return out;
 }

@@ -15,25 +15,40 @@
 
 namespace electsim {
 
-// What one trial measured, from the election that followed the fault.
+// What one trial measured. Latencies are those of the failover the fault set
+// off (engine/failover.h), from the fault's moment; trials that broke an
+// invariant keep their figures here but are left out of the statistics.
 struct BenchTrial {
   bool ran = false;
   std::string violations;  // checker names, ';'-separated
-  uint64_t elections = 0;
-  std::string cause;
-  std::optional<int64_t> detection_ns, election_ns, known_ns;
+  uint64_t elections = 0;  // election episodes of the whole run (checkers/metrics.h)
   int64_t max_term = 0;
-  uint64_t election_messages = 0;      // of the measured election, until known to all
-  uint64_t messages_election = 0;      // the whole run's election traffic
-  uint64_t messages_steady_state = 0;  // heartbeats, renewals and their replies
   int64_t end_ns = 0;
-  // Estimated encoded sizes (sim::EstimatedEncodedBytes), as the counts above.
-  uint64_t election_bytes = 0;
-  uint64_t bytes_election = 0;
-  uint64_t bytes_steady_state = 0;
+  // When the fault struck the leader, from the start of the run.
+  std::optional<int64_t> fault_ns;
+  // The failover: the first node expected to take over acting, the first
+  // leader claim among them, a new leader known to them all.
+  std::optional<int64_t> detection_ns, election_ns, known_ns;
+  // Isolate and pause: how long the old leader acted as leader while it
+  // should not have. Isolate: after the heal, one leader known to all, and
+  // whether it was the old leader winning back.
+  std::optional<int64_t> old_leader_acting_ns, settled_ns;
+  bool old_leader_back = false;
+  // Election messages and their estimated bytes (sim::EstimatedEncodedBytes)
+  // of the election episodes from the fault until the new leader was known.
+  uint64_t failover_messages = 0;
+  uint64_t failover_bytes = 0;
+  // The whole run's, by message class.
+  uint64_t run_election_messages = 0;
+  uint64_t run_election_bytes = 0;
+  uint64_t run_steady_state_messages = 0;
+  uint64_t run_steady_state_bytes = 0;
+  // Lossy: the known-to-all latency of every election episode of the run.
+  std::vector<int64_t> every_election_known_ns;
 };
 
-BenchTrial MeasureTrial(const RunResult& result);
+// `every_election`: keep every election's latency (the lossy fault).
+BenchTrial MeasureTrial(const RunResult& result, bool every_election);
 
 // One bench's results: trials[c][i] is trial i of configs[c].
 struct BenchResults {
@@ -50,6 +65,14 @@ struct BenchResults {
 // The CSV: a header and a row per trial that ran, in configuration then trial order.
 std::string BenchCsv(const BenchResults& bench);
 nlohmann::json BenchJson(const BenchResults& bench);
-std::string BenchTable(const BenchResults& bench);
+enum class BenchFormat { kText, kMarkdown };
+std::string BenchTable(const BenchResults& bench, BenchFormat format = BenchFormat::kText);
+
+// The CSV's columns, with what each holds: README and tests read them here.
+struct CsvColumn {
+  const char* name;
+  const char* meaning;
+};
+const std::vector<CsvColumn>& BenchCsvColumns();
 
 }  // namespace electsim

@@ -9,6 +9,47 @@
 
 namespace electsim {
 
+namespace {
+
+std::string After(const std::optional<sim::TimeNs>& at, sim::TimeNs from) {
+  return at ? sim::FormatMillis(*at - from) : std::string("never");
+}
+
+// One line per fault step that hit the leader: the failover it set off.
+std::string FormatFailovers(const RunResult& result) {
+  if (result.failovers.empty()) return "";
+  std::string out = "failovers (times from the fault):\n";
+  for (const FailoverEpisode& e : result.failovers) {
+    const bool cut = e.hit == FailoverEpisode::Hit::kCut;
+    std::string line = fmt::format("  {} {} (node {}) at {}: detected after {}, ", e.step, e.HitName(), e.old_leader,
+                                   sim::FormatSeconds(e.started), After(e.detected, e.started));
+    line += e.known ? fmt::format("node {} known to {} after {}", e.new_leader,
+                                  cut ? "the majority side" : "every live node", After(e.known, e.started))
+                    : "no new leader known";
+    if (e.old_leader_acting)
+      line += fmt::format("; the old leader acted for {}", sim::FormatMillis(*e.old_leader_acting));
+    if (e.undone) {
+      line += fmt::format("; undone at {}, then one leader known to all after {}{}", sim::FormatSeconds(*e.undone),
+                          After(e.settled, *e.undone), e.old_leader_back ? " (the old leader back)" : "");
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+// "messages: N sent, ... (type count, ...)".
+std::string FormatMessages(const RunResult& result) {
+  std::string by_type;
+  for (const auto& [type, count] : result.metrics.messages_by_type) {
+    by_type += fmt::format("{}{} {}", by_type.empty() ? "" : ", ", type, count);
+  }
+  return fmt::format("messages: {} sent, {} delivered, {} dropped, {} duplicated{}", result.stats.messages_sent,
+                     result.stats.messages_delivered, result.stats.messages_dropped, result.stats.messages_duplicated,
+                     by_type.empty() ? "" : fmt::format(" ({})", by_type));
+}
+
+}  // namespace
+
 std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
   const checkers::RunMetrics& m = result.metrics;
   std::string out;
@@ -51,15 +92,10 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
     }
     line(fmt::format("  #{} {} at {}: {}", i + 1, e.cause, sim::FormatSeconds(e.started), outcome));
   }
+  out += FormatFailovers(result);
   line(fmt::format("time with no leader: {}; with more than one leader: {}", sim::FormatMillis(m.no_leader_time),
                    sim::FormatMillis(m.multi_leader_time)));
-  std::string by_type;
-  for (const auto& [type, count] : m.messages_by_type) {
-    by_type += fmt::format("{}{} {}", by_type.empty() ? "" : ", ", type, count);
-  }
-  line(fmt::format("messages: {} sent, {} delivered, {} dropped, {} duplicated{}", result.stats.messages_sent,
-                   result.stats.messages_delivered, result.stats.messages_dropped, result.stats.messages_duplicated,
-                   by_type.empty() ? "" : fmt::format(" ({})", by_type)));
+  line(FormatMessages(result));
   line(fmt::format("resource writes: {} sent, {} accepted, {} rejected as stale (fencing {}{})", m.writes_sent,
                    m.writes_accepted, m.writes_rejected, scenario.fencing ? "on" : "off",
                    scenario.exclusive_token ? ", exclusive tokens: a token's second writer is rejected too" : ""));

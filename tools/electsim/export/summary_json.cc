@@ -31,12 +31,34 @@ json ElectionJson(const checkers::Election& e) {
   };
 }
 
+json FailoverJson(const FailoverEpisode& e) {
+  auto since = [](const std::optional<sim::TimeNs>& time, std::optional<sim::TimeNs> from) {
+    return time && from ? json((*time - *from).ns()) : json(nullptr);
+  };
+  return json{
+      {"step", e.step},
+      {"fault", e.HitName()},
+      {"started_ns", e.started.ns()},
+      {"old_leader", e.old_leader},
+      {"new_leader", e.new_leader >= 0 ? json(e.new_leader) : json(nullptr)},
+      {"detection_ns", since(e.detected, e.started)},
+      {"election_ns", since(e.elected, e.started)},
+      {"known_ns", since(e.known, e.started)},
+      {"old_leader_acting_ns", e.old_leader_acting ? json(e.old_leader_acting->ns()) : json(nullptr)},
+      {"undone_ns", OptionalNs(e.undone)},
+      {"settled_ns", since(e.settled, e.undone)},
+      {"old_leader_back", e.old_leader_back},
+  };
+}
+
 }  // namespace
 
 json SummaryJson(const Scenario& scenario, const RunResult& result) {
   const checkers::RunMetrics& m = result.metrics;
   json elections = json::array();
   for (const checkers::Election& e : m.elections) elections.push_back(ElectionJson(e));
+  json failovers = json::array();
+  for (const FailoverEpisode& e : result.failovers) failovers.push_back(FailoverJson(e));
   json violations = json::array();
   for (const checkers::Violation& v : result.violations) {
     json nodes = json::array();
@@ -71,6 +93,7 @@ json SummaryJson(const Scenario& scenario, const RunResult& result) {
       {"violations", violations},
       {"notes", result.notes},
       {"elections", elections},
+      {"failovers", failovers},
       {"leaders_by_term", leaders_by_term},
       {"max_term", m.max_term},
       {"no_leader_ns", m.no_leader_time.ns()},
