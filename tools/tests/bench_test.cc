@@ -1,16 +1,24 @@
 // `electsim bench` end to end: bad flags, common random numbers, outputs
 // that do not depend on --jobs, and what the measured times mean.
+#include <algorithm>
 #include <csignal>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tools/electsim/engine/bench_scenarios.h"
+#include "tools/electsim/export/bench_report.h"
 #include "tools/tests/electsim_command.h"
 #include "tools/tests/electsim_process.h"
+#include "valijson/adapters/nlohmann_json_adapter.hpp"
+#include "valijson/schema.hpp"
+#include "valijson/schema_parser.hpp"
+#include "valijson/validator.hpp"
 
 namespace {
 
@@ -178,6 +186,94 @@ TEST(BenchSweep, Points_EvenlySpacedAndExact) {
   EXPECT_EQ(drop->points[1].label, "0.05");
   EXPECT_FALSE(electsim::ParseSweep("nodes=3..x", {"raft"}).ok());
   EXPECT_FALSE(electsim::ParseSweep("nodes=3..9:1", {"raft"}).ok());
+}
+
+// bench --json against scenarios/schema/bench.schema.json, for every fault;
+// and the schema's result fields are the CSV's columns, one name each.
+TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {
+  const nlohmann::json schema_doc =
+      nlohmann::json::parse(ReadWholeFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/schema/bench.schema.json"));
+  valijson::Schema schema;
+  valijson::SchemaParser parser;
+  valijson::adapters::NlohmannJsonAdapter schema_adapter(schema_doc);
+  parser.populateSchema(schema_adapter, schema);
+  std::vector<std::string> names;
+  for (const auto& [name, unused] : schema_doc["properties"]["results"]["items"]["properties"].items()) {
+    names.push_back(name);
+  }
+  std::vector<std::string> columns;
+  for (const electsim::CsvColumn& column : electsim::BenchCsvColumns()) columns.push_back(column.name);
+  std::sort(names.begin(), names.end());
+  std::sort(columns.begin(), columns.end());
+  EXPECT_EQ(names, columns);
+  for (const char* fault : {"crash-leader", "isolate-leader", "pause-leader", "lossy"}) {
+    const std::string path = (dir_ / fmt::format("{}.json", fault)).string();
+    ASSERT_EQ(
+        Electsim(fmt::format("bench --algorithms raft,bully --fault {} --trials 6 --json {}", fault, path)).exit_status,
+        0);
+    const nlohmann::json document = nlohmann::json::parse(ReadWholeFile(path));
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    valijson::adapters::NlohmannJsonAdapter adapter(document);
+    EXPECT_TRUE(validator.validate(schema, adapter, &results)) << fault << ": " << results.numErrors() << " errors";
+    EXPECT_EQ(document["results"].size(), 12u);
+  }
+}
+
+// README documents every CSV column.
+TEST(BenchCsv, EveryColumnIsDocumented) {
+  const std::string readme = ReadWholeFile(std::string(ELECTSIM_SOURCE_DIR) + "/README.md");
+  for (const electsim::CsvColumn& column : electsim::BenchCsvColumns()) {
+    EXPECT_NE(readme.find(fmt::format("| `{}` |", column.name)), std::string::npos) << column.name;
+  }
+}
+
+// etcd's timing, the leader cut off: Raft's failover lies between the
+// election timeout's minimum (1 s) and two of its maxima plus a heartbeat
+// (2 × 2 s + 100 ms), and no node detects after the election.
+TEST_F(BenchTest, EtcdIsolate_RaftFailoverWithinItsTimeouts) {
+  const std::string csv = (dir_ / "etcd.csv").string();
+  ASSERT_EQ(
+      Electsim("bench --algorithms raft --preset etcd --fault isolate-leader --trials 40 --csv " + csv).exit_status, 0);
+  std::vector<int64_t> known;
+  for (const auto& row : ReadCsv(csv)) {
+    ASSERT_FALSE(row.at("known_ns").empty());
+    EXPECT_LE(std::stoll(row.at("detection_ns")), std::stoll(row.at("election_ns")));
+    EXPECT_LE(std::stoll(row.at("election_ns")), std::stoll(row.at("known_ns")));
+    known.push_back(std::stoll(row.at("known_ns")));
+  }
+  ASSERT_EQ(known.size(), 40u);
+  std::sort(known.begin(), known.end());
+  const int64_t p50 = known[19];
+  EXPECT_GE(p50, 1'000'000'000);
+  EXPECT_LE(p50, 4'100'000'000);
+}
+
+// One option changed (heartbeats every 50 ms against 60 ms), the same
+// seeds: the paired CI is at most half the unpaired one.
+TEST_F(BenchTest, OneOptionChanged_PairedCiAtMostHalfTheUnpaired) {
+  const Outcome outcome =
+      Electsim("bench --algorithms raft --sweep heartbeat_interval=50ms..60ms:2 --trials 1000 --jobs 2");
+  ASSERT_EQ(outcome.exit_status, 0) << outcome.output;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(outcome.output, match, std::regex("paired/unpaired CI width ([0-9.]+)")))
+      << outcome.output;
+  EXPECT_LE(std::stod(match[1].str()), 0.5) << outcome.output;
+}
+
+// Statistics the trials cannot support are not printed, and trials that
+// broke an invariant are counted apart, not averaged in.
+TEST_F(BenchTest, Statistics_PercentilesNeedTheirTrialsAndViolationsAreLeftOut) {
+  const Outcome few = Electsim("bench --algorithms raft --trials 5");
+  ASSERT_EQ(few.exit_status, 0) << few.output;
+  EXPECT_TRUE(std::regex_search(few.output, std::regex(R"(raft +detection +5 +[0-9.]+ +— +— )"))) << few.output;
+  const Outcome buggy = Electsim("bench --algorithms raft --trials 30 --set algorithm.options.bug=vote_twice");
+  ASSERT_EQ(buggy.exit_status, 0) << buggy.output;
+  std::smatch left_out, counted;
+  ASSERT_TRUE(std::regex_search(buggy.output, left_out, std::regex(R"(with a violation \(left out\): (\d+))")));
+  ASSERT_TRUE(std::regex_search(buggy.output, counted, std::regex(R"(raft +detection +(\d+) )")));
+  EXPECT_GT(std::stoi(left_out[1].str()), 0) << buggy.output;
+  EXPECT_EQ(std::stoi(counted[1].str()) + std::stoi(left_out[1].str()), 30) << buggy.output;
 }
 
 }  // namespace

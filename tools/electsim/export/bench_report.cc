@@ -389,14 +389,20 @@ std::string BenchTable(const BenchResults& b, BenchFormat format) {
   const TableWriter table(format, b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2));
   std::string out = Header(b, measures.legend, format) + table.Header();
   for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], measures, table);
+  // Against the first algorithm at each sweep point; one algorithm swept
+  // over a parameter, against its first point.
+  const bool against_first_point = b.algorithms == 1 && configs.size() > 1;
   bool header = false;
   for (size_t c = 0; c < configs.size(); ++c) {
-    const size_t base = c - c % b.algorithms;  // the first algorithm at this sweep point
+    const size_t base = against_first_point ? 0 : c - c % b.algorithms;
     if (c == base) continue;
     if (!header) {
+      const std::string versus = against_first_point
+                                     ? fmt::format("{} at {}={}", configs[0].algorithm, b.sweep, configs[0].sweep_label)
+                                     : configs[base].algorithm;
       out += fmt::format(
           "{}paired difference in the failover (known) vs {}, same seeds, ms, 95% CIs by the normal approximation:\n",
-          format == BenchFormat::kMarkdown ? "\n" : "", configs[base].algorithm);
+          format == BenchFormat::kMarkdown ? "\n" : "", versus);
       header = true;
     }
     out += PairedRow(configs[c], (*b.results)[c], (*b.results)[base]);
