@@ -66,8 +66,23 @@ void FailoverTracker::Finish(sim::TimeNs end) {
   for (Open& open : open_) StopActing(open, end);
 }
 
+void FailoverTracker::CountSend(const sim::TraceRecord& send) {
+  if (messages_.Classify(send) != checkers::MessageClass::kElection) return;
+  for (const Open& open : open_) {
+    FailoverEpisode& e = episodes_[open.episode];
+    if (e.known) continue;
+    ++e.election_messages;
+    if (send.payload != nullptr) e.election_bytes += static_cast<uint64_t>(sim::EstimatedEncodedBytes(*send.payload));
+  }
+}
+
 void FailoverTracker::OnRecord(const sim::TraceRecord& record) {
-  if (open_.empty() || !view_.Apply(record)) return;
+  if (open_.empty()) return;
+  if (record.kind == sim::TraceKind::kSend) {
+    CountSend(record);
+    return;
+  }
+  if (!view_.Apply(record)) return;
   for (Open& open : open_) Update(open, record);
   std::erase_if(open_, [this](const Open& open) {
     const FailoverEpisode& e = episodes_[open.episode];

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "checkers/cluster_view.h"
+#include "checkers/metrics.h"
 #include "electsim/sim/types.h"
 #include "sim/trace.h"
 
@@ -46,6 +47,10 @@ struct FailoverEpisode {
   std::optional<sim::TimeNs> undone;
   std::optional<sim::TimeNs> settled;
   bool old_leader_back = false;  // the leader known to all after the undo was the old one
+  // Election messages (checkers::MessageClass::kElection) sent from the
+  // fault until the new leader was known, and their estimated bytes.
+  uint64_t election_messages = 0;
+  uint64_t election_bytes = 0;
 
   // "leader crashed", "leader paused", "leader cut off".
   std::string_view HitName() const;
@@ -56,7 +61,9 @@ struct FailoverEpisode {
 // step hits the leader and when a cut is restored.
 class FailoverTracker final : public sim::TraceSink {
  public:
-  explicit FailoverTracker(checkers::ClusterView& view) : view_(view) {}
+  // `messages` classifies sends (it must outlive the tracker).
+  FailoverTracker(checkers::ClusterView& view, const checkers::MetricsCollector& messages)
+      : view_(view), messages_(messages) {}
   // `step` hit the leader `leader` at `now`; `side`: the election nodes
   // expected to elect a new one among themselves.
   void OnLeaderHit(const std::string& step, FailoverEpisode::Hit hit, uint32_t leader, sim::TimeNs now,
@@ -66,7 +73,7 @@ class FailoverTracker final : public sim::TraceSink {
   void OnHeal(sim::TimeNs now);
 
   void OnRecord(const sim::TraceRecord& record) override;
-  sim::TraceKinds kinds() const override { return view_.kinds(); }
+  sim::TraceKinds kinds() const override { return view_.kinds().With({sim::TraceKind::kSend}); }
   sim::ObservationTypes observation_types() const override { return checkers::ClusterView::observation_types(); }
 
   // The run ends at `end`: an old leader still acting has acted until then.
@@ -86,7 +93,10 @@ class FailoverTracker final : public sim::TraceSink {
   // The leader every live node of `side` knows, or -1.
   int64_t KnownLeader(const std::vector<uint32_t>& side, uint32_t old_leader) const;
 
+  void CountSend(const sim::TraceRecord& send);
+
   checkers::ClusterView& view_;
+  const checkers::MetricsCollector& messages_;
   std::vector<FailoverEpisode> episodes_;
   std::vector<Open> open_;  // episodes still measuring something
 };

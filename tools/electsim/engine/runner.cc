@@ -45,7 +45,7 @@ class ScenarioDriver {
     if (options.offer_every_observation) sim_.OfferEveryObservation();
     if (options.offer_every_record) sim_.OfferEveryRecord();
     sim_.AddTraceSink(faults_.watch());
-    FailoverTracker failovers(view_);
+    FailoverTracker failovers(view_, metrics);
     faults_.TrackFailovers(&failovers);
     sim_.AddTraceSink(&failovers);
     sim_.AddTraceSink(&metrics);

@@ -48,6 +48,8 @@ json FailoverJson(const FailoverEpisode& e) {
       {"undone_ns", OptionalNs(e.undone)},
       {"settled_ns", since(e.settled, e.undone)},
       {"old_leader_back", e.old_leader_back},
+      {"election_messages", e.election_messages},
+      {"election_bytes", e.election_bytes},
   };
 }
 
