@@ -123,15 +123,14 @@ absl::Status Network::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Link>> Network::PartitionLinks(const std::vector<std::vector<NodeId>>& groups,
-                                                          const std::vector<NodeId>& bystanders) const {
+absl::StatusOr<CutSet> Network::Partition(const std::vector<std::vector<NodeId>>& groups,
+                                          const std::vector<NodeId>& bystanders) {
   // Group number per node; unlisted nodes share the extra group `groups.size()`,
   // unlisted bystanders are in every group (kEveryGroup).
-  constexpr size_t kEveryGroup = SIZE_MAX;
-  std::vector<size_t> group_of(node_count_, groups.size());
+  PartitionLayer layer{next_partition_, std::vector<uint32_t>(node_count_, static_cast<uint32_t>(groups.size()))};
   for (NodeId node : bystanders) {
     if (auto s = CheckNode(node); !s.ok()) return s;
-    group_of[node.value()] = kEveryGroup;
+    layer.group_of[node.value()] = kEveryGroup;
   }
   std::vector<bool> seen(node_count_, false);
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -141,18 +140,40 @@ absl::StatusOr<std::vector<Link>> Network::PartitionLinks(const std::vector<std:
         return absl::InvalidArgumentError(absl::StrCat("node ", node.value(), " is in more than one partition group"));
       }
       seen[node.value()] = true;
-      group_of[node.value()] = g;
+      layer.group_of[node.value()] = static_cast<uint32_t>(g);
     }
   }
-  std::vector<Link> links;
-  for (uint32_t a = 0; a < node_count_; ++a) {
-    for (uint32_t b = 0; b < node_count_; ++b) {
-      if (group_of[a] != group_of[b] && group_of[a] != kEveryGroup && group_of[b] != kEveryGroup) {
-        links.push_back({NodeId(a), NodeId(b)});
-      }
-    }
+  // The directed links between different groups: every ordered pair of the
+  // nodes in some group, less the pairs within one.
+  std::vector<uint64_t> sizes(groups.size() + 1, 0);
+  uint64_t grouped = 0;
+  for (uint32_t group : layer.group_of) {
+    if (group == kEveryGroup) continue;
+    ++sizes[group];
+    ++grouped;
   }
-  return links;
+  uint64_t within = 0;
+  for (uint64_t size : sizes) within += size * size;
+  CutSet cuts{.partition = next_partition_++, .link_count = grouped * grouped - within};
+  partitions_.push_back(std::move(layer));
+  return cuts;
+}
+
+bool Network::Separated(NodeId from, NodeId to) const {
+  if (from.value() >= node_count_ || to.value() >= node_count_) return false;
+  for (const PartitionLayer& layer : partitions_) {
+    const uint32_t a = layer.group_of[from.value()];
+    const uint32_t b = layer.group_of[to.value()];
+    if (a != b && a != kEveryGroup && b != kEveryGroup) return true;
+  }
+  return false;
+}
+
+absl::Status Network::Restore(const CutSet& cuts) {
+  if (auto s = Restore(cuts.links); !s.ok()) return s;
+  // Already healed: nothing left to restore.
+  std::erase_if(partitions_, [&](const PartitionLayer& layer) { return layer.id == cuts.partition; });
+  return absl::OkStatus();
 }
 
 absl::Status Network::Cut(const std::vector<Link>& links) {
@@ -177,7 +198,10 @@ absl::Status Network::Restore(const std::vector<Link>& links) {
   return absl::OkStatus();
 }
 
-void Network::HealAll() { cut_count_.Clear(); }
+void Network::HealAll() {
+  cut_count_.Clear();
+  partitions_.clear();
+}
 
 Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
   Routing routing;

@@ -67,6 +67,15 @@ struct Link {
   friend bool operator==(const Link&, const Link&) = default;
 };
 
+// The cuts one fault made, restored together: one-way links, or a
+// partition (a layer of its own, held as a group per node: memory and time
+// linear in nodes whatever the groups).
+struct CutSet {
+  std::vector<Link> links;
+  uint64_t partition = 0;   // the partition layer, 0 for none
+  uint64_t link_count = 0;  // directed links it cuts, as the trace reports them
+};
+
 // What the network decided for one send.
 struct Routing {
   enum class Outcome : uint8_t { kDeliver, kLost, kPartitioned };
@@ -90,19 +99,26 @@ class Network {
     return config != nullptr ? *config : default_link_;
   }
 
-  // The directed links a partition into `groups` cuts: every link between
-  // nodes of different groups. Nodes named in no group form one more group,
-  // except `bystanders` named in no group: they stay reachable from every
-  // group (shared services that each side can still reach).
-  absl::StatusOr<std::vector<Link>> PartitionLinks(const std::vector<std::vector<NodeId>>& groups,
-                                                   const std::vector<NodeId>& bystanders = {}) const;
-  // Cuts are counted per link, so overlapping faults compose: a link carries
-  // messages again once every cut of it has been restored (or on HealAll).
+  // Partitions into `groups`: cuts every link between nodes of different
+  // groups. Nodes named in no group form one more group, except
+  // `bystanders` named in no group: they stay reachable from every group
+  // (shared services that each side can still reach). Partitions are layers
+  // over the one-way cuts: a link carries messages only when no cut and no
+  // partition in force separates its ends.
+  absl::StatusOr<CutSet> Partition(const std::vector<std::vector<NodeId>>& groups,
+                                   const std::vector<NodeId>& bystanders = {});
+  // One-way cuts are counted per link, so overlapping faults compose: a link
+  // carries messages again once every cut of it has been restored (or on HealAll).
   absl::Status Cut(const std::vector<Link>& links);
   absl::Status Restore(const std::vector<Link>& links);
+  // Restores what one fault cut (a partition's layer, or its links).
+  absl::Status Restore(const CutSet& cuts);
   // Removes every cut and partition.
   void HealAll();
-  bool IsCut(NodeId from, NodeId to) const { return cut_count_.Find(from, to) != nullptr; }
+  bool IsCut(NodeId from, NodeId to) const {
+    if (cut_count_.Find(from, to) != nullptr) return true;
+    return !partitions_.empty() && Separated(from, to);
+  }
 
   // Decides a send at global time `now`. Consumes only the link's own stream.
   Routing Route(NodeId from, NodeId to, TimeNs now);
@@ -127,13 +143,25 @@ class Network {
   }
   Rng DeriveLinkRng(NodeId from, NodeId to) const;
 
+  // Whether a partition in force puts `from` and `to` on different sides.
+  bool Separated(NodeId from, NodeId to) const;
+
+  // A partition in force: each node's group; kEveryGroup for a bystander.
+  static constexpr uint32_t kEveryGroup = UINT32_MAX;
+  struct PartitionLayer {
+    uint64_t id;
+    std::vector<uint32_t> group_of;
+  };
+
   uint32_t node_count_;
   uint64_t seed_;
   uint64_t link_name_prefix_hash_;  // HashName("network/link/")
   LinkConfig default_link_;
-  LinkTable<LinkConfig> link_overrides_;  // links set one by one since the last SetAllLinks
-  LinkTable<uint32_t> cut_count_;         // cuts in force, only for links that have some
-  LinkTable<LinkState> link_states_;      // links that have carried a message
+  LinkTable<LinkConfig> link_overrides_;    // links set one by one since the last SetAllLinks
+  LinkTable<uint32_t> cut_count_;           // cuts in force, only for links that have some
+  LinkTable<LinkState> link_states_;        // links that have carried a message
+  std::vector<PartitionLayer> partitions_;  // in the order they were made
+  uint64_t next_partition_ = 1;
 };
 
 }  // namespace sim

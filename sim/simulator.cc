@@ -829,19 +829,18 @@ absl::Status Simulator::SetAllLinks(const LinkConfig& config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Link>> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups,
-                                                       const std::vector<NodeId>& bystanders) {
-  auto links = network_.PartitionLinks(groups, bystanders);
-  if (!links.ok()) return links.status();
-  if (auto s = network_.Cut(*links); !s.ok()) return s;
+absl::StatusOr<CutSet> Simulator::Partition(const std::vector<std::vector<NodeId>>& groups,
+                                            const std::vector<NodeId>& bystanders) {
+  auto cuts = network_.Partition(groups, bystanders);
+  if (!cuts.ok()) return cuts.status();
   std::string detail = "partition";
   for (const auto& group : groups) {
     detail += " [";
     for (size_t i = 0; i < group.size(); ++i) absl::StrAppend(&detail, i ? "," : "", group[i].value());
     detail += "]";
   }
-  Emit({.time = now_, .kind = TraceKind::kNetwork, .value = static_cast<int64_t>(links->size()), .detail = detail});
-  return links;
+  Emit({.time = now_, .kind = TraceKind::kNetwork, .value = static_cast<int64_t>(cuts->link_count), .detail = detail});
+  return cuts;
 }
 
 absl::Status Simulator::CutOneWay(NodeId from, NodeId to) {
@@ -850,11 +849,11 @@ absl::Status Simulator::CutOneWay(NodeId from, NodeId to) {
   return absl::OkStatus();
 }
 
-absl::Status Simulator::RestoreLinks(const std::vector<Link>& links) {
-  if (auto s = network_.Restore(links); !s.ok()) return s;
+absl::Status Simulator::RestoreLinks(const CutSet& cuts) {
+  if (auto s = network_.Restore(cuts); !s.ok()) return s;
   Emit({.time = now_,
         .kind = TraceKind::kNetwork,
-        .value = static_cast<int64_t>(links.size()),
+        .value = static_cast<int64_t>(cuts.link_count + cuts.links.size()),
         .detail = "restore links"});
   return absl::OkStatus();
 }

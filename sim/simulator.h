@@ -3,6 +3,7 @@
 // insertion order and a run is a pure function of (setup, seed).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -68,6 +69,11 @@ struct NodeModel {
 // (the simulator keeps it by key number, see StorageKeys).
 using StableStorage = absl::btree_map<std::string, int64_t, std::less<>>;
 
+// What one pending event costs in memory, all told: its queue entry, and for
+// a message in flight its record and payload (measured on message storms,
+// results/performance.md, "Storms"). Sizes a memory budget into a limit.
+inline constexpr uint64_t kBytesPerPendingEvent = 160;
+
 class Simulator {
  public:
   // `node_count` processes are added with AddNode before Start().
@@ -119,6 +125,8 @@ class Simulator {
   // Default 1,000,000 (about 350 MB of events and messages in flight;
   // the shipped scenarios never hold more than a few dozen).
   void SetMaxPendingEvents(uint64_t max) { max_pending_events_ = max; }
+  // The limit that keeps pending events within `bytes` of memory.
+  static uint64_t MaxPendingEventsFor(uint64_t bytes) { return std::max<uint64_t>(1, bytes / kBytesPerPendingEvent); }
   // Makes the running RunUntil return once every event at the current
   // instant has run, leaving now() at that instant (a scenario's stop
   // condition). Each request ends one RunUntil.
@@ -158,14 +166,14 @@ class Simulator {
   // Network faults; each is traced.
   absl::Status SetLink(NodeId from, NodeId to, const LinkConfig& config);
   absl::Status SetAllLinks(const LinkConfig& config);
-  // Cuts every link between groups (see Network::PartitionLinks for nodes in
+  // Cuts every link between groups (see Network::Partition for nodes in
   // no group and `bystanders`); returns those links so the caller can
   // restore exactly them later (other cuts in force stay).
-  absl::StatusOr<std::vector<Link>> Partition(const std::vector<std::vector<NodeId>>& groups,
-                                              const std::vector<NodeId>& bystanders = {});
+  absl::StatusOr<CutSet> Partition(const std::vector<std::vector<NodeId>>& groups,
+                                   const std::vector<NodeId>& bystanders = {});
   absl::Status CutOneWay(NodeId from, NodeId to);
   // Undoes one Partition or CutOneWay: each link loses one cut.
-  absl::Status RestoreLinks(const std::vector<Link>& links);
+  absl::Status RestoreLinks(const CutSet& cuts);
   // Removes every cut.
   void HealNetwork();
 

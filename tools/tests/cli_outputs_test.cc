@@ -116,6 +116,29 @@ TEST_F(CliOutputsTest, SweepOfBadInput_ExitsTwoNamingTheFile) {
   EXPECT_TRUE(Names(OutDir()).empty());
 }
 
+// The cap on pending events comes from a memory budget a scenario can
+// raise, and the message that stops a storm says so.
+TEST_F(CliOutputsTest, Storm_StopsAtItsMemoryBudgetWhichTheScenarioCanRaise) {
+  auto storm = [&](int mib) {
+    return Write(fmt::format("storm{}.json", mib),
+                 fmt::format(R"({{"nodes": 3, "duration": "2s", "pending_events_memory_mib": {},
+                     "algorithm": {{"name": "bully", "options": {{"heartbeat_interval": "1ns",
+                     "heartbeat_timeout": "2ns", "answer_timeout": "1ns", "coordinator_timeout": "2ns"}}}}}})",
+                             mib));
+  };
+  const Finished small = RunElectsim({"run", storm(10), "--repro-dir", ""});
+  EXPECT_EQ(small.exit_status, 2) << small.err;
+  EXPECT_NE(small.err.find("the limit is 65536)"), std::string::npos) << small.err;  // 10 MiB at 160 bytes an event
+  EXPECT_NE(small.err.find("\"pending_events_memory_mib\" (10 MiB now, at 160 bytes an event) raises the limit"),
+            std::string::npos)
+      << small.err;
+  const Finished larger = RunElectsim({"run", storm(20), "--repro-dir", ""});
+  EXPECT_NE(larger.err.find("the limit is 131072)"), std::string::npos) << larger.err;
+  const Finished refused = RunElectsim({"run", storm(0), "--repro-dir", ""});
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_NE(refused.err.find("at /pending_events_memory_mib"), std::string::npos) << refused.err;
+}
+
 TEST_F(CliOutputsTest, OutputCollisions_AreRefusedBeforeAnythingRuns) {
   // A scenario whose repro, for seed 7, would be the scenario file itself.
   nlohmann::json self = nlohmann::json::parse(kSometimesFailing);

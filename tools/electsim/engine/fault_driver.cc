@@ -215,7 +215,7 @@ void FaultDriver::UndoProcessFaultLater(const FaultStep& step, sim::NodeId node,
 
 // Undoes a step's cuts unless a heal has removed every cut since (a later
 // step's cuts are not this step's to remove).
-void FaultDriver::RestoreCutsLater(const FaultStep& step, std::vector<sim::Link> cut) {
+void FaultDriver::RestoreCutsLater(const FaultStep& step, sim::CutSet cut) {
   UndoLater(step, [this, &step, heals = heals_, cut = std::move(cut)] {
     if (heals != heals_) return;  // healed already
     const absl::Status restored = sim_.RestoreLinks(cut);
@@ -381,7 +381,7 @@ void FaultDriver::ApplyCut(const FaultStep& step) {
     Check(step, status);
     return;
   }
-  RestoreCutsLater(step, {sim::Link{from, to}});
+  RestoreCutsLater(step, sim::CutSet{.links = {sim::Link{from, to}}});
 }
 
 }  // namespace electsim

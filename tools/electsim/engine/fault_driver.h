@@ -125,7 +125,7 @@ class FaultDriver final : public ClusterWatch::Listener {
                              std::function<absl::Status()> undo);
   // Undoes a step's cuts unless a heal has removed every cut since (a later
   // step's cuts are not this step's to remove).
-  void RestoreCutsLater(const FaultStep& step, std::vector<sim::Link> cut);
+  void RestoreCutsLater(const FaultStep& step, sim::CutSet cut);
 
   const Scenario& scenario_;
   const algorithms::Cluster cluster_;

@@ -28,6 +28,7 @@ class ScenarioDriver {
         sim_(seed, scenario.total_nodes(), scenario.network),
         view_(scenario.nodes),
         faults_(scenario, seed, sim_, view_) {
+    sim_.SetMaxPendingEvents(sim::Simulator::MaxPendingEventsFor(scenario.pending_events_memory_mib << 20));
     // The loader validated the model; the simulator has not started.
     SIM_CHECK(sim_.SetNodeModel(scenario.node_model).ok(), "the node model is set before Start");
   }
@@ -121,7 +122,10 @@ class ScenarioDriver {
     if (absl::IsCancelled(s)) return s;
     if (absl::IsResourceExhausted(s)) {
       // Settings the simulator cannot carry (a storm of messages or timers): bad input.
-      return InputError(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message())));
+      return InputError(fmt::format("{}: the simulation stopped: {}; \"pending_events_memory_mib\" ({} MiB now, at {} "
+                                    "bytes an event) raises the limit",
+                                    scenario_.source, std::string(s.message()), scenario_.pending_events_memory_mib,
+                                    sim::kBytesPerPendingEvent));
     }
     return absl::InternalError(
         EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));

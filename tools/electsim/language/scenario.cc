@@ -103,6 +103,9 @@ Scenario Read(const Reader& reader, json document) {
   s.nodes = static_cast<uint32_t>(reader.Integer(document.at("nodes"), "/nodes", 1, kMaxNodes));
   if (const json* v = Reader::Find(document, "seed")) s.seed = reader.Unsigned(*v, "/seed");
   ReadDurationAndStop(reader, document, s);
+  if (const json* v = Reader::Find(document, "pending_events_memory_mib")) {
+    s.pending_events_memory_mib = static_cast<uint64_t>(reader.Integer(*v, "/pending_events_memory_mib", 1, 1 << 20));
+  }
 
   // Before the algorithm: its option relations are checked against the cluster.
   if (const json* v = Reader::Find(document, "leader_work")) ReadLeaderWork(reader, *v, s.leader_work);

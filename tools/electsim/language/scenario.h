@@ -102,6 +102,9 @@ inline constexpr sim::TimeNs kCalmLatencyMax = sim::TimeNs::Millis(20);
 // The kinds of fault network weather inflicts.
 algorithms::FaultKinds LinkFaultKinds(const sim::LinkConfig& link);
 
+// What pending events may take when a scenario says nothing: about a million of them.
+inline constexpr uint64_t kDefaultPendingEventsMemoryMib = 150;
+
 struct Expectation {
   std::vector<std::string> violations;  // sorted
   std::optional<bool> multi_leader;
@@ -130,6 +133,9 @@ struct Scenario {
   // "stop": end the run at the first instant, once every fault step is over,
   // when one live election node leads and every live one believes it.
   bool stop_when_leader_known = false;
+  // The memory the events pending at once may take; past it the run stops
+  // (sim::Simulator::SetMaxPendingEvents, at sim::kBytesPerPendingEvent each).
+  uint64_t pending_events_memory_mib = kDefaultPendingEventsMemoryMib;
   std::vector<std::string> checkers;  // sorted, unique
   bool liveness = false;
   std::optional<sim::TimeNs> liveness_after;
