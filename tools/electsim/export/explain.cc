@@ -371,6 +371,7 @@ void Account::Timeline() {
   for (uint32_t n = 0; n < columns; ++n) {
     legend += fmt::format("{:<2}", n < story_.scenario().nodes ? std::to_string(n) : Node(n).substr(0, 1));
   }
+  while (!legend.empty() && legend.back() == ' ') legend.pop_back();
   Line(fmt::format("  {:>12}  {}", "time", legend));
   if (w.skipped > 0) {
     Line(fmt::format("  ... {} earlier events of the history skipped ({} to {})", w.skipped, Seconds(*w.skipped_from),
