@@ -426,7 +426,7 @@ absl::StatusOr<std::string> ExplainRun(const Scenario& scenario, uint64_t seed, 
         options.recorded_violations.empty()
             ? ""
             : fmt::format(" (the repro recorded {})", Joined(options.recorded_violations, ", "));
-    return out + "no violation in this run" + recorded + ": nothing to explain\n";
+    return out + EscapeForTerminal("no violation in this run" + recorded) + ": nothing to explain\n";
   }
   const explain::FaultLedger ledger(scenario, recorder);
   const Story story(scenario, *result, recorder, ledger);
