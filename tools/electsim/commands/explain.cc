@@ -57,8 +57,9 @@ int Explain(const ExplainFlags& flags) {
 
 Command AddExplainCommand(CLI::App& parent) {
   auto flags = std::make_shared<ExplainFlags>();
-  CLI::App* app =
-      parent.add_subcommand("explain", "tell how a run's violation came about (a repro, or a scenario and --seed)");
+  CLI::App* app = parent.add_subcommand(
+      "explain",
+      "tell why a run broke: the fault steps and what they cut, each violation (a repro, or a scenario and --seed)");
   app->add_option("file", flags->path, "repro file, or scenario file")->required();
   app->add_option("--seed", flags->seed, "seed (default: the repro's, or the scenario's)");
   app->add_option("--lines", flags->options.max_timeline_lines, "timeline lines at most (faults are always shown)")
