@@ -242,6 +242,29 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   }
 }
 
+// A shrunk scenario says what is left, not what the original was (which it
+// keeps, as "shrunk from"), in both files shrink writes.
+TEST(ShrinkCli_Description, SaysWhatRemainsAndKeepsTheOriginalAsShrunkFrom) {
+  TempDir dir;
+  const std::string repro = std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";
+  const auto shrink = RunCombined("shrink " + repro + " --invariant single_vote --out " + dir / "vt");
+  ASSERT_EQ(shrink.exit_status, 0) << shrink.output;
+  const json original = json::parse(Read(repro))["scenario"];
+  const json shrunk = json::parse(Read(dir / "vt.json"));
+  const std::string description = shrunk["description"];
+  const size_t steps = shrunk.value("faults", json::array()).size();
+  const std::string remains = std::to_string(shrunk["nodes"].get<int>()) + " raft nodes, " +
+                              (steps == 0 ? "no fault steps" : std::to_string(steps) + " fault step");
+  EXPECT_EQ(description.rfind(remains, 0), 0u) << description;
+  EXPECT_NE(description.find(", " + shrunk["duration"].get<std::string>() + " simulated: seed 1 breaks single_vote."),
+            std::string::npos)
+      << description;
+  EXPECT_NE(description.find("Shrunk from: " + original["description"].get<std::string>()), std::string::npos)
+      << description;
+  EXPECT_EQ(json::parse(Read(dir / "vt.repro.json"))["scenario"]["description"], description);
+  EXPECT_NE(shrunk["duration"], original["duration"]) << "the run was not cut: the test shows nothing";
+}
+
 TEST(FuzzCli_Summary, SameWithOtherJobsTwiceAndAsMergedShards) {
   TempDir dir;
   ASSERT_EQ(RunCombined(FuzzArgs("--jobs 1 --summary " + dir / "one.json")).exit_status, 0);

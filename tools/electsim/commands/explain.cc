@@ -30,10 +30,16 @@ int Explain(const ExplainFlags& flags) {
   // A repro names itself in its first key; anything else is read as a scenario.
   std::optional<Scenario> scenario;
   uint64_t run_seed = 0;
+  ExplainOptions options = flags.options;
   if (text->find("\"electsim_repro\"") != std::string::npos) {
     auto repro = ParseRepro(*text, flags.path);
     if (!repro.ok()) return ReportError(repro.status());
     run_seed = seed.value_or(repro->seed);
+    // Another seed is another run: its hash is not the repro's to compare.
+    if (!seed || *seed == repro->seed) {
+      options.expected_trace_hash = repro->trace_hash;
+      options.recorded_violations = repro->violations;
+    }
     scenario = std::move(repro->scenario);
   } else {
     auto parsed = ParseScenario(*text, flags.path);
@@ -41,7 +47,7 @@ int Explain(const ExplainFlags& flags) {
     run_seed = seed.value_or(parsed->seed);
     scenario = std::move(*parsed);
   }
-  auto account = ExplainRun(*scenario, run_seed, flags.options);
+  auto account = ExplainRun(*scenario, run_seed, options);
   if (!account.ok()) return ReportError(account.status());
   std::cout << *account;
   return CommandOutcome().Finish();
@@ -51,8 +57,9 @@ int Explain(const ExplainFlags& flags) {
 
 Command AddExplainCommand(CLI::App& parent) {
   auto flags = std::make_shared<ExplainFlags>();
-  CLI::App* app =
-      parent.add_subcommand("explain", "tell how a run's violation came about (a repro, or a scenario and --seed)");
+  CLI::App* app = parent.add_subcommand(
+      "explain",
+      "tell why a run broke: the fault steps and what they cut, each violation (a repro, or a scenario and --seed)");
   app->add_option("file", flags->path, "repro file, or scenario file")->required();
   app->add_option("--seed", flags->seed, "seed (default: the repro's, or the scenario's)");
   app->add_option("--lines", flags->options.max_timeline_lines, "timeline lines at most (faults are always shown)")

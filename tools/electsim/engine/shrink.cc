@@ -56,6 +56,7 @@ class Shrinker {
     // schedules between fails (a drop or a timeout moves with the seed).
     if (SmallestSubset()) ReduceWhilePossible();
     out_.budget_exhausted = Exhausted();
+    Redescribe(document.value("description", ""));
     return std::move(out_);
   }
 
@@ -104,6 +105,29 @@ class Shrinker {
   }
 
   bool Exhausted() const { return out_.runs >= max_runs_ || StopSignal() != 0; }
+
+  // The original's description no longer fits what is left: say what is
+  // (nodes, fault steps, run length, seed, what it breaks), then the
+  // original's, as "shrunk from".
+  void Redescribe(const std::string& original) {
+    const Scenario& s = out_.scenario;
+    std::string steps = s.faults.empty()
+                            ? "no fault steps"
+                            : fmt::format("{} fault step{}: ", s.faults.size(), s.faults.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < s.faults.size() && i < kSmallSchedule; ++i) {
+      const FaultStep& step = s.faults[i];
+      steps += fmt::format("{}{}{}", i == 0 ? "" : "; ", step.Describe(),
+                           step.after ? "" : " at " + sim::FormatDuration(step.at));
+    }
+    if (s.faults.size() > kSmallSchedule) steps += fmt::format("; and {} more", s.faults.size() - kSmallSchedule);
+    const std::string description =
+        fmt::format("{} {} node{}, {}, {} simulated: seed {} breaks {}. Shrunk from: {}", s.nodes, s.algorithm->name(),
+                    s.nodes == 1 ? "" : "s", steps, sim::FormatDuration(s.duration), seed_, invariant_,
+                    original.empty() ? "(no description)" : original);
+    out_.document["description"] = description;
+    out_.scenario.document["description"] = description;
+    out_.scenario.description = description;
+  }
 
   absl::StatusOr<Scenario> Parse(const json& document) const { return ParseScenarioJson(document, source_); }
 

@@ -1,0 +1,137 @@
+#include "tools/electsim/export/explain_leases.h"
+
+#include <algorithm>
+#include <map>
+
+#include "electsim/algorithms/store.h"
+#include "electsim/vocab/vocabulary.h"
+#include "fmt/format.h"
+
+namespace electsim::explain {
+namespace {
+
+namespace store = algorithms::store;
+using sim::TraceKind;
+
+// One holder under one token (the lease key's create revision).
+struct Tenure {
+  const Event* acked = nullptr;       // the holder's last request whose grant reached it
+  const Event* ack = nullptr;         // that grant's delivery
+  const Event* store_took = nullptr;  // the store's last grant to it: when it took the request
+  int64_t store_ttl = 0;
+};
+
+bool IsLeaseRequest(const Event& e) {
+  return e.Carries(store::kStorePutIfAbsent) || e.Carries(store::kStoreCas) || e.Carries(store::kStoreKeepAlive);
+}
+
+std::string SignedSeconds(sim::TimeNs d) {
+  return fmt::format("{}{}", d.ns() < 0 ? '-' : '+', Seconds(sim::TimeNs(std::abs(d.ns()))));
+}
+
+// When `node`'s monotonic clock read (or will read) `local`: from the last
+// record there before it, at the drift in force then.
+sim::TimeNs GlobalAt(const Story& story, uint32_t node, sim::TimeNs local, uint64_t up_to) {
+  sim::TimeNs t0, local0;
+  int64_t drift_ppm = 0;
+  for (const Event& e : story.events()) {
+    if (e.index > up_to) break;
+    if (e.node != node) continue;
+    if (e.local > local) break;  // a node's monotonic clock never goes back
+    if (e.kind == TraceKind::kClock && e.detail == "drift") drift_ppm = e.value;
+    t0 = e.time;
+    local0 = e.local;
+  }
+  const __int128 elapsed = static_cast<__int128>((local - local0).ns()) * 1000000 / (1000000 + drift_ppm);
+  return t0 + sim::TimeNs(static_cast<int64_t>(elapsed));
+}
+
+// The fraction of its TTL a holder acts for, when the algorithm declares one.
+int64_t SafetyMarginPpm(const Scenario& scenario) {
+  for (const algorithms::OptionSpec& spec : scenario.algorithm->options()) {
+    if (spec.name == "safety_margin" && spec.type == algorithms::OptionType::kRatio) {
+      return scenario.options.RatioPpm(spec.name);
+    }
+  }
+  return 1000000;
+}
+
+std::map<std::pair<uint32_t, int64_t>, Tenure> Tenures(const Story& story, uint32_t store_node, uint64_t up_to) {
+  std::map<std::pair<uint32_t, int64_t>, Tenure> tenures;                            // (holder, token)
+  std::map<std::pair<uint32_t, int64_t>, const Event*> requests;                     // (holder, req) -> its send
+  std::map<uint64_t, std::pair<std::pair<uint32_t, int64_t>, const Event*>> grants;  // message id -> tenure, request
+  for (const Event& e : story.events()) {
+    if (e.index > up_to) break;
+    if (e.kind == TraceKind::kSend && e.peer == store_node && IsLeaseRequest(e) && e.payload->Get("ttl") > 0) {
+      requests[{e.node, e.payload->Get("req")}] = &e;
+    } else if (e.kind == TraceKind::kSend && e.node == store_node && e.Carries(store::kStoreReply) &&
+               e.payload->Get("ok") == 1) {
+      auto request = requests.find({e.peer, e.payload->Get("req")});
+      if (request == requests.end()) continue;
+      const std::pair<uint32_t, int64_t> key{e.peer, e.payload->Get("create_rev")};
+      tenures[key].store_took = &e;
+      tenures[key].store_ttl = request->second->payload->Get("ttl");
+      grants[e.message_id] = {key, request->second};
+    } else if (e.kind == TraceKind::kDeliver && grants.count(e.message_id)) {
+      const auto& [key, request] = grants.at(e.message_id);
+      tenures[key].acked = request;
+      tenures[key].ack = &e;
+    }
+  }
+  return tenures;
+}
+
+// ", and wrote under token 1 at 5.005581s, 2.251999s after it".
+std::string WroteAfter(const Story& story, uint32_t holder, int64_t token, sim::TimeNs deadline, uint64_t up_to) {
+  const Event* late = nullptr;
+  for (const Event& e : story.events()) {
+    if (e.index > up_to) break;
+    if (e.node == holder && e.Observes(vocab::kWrite) && e.payload->Get(vocab::kFieldToken) == token &&
+        e.time > deadline) {
+      late = &e;
+    }
+  }
+  if (late == nullptr) return "";
+  return fmt::format("; it still wrote under token {} at {} (trace #{}), {} past its deadline", token,
+                     Seconds(late->time), late->index, Seconds(late->time - deadline));
+}
+
+}  // namespace
+
+std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
+  const algorithms::Cluster cluster = story.scenario().cluster();
+  std::vector<std::string> lines;
+  if (cluster.store == sim::kNoNode) return lines;
+  const uint32_t store_node = cluster.store.value();
+  const int64_t margin_ppm = SafetyMarginPpm(story.scenario());
+  // In the order the store granted them.
+  std::vector<std::pair<std::pair<uint32_t, int64_t>, Tenure>> tenures;
+  for (const auto& entry : Tenures(story, store_node, up_to)) {
+    if (entry.second.acked != nullptr && entry.second.store_took != nullptr) tenures.push_back(entry);
+  }
+  std::sort(tenures.begin(), tenures.end(),
+            [](const auto& a, const auto& b) { return a.second.store_took->index < b.second.store_took->index; });
+  for (const auto& [key, tenure] : tenures) {
+    const auto& [holder, token] = key;
+    const sim::TimeNs believed =
+        tenure.acked->local + sim::TimeNs(static_cast<int64_t>(
+                                  static_cast<__int128>(tenure.acked->payload->Get("ttl")) * margin_ppm / 1000000));
+    const sim::TimeNs expiry = tenure.store_took->local + sim::TimeNs(tenure.store_ttl);
+    const sim::TimeNs believed_global = GlobalAt(story, holder, believed, up_to);
+    const sim::TimeNs expiry_global = GlobalAt(story, store_node, expiry, up_to);
+    std::string line = fmt::format(
+        "{}, token {}: believed deadline {} on its clock ({} sent at {}, granted at {}); the store's expiry {} on "
+        "its clock (taken at {}); margin {}",
+        story.Node(holder), token, Seconds(believed), tenure.acked->payload->type_name(), Seconds(tenure.acked->local),
+        Seconds(tenure.ack->local), Seconds(expiry), Seconds(tenure.store_took->local),
+        SignedSeconds(expiry_global - believed_global));
+    if (believed_global != believed || expiry_global != expiry) {
+      line += fmt::format(" (on the simulation's clock: deadline {}, expiry {})", Seconds(believed_global),
+                          Seconds(expiry_global));
+    }
+    lines.push_back(line + WroteAfter(story, holder, token, believed_global, up_to));
+  }
+  return lines;
+}
+
+}  // namespace electsim::explain

@@ -1,0 +1,285 @@
+// `electsim explain` through the binary, on the committed repros: what ran,
+// why (chains ending at the fault step responsible, what faults cut or held
+// up included), the violations in time order with their evidence, the
+// leases, and the causal history. The trace indices an account cites are
+// checked against the run's own JSON Lines trace.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/tests/electsim_command.h"
+#include "tools/tests/electsim_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using electsim_test::Outcome;
+using nlohmann::json;
+
+// The first `count` lines of `text`.
+std::string FirstLines(const std::string& text, int count) {
+  size_t at = 0;
+  for (int i = 0; i < count && at != std::string::npos; ++i) at = text.find('\n', at + 1);
+  return text.substr(0, at);
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  for (size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(text.substr(at, end - at));
+  return lines;
+}
+
+std::string Repro(const std::string& name) { return std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/" + name; }
+
+class ExplainTest : public electsim_test::TempDirTest {
+ protected:
+  Outcome Explain(const std::string& args) {
+    const Outcome out = electsim_test::RunCombined("explain " + args);
+    EXPECT_EQ(out.exit_status, 0) << out.output;
+    return out;
+  }
+  // The repro's run as a JSON Lines trace, by trace index.
+  std::map<uint64_t, json> Trace(const std::string& repro) {
+    const std::string path = (dir_ / (repro + ".jsonl")).string();
+    const Outcome out = electsim_test::RunCombined("replay " + Repro(repro) + " --trace " + path);
+    EXPECT_EQ(out.exit_status, 0) << out.output;
+    std::map<uint64_t, json> records;
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      json record = json::parse(line);
+      const uint64_t index = record["i"];
+      records[index] = std::move(record);
+    }
+    return records;
+  }
+  // Every fact must be in the first 12 lines.
+  void ExpectFirstLinesSay(const std::string& output, const std::vector<std::string>& facts) {
+    const std::string head = FirstLines(output, 12);
+    for (const std::string& fact : facts) EXPECT_NE(head.find(fact), std::string::npos) << fact << "\n" << output;
+  }
+};
+
+// The issue's example: node 1's election messages were cut by the partition,
+// and the trace indices named are those drops.
+TEST_F(ExplainTest, BullySplitBrain_NamesThePartitionAndTheElectionMessagesItCut) {
+  const Outcome out = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  ExpectFirstLinesSay(out.output,
+                      {"node 1 timed out and became leader of epoch 1 at 0.100000s (trace #60) because its election "
+                       "messages (bully.election) to nodes 2, 3 and 4 were cut by /faults/0 (partition at 0.000s) "
+                       "(trace #42, #43 and #44)",
+                       "node 1 and node 4 never heard from each other as leader: node 1's leader message "
+                       "(bully.coordinator) to node 4 was cut by /faults/0 (partition at 0.000s) (trace #68); node "
+                       "4's leader message (bully.coordinator) to node 1 was cut by /faults/0"});
+  std::map<uint64_t, json> trace = Trace("bully-partition-split-brain-seed1.repro.json");
+  for (const uint64_t drop : {42, 43, 44, 68}) {
+    EXPECT_EQ(trace[drop]["kind"], "drop") << drop;
+    EXPECT_EQ(trace[drop]["node"], 1) << drop;
+    EXPECT_EQ(trace[drop]["detail"], "partition") << drop;
+  }
+  EXPECT_EQ(trace[79]["kind"], "drop");
+  EXPECT_EQ(trace[79]["node"], 4);
+  EXPECT_EQ(trace[79]["peer"], 1);
+  EXPECT_EQ(trace[60]["type"], "role");
+  EXPECT_EQ(trace[60]["fields"]["role"], "leader");
+  // The drops are in the causal history too, marked x, though happened-before cannot reach them.
+  EXPECT_NE(out.output.find(". x . . . .  node 1: -> node 2: bully.election cut by /faults/0 (sent 0.000000s)"),
+            std::string::npos)
+      << out.output;
+}
+
+// The stale write: the pause that held the write and what it held up, the
+// lease the store expired because no keep-alive came, and the new holder.
+TEST_F(ExplainTest, LeaseStaleWrite_NamesThePauseAndWhatItHeld) {
+  const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  ExpectFirstLinesSay(
+      out.output, {"node 2 began a write under token 1 at 2.005581s (trace #723) and was frozen by /faults/0 (pause "
+                   "of node 2 at 2.005581s) until 5.005581s (3s); the write went out then; the resource accepted "
+                   "it at 5.009913s (trace #1451), after token 3",
+                   "/faults/0 also held 3 messages to node 2 until 5.005581s (store.event, store.reply; trace "
+                   "#1424, #1440 and #1442)",
+                   "the store expired node 2's lease at 3.006023s (trace #894): no store.keep_alive came from node "
+                   "2 after 2.006023s: node 2 was paused by /faults/0 (pause of node 2 at 2.005581s)",
+                   "node 1 turned candidate at 3.007511s on the store's store.event, got the store's store.reply "
+                   "and became leader of term 3 at 3.013344s (trace #929)",
+                   "resource: fencing off (it accepts any token)"});
+  std::map<uint64_t, json> trace = Trace("lease-paused-holder-unfenced-seed1.repro.json");
+  EXPECT_EQ(trace[723]["type"], "write_begin");
+  for (const uint64_t held : {1424, 1440, 1442}) {
+    EXPECT_EQ(trace[held]["kind"], "deliver") << held;
+    EXPECT_EQ(trace[held]["node"], 2) << held;
+    EXPECT_EQ(trace[held]["t"], 5005581487) << held;
+  }
+  EXPECT_EQ(trace[894]["type"], "store.event");
+}
+
+// The double vote of the skip_sync bug: the power loss between the votes
+// and the second request, delayed by a slow link; the cuts that kept the
+// two candidates apart.
+TEST_F(ExplainTest, SkipSyncSplitBrain_NamesThePowerLossTheDelayedRequestAndTheCuts) {
+  const Outcome out = Explain(Repro("raft-bug-skip-sync-power-loss-seed1.repro.json"));
+  ExpectFirstLinesSay(
+      out.output,
+      {"node 2 voted twice in term 1 (bug=skip_sync):",
+       "for node 0 at 0.302000s (trace #60): node 0 became leader of term 1 with it at 0.304000s (trace #68)",
+       "then /faults/5 (power loss of node 2 at 0.350s) lost its 2 unsynced writes",
+       "for node 1 at 0.450000s (trace #137), on node 1's raft.request_vote delayed by /faults/3 (latency 150ms from "
+       "node 1 to node 2 at 0.000s) (sent 0.300000s, delivered 0.450000s; trace #131): node 1 became leader of term "
+       "1 with it at 0.452000s (trace #143)",
+       "its election message (raft.request_vote) to node 1 was cut by /faults/1 (cut from node 0 to node 1 at "
+       "0.000s) (trace #40)"});
+  std::map<uint64_t, json> trace = Trace("raft-bug-skip-sync-power-loss-seed1.repro.json");
+  EXPECT_EQ(trace[131]["kind"], "deliver");
+  EXPECT_EQ(trace[131]["type"], "raft.request_vote");
+  EXPECT_EQ(trace[40]["kind"], "drop");
+}
+
+// vote_twice needs no fault to vote twice: the account says so, links the
+// double vote to the two leaders it made, and says what the one fault step
+// did (kept node 2 out of the race).
+TEST_F(ExplainTest, VoteTwiceSplitBrain_LinksTheDoubleVoteToBothLeadersAndNamesTheStep) {
+  const Outcome out = Explain(Repro("raft-bug-vote-twice-seed1.repro.json"));
+  ExpectFirstLinesSay(
+      out.output, {"ran: raft with bug=vote_twice (a deliberate bug)", "node 1 voted twice in term 1 (bug=vote_twice):",
+                   "for node 1 (itself) at 0.300000s (trace #41): node 1 became leader of term 1 with it at "
+                   "0.304000s (trace #96)",
+                   "for node 0 at 0.302000s (trace #50): node 0 became leader of term 1 with it at 0.304000s "
+                   "(trace #82)",
+                   "nodes 0 and 1 timed out at the same instant, 0.300000s, and campaigned at once; node 2, down "
+                   "from 0.000000s to 0.050000s by /faults/0 (crash of node 2 at 0.000s), had not timed out since",
+                   "nothing it sent or awaited was cut, lost or delayed"});
+}
+
+// Every violation, in time order (not by checker name), each with evidence.
+TEST_F(ExplainTest, Violations_AreInTimeOrderEachWithItsEvidence) {
+  const Outcome out = Explain(Repro("raft-bug-vote-twice-seed1.repro.json"));
+  const std::vector<std::string> lines = Lines(out.output);
+  auto at = std::find(lines.begin(), lines.end(), "violations, in time order:");
+  ASSERT_NE(at, lines.end()) << out.output;
+  std::vector<std::string> checkers;
+  std::string previous_time;
+  for (++at; at != lines.end() && at->rfind("  ", 0) == 0; ++at) {
+    if (at->rfind("    evidence: ", 0) == 0) continue;
+    const std::string time = at->substr(2, at->find(' ', 2) - 2);
+    EXPECT_LE(previous_time, time) << *at;  // equal widths: text order is time order
+    previous_time = time;
+    checkers.push_back(at->substr(3 + time.size(), at->find(' ', 3 + time.size()) - 3 - time.size()));
+    ASSERT_NE(at + 1, lines.end());
+    EXPECT_EQ((at + 1)->rfind("    evidence: ", 0), 0u) << *at << "\n" << out.output;
+  }
+  EXPECT_EQ(checkers, (std::vector<std::string>{"single_vote", "election_safety", "single_leader",
+                                                "committed_agreement", "unique_token"}));
+  EXPECT_NE(out.output.find("evidence: node 1's votes for node 1 at 0.300000s (trace #41) and for node 0 at 0.302000s "
+                            "(trace #50); the leaders of term 1 they made: node 1 at 0.304000s (trace #96), node 0 at "
+                            "0.304000s (trace #82)"),
+            std::string::npos)
+      << out.output;
+  const Outcome stale = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  EXPECT_NE(
+      stale.output.find("evidence: the stale write: node 2 under token 1, accepted at 5.009913s (trace #1451); the "
+                        "holder it outlived: node 1 led term 3 with token 3 from 3.013344s (trace #929)"),
+      std::string::npos)
+      << stale.output;
+}
+
+// The header says what ran: a bug, the options changed, an unfenced
+// resource, the checkers, the seed and the trace hash.
+TEST_F(ExplainTest, Header_SaysTheBugTheChangedOptionsTheFencingAndTheCheckers) {
+  const std::string scenario = Write("header.json", R"({
+    "name": "header-check", "nodes": 3, "duration": "2s",
+    "algorithm": {"name": "raft", "options": {"bug": "vote_twice", "election_timeout_min": "300ms",
+                                              "election_timeout_max": "300ms", "pre_vote": true}},
+    "resource": {"fencing": false},
+    "network": {"latency": "2ms"},
+    "faults": [{"at": "0s", "crash": 2, "for": "50ms"}],
+    "checkers": ["election_safety", "single_vote"]
+  })");
+  const Outcome out = Explain(scenario + " --seed 7");
+  const std::vector<std::string> lines = Lines(out.output);
+  ASSERT_GE(lines.size(), 3u) << out.output;
+  EXPECT_EQ(lines[0].rfind("explain: header-check (raft, 3 nodes), seed 7, 2s simulated, trace-hash 0x", 0), 0u)
+      << out.output;
+  EXPECT_EQ(lines[1],
+            "  ran: raft with bug=vote_twice (a deliberate bug); options changed from the defaults: "
+            "election_timeout_min=300ms, pre_vote=true");
+  EXPECT_EQ(lines[2], "  resource: fencing off (it accepts any token); checkers on: election_safety, single_vote");
+  const Outcome run = electsim_test::RunCombined("run " + scenario + " --seed 7 --repro-dir ''");
+  EXPECT_NE(run.output.find("trace-hash: " + lines[0].substr(lines[0].find("trace-hash ") + 11)), std::string::npos)
+      << run.output;
+
+  const Outcome defaults = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  EXPECT_EQ(Lines(defaults.output)[1], "  ran: bully with its default options");
+  EXPECT_NE(Lines(defaults.output)[2].find("resource: fencing on (a token below the highest it accepted is rejected)"),
+            std::string::npos);
+}
+
+// Each holder's believed deadline on its own clock beside the store's
+// expiry, and the margin; and the write the paused holder made past its own.
+TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {
+  const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  EXPECT_NE(out.output.find("  node 2, token 1: believed deadline 2.753581s on its clock (store.keep_alive sent at "
+                            "2.003581s, granted at 5.005581s); the store's expiry 3.006023s on its clock (taken at "
+                            "2.006023s); margin +0.252441s; it still wrote under token 1 at 5.005581s (trace #1430), "
+                            "2.252000s past its deadline"),
+            std::string::npos)
+      << out.output;
+  // 2.003581487s + 0.75 x 1s, and 2.006023205s + 1s, by the trace.
+  std::map<uint64_t, json> trace = Trace("lease-paused-holder-unfenced-seed1.repro.json");
+  EXPECT_EQ(trace[718]["type"], "store.keep_alive");
+  EXPECT_EQ(trace[718]["local"], 2003581487);
+  EXPECT_EQ(trace[730]["kind"], "timer_set");
+  EXPECT_EQ(trace[730]["local"], 3006023205);
+}
+
+// An edited repro: a hash-mismatch warning first, then the run as it now is.
+TEST_F(ExplainTest, EditedRepro_WarnsOfTheHashFirstThenExplainsTheRunAsItIs) {
+  json repro = json::parse(electsim_test::ReadWholeFile(Repro("bully-partition-split-brain-seed1.repro.json")));
+  repro["scenario"]["faults"][0]["partition"] = json::parse("[[0,1,2],[3,4]]");
+  const Outcome moved = Explain(Write("moved.repro.json", repro.dump()));
+  EXPECT_EQ(moved.output.rfind("warning: the trace hash differs from the repro's: 0x", 0), 0u) << moved.output;
+  EXPECT_NE(moved.output.find("0x78162276902d5a59 when the repro was written"), std::string::npos) << moved.output;
+  EXPECT_NE(moved.output.find("node 2 timed out and became leader of epoch 1 at 0.100000s"), std::string::npos)
+      << moved.output;
+  repro["scenario"]["faults"] = json::array();
+  const Outcome healed = Explain(Write("healed.repro.json", repro.dump()));
+  EXPECT_EQ(healed.output.rfind("warning: the trace hash differs", 0), 0u) << healed.output;
+  EXPECT_NE(healed.output.find("no violation in this run (the repro recorded election_safety, single_leader, "
+                               "unique_token): nothing to explain"),
+            std::string::npos)
+      << healed.output;
+  // The repro as written: no warning.
+  const Outcome same = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  EXPECT_EQ(same.output.rfind("explain: ", 0), 0u) << same.output;
+}
+
+TEST_F(ExplainTest, ScenarioAndSeed_WorkLikeARepro) {
+  const Outcome repro = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  const Outcome scenario = Explain(electsim_test::ShippedScenario("bully-partition-split-brain.json") + " --seed 1");
+  EXPECT_EQ(scenario.output, repro.output);
+  const Outcome healthy = Explain(electsim_test::ShippedScenario("raft-healthy.json"));
+  EXPECT_NE(healthy.output.find("no violation in this run: nothing to explain"), std::string::npos) << healthy.output;
+  EXPECT_EQ(electsim_test::RunCombined("explain /nonexistent.json").exit_status, 2);
+}
+
+// A long history is cut to its latest events, faults kept, with a note.
+TEST_F(ExplainTest, LongHistory_IsCutWithANote) {
+  const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 8");
+  EXPECT_NE(out.output.find("... 26 earlier events of the history skipped (0.000000s to 3.013344s)"), std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("node 2: !! PAUSE"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("resource: resource.accept{token=1 writer=2 seq=21 highest=3}"), std::string::npos)
+      << out.output;
+  EXPECT_EQ(out.output.find("node 1: role{role=leader term=3 token=3}"), std::string::npos) << out.output;
+  const Outcome whole = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  EXPECT_NE(whole.output.find(". L . . .  node 1: role{role=leader term=3 token=3}"), std::string::npos)
+      << whole.output;
+}
+
+}  // namespace
