@@ -122,10 +122,10 @@ class ScenarioDriver {
     if (absl::IsCancelled(s)) return s;
     if (absl::IsResourceExhausted(s)) {
       // Settings the simulator cannot carry (a storm of messages or timers): bad input.
-      return InputError(fmt::format("{}: the simulation stopped: {}; \"pending_events_memory_mib\" ({} MiB now, at {} "
-                                    "bytes an event) raises the limit",
-                                    scenario_.source, std::string(s.message()), scenario_.pending_events_memory_mib,
-                                    sim::kBytesPerPendingEvent));
+      return InputError(fmt::format(
+          "{}: the simulation stopped: {}; \"pending_events_memory_mib\" ({} MiB now, at {} "
+          "bytes an event) raises the limit",
+          scenario_.source, std::string(s.message()), scenario_.pending_events_memory_mib, sim::kBytesPerPendingEvent));
     }
     return absl::InternalError(
         EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
