@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_replace.h"
 #include "electsim/algorithms/algorithm.h"
@@ -156,29 +157,34 @@ absl::StatusOr<std::pair<SweepType, std::string>> SweepTypeOf(const std::string&
                                                               const std::vector<std::string>& algorithms) {
   if (parameter == "nodes") return std::pair{SweepType::kInteger, std::string("nodes")};
   if (parameter == "drop") return std::pair{SweepType::kDecimal, std::string("network.drop")};
-  const algorithms::OptionSpec* found = nullptr;
+  // Copies, not pointers: options() returns by value, so a pointer into it dangles.
+  std::optional<algorithms::OptionType> found;
+  std::string lacking;  // an algorithm run that has no such option
   for (const std::string& name : algorithms) {
     const algorithms::Algorithm* algorithm = algorithms::FindAlgorithm(name);
-    const algorithms::OptionSpec* spec = nullptr;
-    for (const auto& option : algorithm == nullptr ? std::vector<algorithms::OptionSpec>{} : algorithm->options()) {
-      if (option.name == parameter) spec = &option;
+    std::optional<algorithms::OptionType> type;
+    if (algorithm != nullptr) {
+      for (const auto& option : algorithm->options()) {
+        if (option.name == parameter) type = option.type;
+      }
     }
-    if (spec == nullptr && found != nullptr) {
-      return BadFlag(
-          fmt::format("--sweep {}: {} has no such option; expected an option of every algorithm run "
-                      "(electsim list)",
-                      EscapeForTerminal(parameter), EscapeForTerminal(name)));
-    }
-    if (found == nullptr && spec != nullptr) found = spec;
+    if (!type.has_value() && lacking.empty()) lacking = name;
+    if (!found.has_value()) found = type;
   }
-  if (found == nullptr) {
+  if (found.has_value() && !lacking.empty()) {
+    return BadFlag(
+        fmt::format("--sweep {}: {} has no such option; expected an option of every algorithm run "
+                    "(electsim list)",
+                    EscapeForTerminal(parameter), EscapeForTerminal(lacking)));
+  }
+  if (!found.has_value()) {
     return BadFlag(
         fmt::format("--sweep: unknown parameter \"{}\"; expected nodes, drop or an option of {} (electsim "
                     "list)",
                     EscapeForTerminal(parameter), Join(algorithms)));
   }
   const std::string path = "algorithm.options." + parameter;
-  switch (found->type) {
+  switch (*found) {
     case algorithms::OptionType::kDuration: return std::pair{SweepType::kDuration, path};
     case algorithms::OptionType::kInt: return std::pair{SweepType::kInteger, path};
     case algorithms::OptionType::kRatio: return std::pair{SweepType::kDecimal, path};
@@ -186,7 +192,7 @@ absl::StatusOr<std::pair<SweepType, std::string>> SweepTypeOf(const std::string&
       return BadFlag(
           fmt::format("--sweep {}: a {} option has no range to sweep; expected a duration, integer or "
                       "ratio option",
-                      EscapeForTerminal(parameter), algorithms::OptionTypeName(found->type)));
+                      EscapeForTerminal(parameter), algorithms::OptionTypeName(*found)));
   }
 }
 
