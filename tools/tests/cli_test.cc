@@ -49,7 +49,7 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   out = Electsim("run " + scenario + " --set nodes=0");
   EXPECT_EQ(out.exit_status, 2) << out.output;
   EXPECT_NE(out.output.find("--set nodes=0: " + scenario +
-                            ": at /nodes: expected an integer in [1, 10000], got the "
+                            ": at /nodes: expected an integer in [1, 100000], got the "
                             "integer 0"),
             std::string::npos)
       << out.output;
@@ -340,7 +340,7 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
       {"records.json", with("trace_records", "many"), "at /trace_records: expected a non-negative integer"},
       {"missing.json", without("violations"), "at /violations: expected an array of violations (this key is required)"},
       {"format.json", with("electsim_repro", 99), "at /electsim_repro: expected 1"},
-      {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 10000]"},
+      {"nodes.json", bad_scenario.dump(), "at /scenario/nodes: expected an integer in [1, 100000]"},
   };
   for (const Case& c : cases) {
     const std::string path = Write(c.name, c.text);

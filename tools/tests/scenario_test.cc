@@ -286,16 +286,16 @@ TEST(Scenario_Errors, UnknownKeyNamesPathAndAllowedKeys) {
 
 TEST(Scenario_Errors, WrongTypeNamesPathExpectedAndGot) {
   const std::string error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": \"five\""));
-  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 10000], got the string \"five\""), std::string::npos)
+  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 100000], got the string \"five\""), std::string::npos)
       << error;
 }
 
 TEST(Scenario_Errors, IntegerBelowItsMinimum) {
   // Non-negative JSON integers arrive as unsigned: the lower bound must hold for them too.
   std::string error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": 0"));
-  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 10000], got the integer 0"), std::string::npos) << error;
+  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 100000], got the integer 0"), std::string::npos) << error;
   error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": -2"));
-  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 10000], got the integer -2"), std::string::npos) << error;
+  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 100000], got the integer -2"), std::string::npos) << error;
 }
 
 TEST(Scenario_Errors, NegativeDuration) {

@@ -204,7 +204,7 @@ TEST(Schema_Check, SeedsUpTo2To64Minus1Load) {
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   EXPECT_EQ(scenario->seed, 18446744073709551615u);
   EXPECT_NE(ErrorOf(R"({"nodes": 18446744073709551615, "duration": "2s", "algorithm": "raft"})")
-                .find("at /nodes: expected an integer in [1, 10000], got the integer 18446744073709551615"),
+                .find("at /nodes: expected an integer in [1, 100000], got the integer 18446744073709551615"),
             std::string::npos);
 }
 

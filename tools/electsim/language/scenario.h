@@ -155,7 +155,7 @@ struct Scenario {
 
 // Election nodes a scenario may have. Set-up and memory are linear in nodes
 // (and in the links used); results/scale.md measures up to this.
-inline constexpr uint32_t kMaxNodes = 10000;
+inline constexpr uint32_t kMaxNodes = 100000;
 
 // `source` names the text in messages (a file path).
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);
