@@ -1,7 +1,8 @@
-// disruption (off by default): while a majority hears its leader, no node's
-// term rises (Ongaro's thesis, section 9.6: a server cut off and back, or
-// one that merely lost a few heartbeats, must not depose a leader the rest
-// still follow; pre-vote and check-quorum are there to prevent it).
+// disruption (off by default): while a majority hears its leader, the
+// cluster's term does not rise (Ongaro's thesis, section 9.6: a server cut
+// off and back, or one that merely lost a few heartbeats, must not inflate
+// the term and depose a leader the rest still follow; pre-vote and
+// check-quorum are there to prevent it).
 //
 // "Hears" is what the node declares it to mean (vocab::kHearing, reported at
 // boot), judged on the wire: node n hears leader L of term T at time t when
@@ -9,11 +10,13 @@
 // delivered to n less than `within` apart, the last less than `within` ago,
 // since at least `over` before t, with no crash of n in between, and n's own
 // term is not past T. L itself counts while it holds the leader role of
-// term T. A TermChange observation that raises a node's term above T while
-// L and the nodes hearing it make a majority of the election nodes is a
-// violation. Times are real (global) times: a node whose clock drifts judges
-// "within" on its own clock, so a checker that trusts the declaration can
-// be wrong only under clock drift.
+// term T. A TermChange observation that raises a node's term above every
+// term any node has reported, while L and the nodes hearing it make a
+// majority of the election nodes, is a violation. A node catching up with a
+// term another node already has is none: that term rose earlier, and was
+// judged then. Times are real (global) times: a node whose clock drifts
+// judges "within" on its own clock, so a checker that trusts the
+// declaration can be wrong only under clock drift.
 //
 // A node that declares nothing is never counted, so an algorithm without a
 // declaration (the lease, which has no leader-only messages to followers)
@@ -101,13 +104,14 @@ class DisruptionChecker final : public Checker {
     } else if (const auto role = o.As<vocab::RoleChanged>()) {
       node.leads_term = role->role == static_cast<int64_t>(vocab::Role::kLeader) ? role->term : -1;
     } else if (const auto term = o.As<vocab::TermChanged>()) {
-      if (term->term > node.term) Rose(r, term->term);
+      if (term->term > highest_term_) Rose(r, term->term);
+      highest_term_ = std::max(highest_term_, term->term);
       node.term = std::max(node.term, term->term);
     }
   }
 
-  // Node `r.node`'s term rises to `term`: judged against every leader some
-  // node hears.
+  // Node `r.node`'s term rises to `term`, above any term reported so far:
+  // judged against every leader some node hears.
   void Rose(const sim::TraceRecord& r, int64_t term) {
     std::map<std::pair<uint32_t, int64_t>, std::vector<sim::NodeId>> hearers;  // (leader, its term) -> nodes
     for (uint32_t i = 0; i < nodes_.size(); ++i) {
@@ -128,10 +132,11 @@ class DisruptionChecker final : public Checker {
               .trace_index = r.index,
               .nodes = std::move(involved),
               .term = term,
-              .message = fmt::format(
-                  "node {}'s term rose to {} while node {}, leader of term {}, was heard by a majority ({}{}: its "
-                  "leader-only messages arriving as each declares it hears a leader)",
-                  r.node.value(), term, leader, leader_term, NodesPhrase(nodes), leads ? ", and itself" : "")});
+              .message = fmt::format("node {} raised the cluster's term to {} while node {}, leader of term {}, was "
+                                     "heard by a majority ({}{}: its "
+                                     "leader-only messages arriving as each declares it hears a leader)",
+                                     r.node.value(), term, leader, leader_term, NodesPhrase(nodes),
+                                     leads ? ", and itself" : "")});
       return;
     }
   }
@@ -144,6 +149,7 @@ class DisruptionChecker final : public Checker {
 
   const vocab::MessageRoles& roles_;
   std::vector<Node> nodes_;
+  int64_t highest_term_ = 0;  // of any node, ever
 };
 
 }  // namespace

@@ -60,9 +60,10 @@ TEST(Disruption_Fires, ATermRisesWhileAMajorityHearsItsLeader) {
   EXPECT_EQ(v.trace_index, bad);
   EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(0)}));
   EXPECT_EQ(v.term, 2);
-  EXPECT_EQ(v.message,
-            "node 2's term rose to 2 while node 0, leader of term 1, was heard by a majority (node 1, and itself: its "
-            "leader-only messages arriving as each declares it hears a leader)");
+  EXPECT_EQ(
+      v.message,
+      "node 2 raised the cluster's term to 2 while node 0, leader of term 1, was heard by a majority (node 1, and "
+      "itself: its leader-only messages arriving as each declares it hears a leader)");
 }
 
 TEST(Disruption_Quiet, RisesOnceTheLeaderFellSilentOrToItsOwnTerm) {
@@ -72,6 +73,16 @@ TEST(Disruption_Quiet, RisesOnceTheLeaderFellSilentOrToItsOwnTerm) {
   t.Term(Ms(350), 2, 1);  // no rise: already there
   t.Term(Ms(360), 2, 2);  // 100ms after the last heartbeat: silent
   t.Term(Ms(361), 1, 2);
+  auto checker = RunChecker("disruption", HeartbeatNodes(3), t, Ms(1000));
+  EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
+}
+
+TEST(Disruption_Quiet, CatchingUpWithATermAnotherNodeHas) {
+  TraceBuilder t = LeaderOfTermOne();
+  t.Term(Ms(10), 2, 3);  // node 2 got term 3 before anyone heard node 0
+  Heartbeats(t, {1}, Ms(10), Ms(360));
+  t.Term(Ms(400), 1, 3);  // node 1 hears of it: no new term
+  t.Term(Ms(400), 0, 3);
   auto checker = RunChecker("disruption", HeartbeatNodes(3), t, Ms(1000));
   EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
 }
