@@ -35,6 +35,7 @@ class BullyNode final : public EpochElectionNode {
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
+    DeclareAtBoot(ctx, self_.value());  // the highest live id wins
     election_round_ = epoch_.id_base();
     // A node that boots into a running cluster (a restart, or a first boot
     // held back by a pause) may find a coordinator it has not heard of yet.

@@ -114,6 +114,7 @@ class LeaseNode final : public sim::Process {
     // before the crash may arrive after the restart: those older than the
     // term are no news.
     term_.Boot(ctx);
+    ctx.Observe(vocab::LeaseMargin(config_.safety_margin_ppm));
     seen_rev_ = term();
     next_req_ = term_.id_base() + 1;
     poll_timer_.Arm(ctx, config_.retry_interval);
@@ -291,7 +292,7 @@ class LeaseNode final : public sim::Process {
 
   void AcquireByPut(sim::Context& ctx) {
     BecomeCandidate(ctx);
-    acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
+    acquire_req_ = NewLeaseRequest(ctx, RequestKind::kAcquire);
     ctx.Send(config_.store,
              store::PutIfAbsentRequest{
                  .req = acquire_req_, .key = kLeaderKey, .holder = Self(), .ttl = config_.lease_ttl.ns()});
@@ -299,7 +300,7 @@ class LeaseNode final : public sim::Process {
 
   void AcquireByCas(sim::Context& ctx, int64_t version) {
     BecomeCandidate(ctx);
-    acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
+    acquire_req_ = NewLeaseRequest(ctx, RequestKind::kAcquire);
     ctx.Send(config_.store, store::CasRequest{.req = acquire_req_,
                                               .key = kLeaderKey,
                                               .version = version,
@@ -346,7 +347,7 @@ class LeaseNode final : public sim::Process {
   }
 
   void SendRenew(sim::Context& ctx) {
-    renew_req_ = NewRequest(ctx, RequestKind::kRenew);
+    renew_req_ = NewLeaseRequest(ctx, RequestKind::kRenew);
     ctx.Send(config_.store, config_.renew == Renew::kKeepAlive
                                 ? sim::Message(store::KeepAliveRequest{.req = renew_req_,
                                                                        .key = kLeaderKey,
@@ -444,6 +445,14 @@ class LeaseNode final : public sim::Process {
     const int64_t req = next_req_++;
     Pending& pending = pending_[req] = Pending{kind, DeadlineNow(ctx), Timer()};
     pending.timeout_timer.Arm(ctx, config_.request_timeout);
+    return req;
+  }
+
+  // A request that gives or renews the lease if the store grants it: the
+  // lease view counts from its send, which the checkers are told of.
+  int64_t NewLeaseRequest(sim::Context& ctx, RequestKind kind) {
+    const int64_t req = NewRequest(ctx, kind);
+    ctx.Observe(vocab::LeaseRequest(req));
     return req;
   }
 

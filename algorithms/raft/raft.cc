@@ -53,6 +53,11 @@ void RaftNode::OnStart(sim::Context& ctx) {
   if (stored_term) ctx.Observe(vocab::TermChange(current_term_));
   log_.Recover(ctx);
   report_.Boot(ctx, current_term_);
+  // A node that heard its leader within election_timeout_min neither times
+  // out nor (with check-quorum) grants a vote or pre-vote. A pre-vote round
+  // lasts one election timeout, and a reply from the round before may still
+  // count, so a candidate's support is at most two timeouts old.
+  ctx.Observe(vocab::Hearing(config_.election_timeout_min_ns, config_.election_timeout_max_ns * 2));
   ResetElectionTimer(ctx);
 }
 

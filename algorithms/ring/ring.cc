@@ -65,6 +65,7 @@ class RingNode final : public EpochElectionNode {
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
+    DeclareAtBoot(ctx, own_id_);  // the largest election id wins
     last_seq_ = epoch_.id_base();
     // Rounds begun before a crash are not rejoined: their messages may be
     // half-way round and the node has forgotten what it forwarded.

@@ -141,6 +141,7 @@ class Node final : public sim::Process {
         return;
       }
       seq_ = created->seq;
+      ctx.Observe(vocab::Rank(-seq_));  // the lowest sequence number leads
       if (static_cast<uint64_t>(seq_) > term_.max()) term_.Raise(ctx, static_cast<uint64_t>(seq_));
       state_ = State::kWaiting;
       report_.Role(ctx, vocab::Role::kFollower, Term());
