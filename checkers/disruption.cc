@@ -9,8 +9,9 @@
 // L's leader-only messages (vocab::MessageRoles) of term T have been
 // delivered to n less than `within` apart, the last less than `within` ago,
 // since at least `over` before t, with no crash of n in between, and n's own
-// term is not past T. L itself counts while it holds the leader role of
-// term T. A TermChange observation that raises a node's term above every
+// term is not past T; and L is up (messages it sent before it crashed may
+// still arrive, but nobody hears a crashed leader). L itself counts while
+// it holds the leader role of term T. A TermChange observation that raises a node's term above every
 // term any node has reported, while L and the nodes hearing it make a
 // majority of the election nodes, is a violation. A node catching up with a
 // term another node already has is none: that term rose earlier, and was
@@ -124,7 +125,8 @@ class DisruptionChecker final : public Checker {
       const auto [leader, leader_term] = key;
       if (leader_term >= term) continue;
       const Node& l = nodes_[leader];
-      const bool leads = l.up && l.leads_term == leader_term && l.term <= leader_term;
+      if (!l.up) continue;  // its last messages may still arrive, but nobody hears a crashed leader
+      const bool leads = l.leads_term == leader_term && l.term <= leader_term;
       if (nodes.size() + (leads ? 1 : 0) < majority) continue;
       std::vector<sim::NodeId> involved = {r.node};
       if (leads) involved.push_back(sim::NodeId(leader));

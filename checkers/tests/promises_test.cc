@@ -77,6 +77,17 @@ TEST(Disruption_Quiet, RisesOnceTheLeaderFellSilentOrToItsOwnTerm) {
   EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
 }
 
+TEST(Disruption_Quiet, TheLeaderCrashedThoughItsLastMessagesStillArrive) {
+  TraceBuilder t = LeaderOfTermOne();
+  t.Term(Ms(10), 2, 1);
+  Heartbeats(t, {1, 2}, Ms(10), Ms(360));
+  t.Event(Ms(370), TraceKind::kCrash, 0);
+  t.Deliver(Ms(372), 1, 0, Heartbeat(1));  // sent before the crash
+  t.Term(Ms(400), 2, 2);
+  auto checker = RunChecker("disruption", HeartbeatNodes(3), t, Ms(1000));
+  EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
+}
+
 TEST(Disruption_Quiet, CatchingUpWithATermAnotherNodeHas) {
   TraceBuilder t = LeaderOfTermOne();
   t.Term(Ms(10), 2, 3);  // node 2 got term 3 before anyone heard node 0
