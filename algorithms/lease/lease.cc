@@ -575,14 +575,22 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // so no term has two holders and no token two writers, whatever happens.
   // Holding the role alone rests on the holder giving up, by its own clock,
   // before the store's TTL runs out: any loss, latency, cut, partition or
-  // crash leaves that intact, a pause or drift past the margin's bound does
-  // not (see lease.h), and neither does a wall-clock step when the deadline is
-  // on the wall clock. A write delayed in the network past the margin lands
-  // after the next holder's, so stale_token is not kept under latency either.
-  // The store writes through to its disk (Persist), so a power loss is a
-  // crash to it.
+  // crash leaves that intact, and so does drift within the margin's bound
+  // (clock_drift_bound); a pause, or drift past the bound, does not (see
+  // lease.h), and neither does a wall-clock step when the deadline is on the
+  // wall clock. The same holds for every claim and every decision to write
+  // falling within the store's lease (lease_validity). A write delayed in
+  // the network past the margin lands after the next holder's, so
+  // stale_token is not kept under latency either, nor under drift: at the
+  // bound the holder's view ends as the store's TTL does, and a write
+  // decided just before takes write_duration to leave. The store writes
+  // through to its disk (Persist), so a power loss is a crash to it. The
+  // lease has no votes, no log, no promised winner and no leader-only
+  // messages to its followers: single_vote, leader_completeness,
+  // committed_agreement, declared_winner and disruption have nothing to
+  // judge.
   Guarantees guarantees(const OptionValues& options) const override {
-    FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause, FaultKind::kClockDrift});
+    FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause});
     if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
       one_holder = one_holder.Without({FaultKind::kClockStep});
     }
@@ -590,7 +598,20 @@ class LeaseAlgorithmImpl final : public Algorithm {
             {"unique_token", FaultKinds::All()},
             {"term_monotonic", FaultKinds::All()},
             {"single_leader", one_holder},
-            {"stale_token", one_holder.Without({FaultKind::kLatency})}};
+            {"stale_token", one_holder.Without({FaultKind::kLatency, FaultKind::kClockDrift})},
+            {"lease_validity", one_holder},
+            {"single_vote", FaultKinds::All()},
+            {"leader_completeness", FaultKinds::All()},
+            {"committed_agreement", FaultKinds::All()},
+            {"declared_winner", FaultKinds::All()},
+            {"disruption", FaultKinds::All()}};
+  }
+
+  // The holder acts for safety_margin x TTL on its clock, the store expires
+  // the lease after TTL on its own: a holder clock slow by 1 - safety_margin
+  // against a true store clock is what the margin absorbs (lease.h).
+  std::optional<ClockDriftBound> clock_drift_bound(const OptionValues& options) const override {
+    return ClockDriftBound{.slowest_ppm = -(kPpm - options.RatioPpm(kOptionSafetyMargin))};
   }
 
   // Only a holder in the leader role keeps its lease alive; the lease it

@@ -16,7 +16,17 @@ FaultKinds LinkFaults(const sim::LinkConfig& link) {
   return kinds;
 }
 
-FaultKinds StepFaults(const FaultStep& step) {
+// Drift an algorithm declares it absorbs is that algorithm's kClockDrift;
+// drift past the bound, a pause (Algorithm::clock_drift_bound).
+FaultKinds DriftFaults(const Scenario& scenario, const FaultStep& step) {
+  const auto bound = scenario.algorithm->clock_drift_bound(scenario.options);
+  if (!bound) return {FaultKind::kClockDrift};
+  const bool election_node = step.node.kind == NodeSelector::Kind::kId || step.node.kind == NodeSelector::Kind::kLeader;
+  const bool within = election_node ? step.drift_ppm >= bound->slowest_ppm : step.drift_ppm == 0;
+  return {within ? FaultKind::kClockDrift : FaultKind::kPause};
+}
+
+FaultKinds StepFaults(const Scenario& scenario, const FaultStep& step) {
   switch (step.action) {
     case FaultStep::Action::kCrash: return {step.lose_unsynced ? FaultKind::kPowerLoss : FaultKind::kCrash};
     case FaultStep::Action::kRestart: return {FaultKind::kCrash};
@@ -26,7 +36,7 @@ FaultKinds StepFaults(const FaultStep& step) {
     case FaultStep::Action::kIsolate: return {FaultKind::kPartition};
     case FaultStep::Action::kCut: return {FaultKind::kOneWayCut};
     case FaultStep::Action::kHeal: return {};
-    case FaultStep::Action::kClockDrift: return {FaultKind::kClockDrift};
+    case FaultStep::Action::kClockDrift: return DriftFaults(scenario, step);
     case FaultStep::Action::kClockShift: return {FaultKind::kClockStep};
     case FaultStep::Action::kNetwork:
     case FaultStep::Action::kLink: return LinkFaults(step.link);
@@ -38,7 +48,7 @@ FaultKinds StepFaults(const FaultStep& step) {
 
 FaultKinds FaultKindsInPlay(const Scenario& scenario) {
   FaultKinds kinds = LinkFaults(scenario.network);
-  for (const FaultStep& step : scenario.faults) kinds = kinds.With(StepFaults(step));
+  for (const FaultStep& step : scenario.faults) kinds = kinds.With(StepFaults(scenario, step));
   return kinds;
 }
 
