@@ -249,15 +249,28 @@ class Bully final : public Algorithm {
   // restarted higher id's newer epoch: two in the leader role at once. So
   // one leader per epoch, one writer per token, one leader at a time and no
   // stale token hold only under duplicates and clock steps, where no node
-  // misses anything. Epochs only grow, whatever happens: they reach the disk
-  // at once (Persist), so a power loss is a crash to Bully.
+  // misses anything, and so does the promise not to raise the epoch while
+  // a majority hears its coordinator: a restarted higher id bullies its way
+  // back, and every missed heartbeat or answer starts an election. Epochs
+  // only grow, whatever happens: they reach the disk at once (Persist), so
+  // a power loss is a crash to Bully. Who wins is Bully's one promise that
+  // faults do not break: once messages flow again, any live node above the
+  // coordinator challenges it and takes over. Bully has no votes, no log
+  // and no lease: single_vote, leader_completeness, committed_agreement
+  // and lease_validity have nothing to judge.
   Guarantees guarantees(const OptionValues&) const override {
     const FaultKinds nothing_missed = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", nothing_missed},
             {"unique_token", nothing_missed},
             {"term_monotonic", FaultKinds::All()},
             {"single_leader", nothing_missed},
-            {"stale_token", nothing_missed}};
+            {"stale_token", nothing_missed},
+            {"disruption", nothing_missed},
+            {"declared_winner", FaultKinds::All()},
+            {"single_vote", FaultKinds::All()},
+            {"leader_completeness", FaultKinds::All()},
+            {"committed_agreement", FaultKinds::All()},
+            {"lease_validity", FaultKinds::All()}};
   }
 
   // Only a coordinator announces or heartbeats, stamped with its own epoch.

@@ -1,4 +1,5 @@
-// check-guarantees: runs every algorithm (default options) under each fault
+// check-guarantees: runs every algorithm (its defaults, and each variant of
+// its boolean and choice options that `electsim list` shows) under each fault
 // kind alone, and under every combination of kinds it declares an invariant
 // for, over many seeds, with every safety checker on and an unfenced
 // resource. Prints, per algorithm and fault set, on how many seeds each
@@ -18,6 +19,8 @@
 #include "CLI/CLI.hpp"
 #include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
+#include "tools/electsim/fuzz_judge.h"
+#include "tools/electsim/guarantee_table.h"
 #include "tools/electsim/runner.h"
 #include "tools/electsim/scenario.h"
 #include "tools/guarantees/fault_templates.h"
@@ -30,7 +33,7 @@ using algorithms::FaultKinds;
 
 struct Case {
   const algorithms::Algorithm* algorithm;
-  std::string variant;  // "defaults", or the one option changed: deadline_clock "wall"
+  std::string variant;  // "defaults", or the options changed: deadline_clock "wall"
   FaultKinds kinds;
   std::string label;  // "none", "loss", "loss+partition"
   Scenario scenario;
@@ -47,40 +50,12 @@ std::string Label(FaultKinds kinds) {
   return label.empty() ? "none" : label;
 }
 
-// The defaults, and each other value of a boolean or choice option (one at
-// a time) that still promises something: the options that change behaviour.
-struct Variant {
-  std::string label;
-  nlohmann::json options;  // as a scenario writes them
-  algorithms::OptionValues values;
-};
-std::vector<Variant> Variants(const algorithms::Algorithm& algorithm) {
-  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
-  std::vector<Variant> variants = {{"defaults", nlohmann::json::object(), defaults}};
-  for (const algorithms::OptionSpec& option : algorithm.options()) {
-    std::vector<std::pair<int64_t, nlohmann::json>> values;
-    if (option.type == algorithms::OptionType::kBool)
-      values.emplace_back(option.default_value == 0, option.default_value == 0);
-    if (option.type == algorithms::OptionType::kChoice) {
-      for (size_t i = 0; i < option.choices.size(); ++i) {
-        if (static_cast<int64_t>(i) != option.default_value) values.emplace_back(i, option.choices[i]);
-      }
-    }
-    for (const auto& [held, written] : values) {
-      algorithms::OptionValues changed = defaults;
-      changed.Set(option.name, held);
-      if (algorithm.guarantees(changed).empty()) continue;  // nothing to check
-      variants.push_back({fmt::format("{} {}", option.name, written.dump()), {{option.name, written}}, changed});
-    }
-  }
-  return variants;
-}
-
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
-    for (const Variant& variant : Variants(*algorithm)) {
+    for (const GuaranteeVariant& variant : GuaranteeVariants(*algorithm)) {
       const algorithms::Guarantees declared = algorithm->guarantees(variant.values);
+      if (declared.empty()) continue;  // a deliberate bug promises nothing to check
       std::vector<FaultKinds> sets = {FaultKinds()};
       for (FaultKind kind : algorithms::AllFaultKinds()) sets.push_back(FaultKinds{kind});
       // Each declaration also under all its kinds at once.
@@ -90,16 +65,16 @@ std::vector<Case> Cases() {
       for (FaultKinds kinds : sets) {
         Case c{.algorithm = algorithm, .variant = variant.label, .kinds = kinds, .label = Label(kinds)};
         const std::string name = fmt::format("guarantee-{}-{}", algorithm->name(), cases.size());
-        const nlohmann::json doc = GuaranteeScenario(*algorithm, variant.options, kinds, name);
+        const nlohmann::json doc = GuaranteeScenario(*algorithm, variant.options, kinds, name, &variant.values);
         auto scenario = ParseScenarioJson(doc, name + ".json");
         if (!scenario.ok()) {
           std::cerr << "check-guarantees: " << scenario.status().message() << "\n";
           std::exit(2);
         }
         c.scenario = std::move(*scenario);
-        for (const algorithms::Guarantee& g : declared) {
-          if (g.kept_under.Covers(kinds)) c.declared.emplace_back(g.invariant);
-        }
+        // What the fuzzer would judge the scenario by (drift past a declared
+        // bound is a pause, and so on).
+        c.declared = JudgedInvariants(c.scenario, GuaranteesOf::kOptions);
         cases.push_back(std::move(c));
       }
     }
