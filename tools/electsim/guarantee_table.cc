@@ -53,13 +53,13 @@ std::vector<GuaranteeVariant> GuaranteeVariants(const algorithms::Algorithm& alg
           fmt::format("{} {}", option.name, written.dump()),
           written.is_boolean() && written.get<bool>()
               ? option.name
-              : fmt::format("{}={}", option.name, written.is_string() ? written.get<std::string>() : written.dump()),
+              : fmt::format("{}.{}", option.name, written.is_string() ? written.get<std::string>() : written.dump()),
           {{option.name, written}},
           defaults};
       variant.values.Set(option.name, held);
       if (option.type == algorithms::OptionType::kBool) {
         booleans.label += (booleans.label.empty() ? "" : ", ") + variant.label;
-        booleans.slug += (booleans.slug.empty() ? "" : "+") + variant.slug;
+        booleans.slug += (booleans.slug.empty() ? "" : ".") + variant.slug;
         booleans.options[option.name] = written;
         booleans.values.Set(option.name, held);
         ++boolean_count;

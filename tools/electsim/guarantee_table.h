@@ -22,7 +22,7 @@ std::string FormatGuarantees(const algorithms::Algorithm& algorithm, const algor
 // once when there are several (Raft's pre_vote with check_quorum).
 struct GuaranteeVariant {
   std::string label;       // "defaults", "pre_vote true, check_quorum true", "deadline_clock \"wall\""
-  std::string slug;        // for file names: "", "pre_vote+check_quorum", "deadline_clock=wall"
+  std::string slug;        // for file names: "", "pre_vote.check_quorum", "deadline_clock.wall"
   nlohmann::json options;  // as a scenario writes them
   algorithms::OptionValues values;
 };

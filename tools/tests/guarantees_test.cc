@@ -99,7 +99,7 @@ TEST(Guarantees_Declarations, RaftKeepsAHeardLeaderOnlyWithPreVoteAndCheckQuorum
   for (const GuaranteeVariant& variant : GuaranteeVariants(*raft)) {
     for (const algorithms::Guarantee& g : raft->guarantees(variant.values)) {
       if (g.invariant != "disruption") continue;
-      EXPECT_EQ(g.kept_under.Has(FaultKind::kPartition), variant.slug == "pre_vote+check_quorum") << variant.label;
+      EXPECT_EQ(g.kept_under.Has(FaultKind::kPartition), variant.slug == "pre_vote.check_quorum") << variant.label;
       EXPECT_FALSE(g.kept_under.Has(FaultKind::kLatency)) << variant.label;
     }
   }
