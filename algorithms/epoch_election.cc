@@ -15,6 +15,11 @@ void EpochElectionNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t)
   OnElectionTimer(ctx, timer);
 }
 
+void EpochElectionNode::DeclareAtBoot(sim::Context& ctx, int64_t rank) {
+  ctx.Observe(vocab::Rank(rank));
+  ctx.Observe(vocab::Hearing(base_config_.heartbeat_timeout_ns, base_config_.heartbeat_timeout_ns));
+}
+
 void EpochElectionNode::ObserveEpoch(sim::Context& ctx, uint64_t epoch) {
   if (epoch <= epoch_.max()) return;
   RaiseEpoch(ctx, epoch);

@@ -61,6 +61,11 @@ class EpochElectionNode : public sim::Process {
   // The node is about to become a follower (from any role).
   virtual void OnBecomeFollower(sim::Context& ctx) { (void)ctx; }
 
+  // States at boot what the checkers judge the algorithm's promises by:
+  // this node's `rank` (the highest live rank wins) and that it hears its
+  // leader while heartbeats arrive within heartbeat_timeout.
+  void DeclareAtBoot(sim::Context& ctx, int64_t rank);
+
   // Epoch handling, first for every message: a newer epoch is recorded and
   // a leader that learns of it no longer leads, whatever the message says.
   void ObserveEpoch(sim::Context& ctx, uint64_t epoch);

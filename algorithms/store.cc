@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "electsim/algorithms/timer.h"
+#include "electsim/vocab/vocabulary.h"
 
 namespace algorithms::store {
 
@@ -76,10 +77,13 @@ class Store final : public sim::Process {
     bool ok = true;
     if (const auto put = m.As<PutIfAbsentRequest>()) {
       ok = PutIfAbsent(ctx, key, put->holder, sim::TimeNs(put->ttl));
+      if (ok) ReportGrant(ctx, key, req, put->ttl);
     } else if (const auto cas = m.As<CasRequest>()) {
       ok = Cas(ctx, key, cas->version, cas->holder, sim::TimeNs(cas->ttl));
+      if (ok) ReportGrant(ctx, key, req, cas->ttl);
     } else if (const auto keep_alive = m.As<KeepAliveRequest>()) {
       ok = KeepAlive(ctx, key, keep_alive->create_rev, keep_alive->holder, sim::TimeNs(keep_alive->ttl));
+      if (ok) ReportGrant(ctx, key, req, keep_alive->ttl);
     } else if (const auto del = m.As<DeleteRequest>()) {
       ok = DeleteIfVersion(ctx, key, del->version);
     } else if (m.Is(kStoreWatch)) {
@@ -122,6 +126,7 @@ class Store final : public sim::Process {
     auto it = keys_.find(key);
     if (it == keys_.end() || it->second.mod_rev != version) return false;
     Entry& e = it->second;
+    if (e.holder != holder) ReportEnd(ctx, e);  // the lease goes to another holder
     e.holder = holder;
     e.mod_rev = NextRevision(ctx);
     e.expiry_local_ns = ExpiryFor(ctx, ttl);
@@ -158,6 +163,7 @@ class Store final : public sim::Process {
   }
 
   void Remove(sim::Context& ctx, int64_t key, EventKind kind) {
+    ReportEnd(ctx, keys_.at(key));
     NextRevision(ctx);
     keys_.erase(key);
     ctx.Persist(StorageName(key, "create_rev"), 0);
@@ -201,6 +207,16 @@ class Store final : public sim::Process {
     ctx.Persist(StorageName(key, "expiry_local_ns"), e.expiry_local_ns);
     // Written last: a non-zero create_rev is what marks the key as present.
     ctx.Persist(StorageName(key, "create_rev"), e.create_rev);
+  }
+
+  // What a lease checker reads (vocab::kLeaseGrant, kLeaseEnd): a key with a
+  // TTL is a lease, its create revision the lease's token.
+  void ReportGrant(sim::Context& ctx, int64_t key, int64_t req, int64_t ttl_ns) {
+    const Entry& e = keys_.at(key);
+    if (ttl_ns > 0) ctx.Observe(vocab::LeaseGrant(e.create_rev, e.holder, req, sim::TimeNs(ttl_ns)));
+  }
+  void ReportEnd(sim::Context& ctx, const Entry& e) {
+    if (e.expiry_local_ns != 0) ctx.Observe(vocab::LeaseEnd(e.create_rev, e.holder));
   }
 
   KeyState StateOf(int64_t key) const {

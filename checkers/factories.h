@@ -8,8 +8,11 @@
 namespace checkers {
 
 std::unique_ptr<Checker> MakeCommittedAgreementChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeDeclaredWinnerChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeDisruptionChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeElectionSafetyChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeLeaderCompletenessChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeLeaseValidityChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeLivenessChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeSingleLeaderChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeSingleVoteChecker(const CheckerConfig& config);

@@ -177,6 +177,42 @@ TEST(BullyTest, RestartWhileCoordinatorCutOff_RecoveredTopNodeTakesAHigherEpoch)
   ExpectTopNodeTookOverAbove(h, interim_epoch);
 }
 
+// Fuzz seed 902's story, the reason Bully promises one leader per epoch
+// under no crash: node 0 goes down knowing epoch 1; nodes 1 and 2 lead
+// epochs 2 and 3 meanwhile; both are down when node 0 comes back. Nobody
+// can tell it of epochs 2 and 3, and as the highest live id it must lead:
+// it announces epoch 2, which node 1 led already.
+TEST(BullyTest, RestartWhileEveryNodeThatKnewNewerEpochsIsDown_AnEpochIsLedTwice) {
+  ClusterHarness h(BullyAlgorithm(), 3, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
+  ASSERT_TRUE(h.validation().ok()) << h.validation();
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{2});
+  ASSERT_TRUE(h.sim().Crash(NodeId(0)).ok());
+  ASSERT_TRUE(h.sim().Crash(NodeId(2)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(2)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{1});
+  ASSERT_TRUE(h.sim().Restart(NodeId(2)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{2});
+  ASSERT_TRUE(h.sim().Crash(NodeId(1)).ok());
+  ASSERT_TRUE(h.sim().Crash(NodeId(2)).ok());
+  // Later than any message still on its way to it.
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(3) + TimeNs::Millis(100)).ok());
+  ASSERT_TRUE(h.sim().Restart(NodeId(0)).ok());
+  ASSERT_TRUE(h.sim().RunUntil(TimeNs::Seconds(4)).ok());
+  ASSERT_EQ(h.tracker().Leaders(), std::vector<uint32_t>{0});
+
+  std::map<int64_t, std::set<uint32_t>> leaders_by_epoch;
+  for (const auto& claim : h.tracker().leader_claims) leaders_by_epoch[claim.term].insert(claim.node.value());
+  EXPECT_EQ(leaders_by_epoch[2], (std::set<uint32_t>{0, 1}));
+  // Which is why the table does not promise it under crashes.
+  for (const Guarantee& g : BullyAlgorithm().guarantees(OptionValues::Defaults(BullyAlgorithm().options()))) {
+    if (g.invariant != "election_safety" && g.invariant != "unique_token") continue;
+    EXPECT_FALSE(g.kept_under.Has(FaultKind::kCrash)) << g.invariant;
+    EXPECT_FALSE(g.kept_under.Has(FaultKind::kPowerLoss)) << g.invariant;
+  }
+}
+
 TEST(BullyTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
   ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)));
   ASSERT_TRUE(h.validation().ok()) << h.validation();

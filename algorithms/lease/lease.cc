@@ -114,6 +114,7 @@ class LeaseNode final : public sim::Process {
     // before the crash may arrive after the restart: those older than the
     // term are no news.
     term_.Boot(ctx);
+    ctx.Observe(vocab::LeaseMargin(config_.safety_margin_ppm));
     seen_rev_ = term();
     next_req_ = term_.id_base() + 1;
     poll_timer_.Arm(ctx, config_.retry_interval);
@@ -291,7 +292,7 @@ class LeaseNode final : public sim::Process {
 
   void AcquireByPut(sim::Context& ctx) {
     BecomeCandidate(ctx);
-    acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
+    acquire_req_ = NewLeaseRequest(ctx, RequestKind::kAcquire);
     ctx.Send(config_.store,
              store::PutIfAbsentRequest{
                  .req = acquire_req_, .key = kLeaderKey, .holder = Self(), .ttl = config_.lease_ttl.ns()});
@@ -299,7 +300,7 @@ class LeaseNode final : public sim::Process {
 
   void AcquireByCas(sim::Context& ctx, int64_t version) {
     BecomeCandidate(ctx);
-    acquire_req_ = NewRequest(ctx, RequestKind::kAcquire);
+    acquire_req_ = NewLeaseRequest(ctx, RequestKind::kAcquire);
     ctx.Send(config_.store, store::CasRequest{.req = acquire_req_,
                                               .key = kLeaderKey,
                                               .version = version,
@@ -346,7 +347,7 @@ class LeaseNode final : public sim::Process {
   }
 
   void SendRenew(sim::Context& ctx) {
-    renew_req_ = NewRequest(ctx, RequestKind::kRenew);
+    renew_req_ = NewLeaseRequest(ctx, RequestKind::kRenew);
     ctx.Send(config_.store, config_.renew == Renew::kKeepAlive
                                 ? sim::Message(store::KeepAliveRequest{.req = renew_req_,
                                                                        .key = kLeaderKey,
@@ -444,6 +445,14 @@ class LeaseNode final : public sim::Process {
     const int64_t req = next_req_++;
     Pending& pending = pending_[req] = Pending{kind, DeadlineNow(ctx), Timer()};
     pending.timeout_timer.Arm(ctx, config_.request_timeout);
+    return req;
+  }
+
+  // A request that gives or renews the lease if the store grants it: the
+  // lease view counts from its send, which the checkers are told of.
+  int64_t NewLeaseRequest(sim::Context& ctx, RequestKind kind) {
+    const int64_t req = NewRequest(ctx, kind);
+    ctx.Observe(vocab::LeaseRequest(req));
     return req;
   }
 
@@ -566,14 +575,22 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // so no term has two holders and no token two writers, whatever happens.
   // Holding the role alone rests on the holder giving up, by its own clock,
   // before the store's TTL runs out: any loss, latency, cut, partition or
-  // crash leaves that intact, a pause or drift past the margin's bound does
-  // not (see lease.h), and neither does a wall-clock step when the deadline is
-  // on the wall clock. A write delayed in the network past the margin lands
-  // after the next holder's, so stale_token is not kept under latency either.
-  // The store writes through to its disk (Persist), so a power loss is a
-  // crash to it.
+  // crash leaves that intact, and so does drift within the margin's bound
+  // (clock_drift_bound); a pause, or drift past the bound, does not (see
+  // lease.h), and neither does a wall-clock step when the deadline is on the
+  // wall clock. The same holds for every claim and every decision to write
+  // falling within the store's lease (lease_validity). A write delayed in
+  // the network past the margin lands after the next holder's, so
+  // stale_token is not kept under latency either, nor under drift: at the
+  // bound the holder's view ends as the store's TTL does, and a write
+  // decided just before takes write_duration to leave. The store writes
+  // through to its disk (Persist), so a power loss is a crash to it. The
+  // lease has no votes, no log, no promised winner and no leader-only
+  // messages to its followers: single_vote, leader_completeness,
+  // committed_agreement, declared_winner and disruption have nothing to
+  // judge.
   Guarantees guarantees(const OptionValues& options) const override {
-    FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause, FaultKind::kClockDrift});
+    FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause});
     if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
       one_holder = one_holder.Without({FaultKind::kClockStep});
     }
@@ -581,7 +598,20 @@ class LeaseAlgorithmImpl final : public Algorithm {
             {"unique_token", FaultKinds::All()},
             {"term_monotonic", FaultKinds::All()},
             {"single_leader", one_holder},
-            {"stale_token", one_holder.Without({FaultKind::kLatency})}};
+            {"stale_token", one_holder.Without({FaultKind::kLatency, FaultKind::kClockDrift})},
+            {"lease_validity", one_holder},
+            {"single_vote", FaultKinds::All()},
+            {"leader_completeness", FaultKinds::All()},
+            {"committed_agreement", FaultKinds::All()},
+            {"declared_winner", FaultKinds::All()},
+            {"disruption", FaultKinds::All()}};
+  }
+
+  // The holder acts for safety_margin x TTL on its clock, the store expires
+  // the lease after TTL on its own: a holder clock slow by 1 - safety_margin
+  // against a true store clock is what the margin absorbs (lease.h).
+  std::optional<ClockDriftBound> clock_drift_bound(const OptionValues& options) const override {
+    return ClockDriftBound{.slowest_ppm = -(kPpm - options.RatioPpm(kOptionSafetyMargin))};
   }
 
   // Only a holder in the leader role keeps its lease alive; the lease it

@@ -53,6 +53,11 @@ void RaftNode::OnStart(sim::Context& ctx) {
   if (stored_term) ctx.Observe(vocab::TermChange(current_term_));
   log_.Recover(ctx);
   report_.Boot(ctx, current_term_);
+  // A node that heard its leader within election_timeout_min neither times
+  // out nor (with check-quorum) grants a vote or pre-vote. A pre-vote round
+  // lasts one election timeout, and a reply from the round before may still
+  // count, so a candidate's support is at most two timeouts old.
+  ctx.Observe(vocab::Hearing(config_.election_timeout_min_ns, config_.election_timeout_max_ns * 2));
   ResetElectionTimer(ctx);
 }
 
@@ -579,11 +584,27 @@ class Raft final : public Algorithm {
   // second leader in the leader role at once (and with it a stale write)
   // needs only a leader that does not hear of the new term in time: message
   // loss, latency, a partition or one-way cut, a pause, or drift that
-  // outruns the heartbeats. With a deliberate bug nothing is promised.
+  // outruns the heartbeats. Raft promises no winner and holds no lease.
+  //
+  // Disruption (a term raised while a majority hears its leader): any
+  // follower that misses its leader's messages for an election timeout
+  // campaigns, and without check-quorum the others grant it a vote (or a
+  // pre-vote) on term and log alone, so loss, latency, partitions, cuts,
+  // pauses and fast clocks all let it. Pre-vote alone changes no column:
+  // the lone node's pre-vote is granted as readily. With check-quorum too,
+  // nobody who hears its leader grants anything, which leaves three ways:
+  // a grant given while the granter did not hear the leader, counted after
+  // it heard it again for a while (a reply delayed in the network, or held
+  // by a pause of the pre-candidate), and clocks fast enough that a
+  // majority stops counting heartbeats the wire still delivers.
   Guarantees guarantees(const OptionValues& options) const override {
     if (options.Choice("bug") != "none") return {};
     const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kPowerLoss,
                                     FaultKind::kClockStep};
+    const FaultKinds undisrupted =
+        options.Bool("pre_vote") && options.Bool("check_quorum")
+            ? FaultKinds::All().Without({FaultKind::kLatency, FaultKind::kPause, FaultKind::kClockDrift})
+            : timing_safe;
     return {{"election_safety", FaultKinds::All()},
             {"single_vote", FaultKinds::All()},
             {"term_monotonic", FaultKinds::All()},
@@ -591,7 +612,10 @@ class Raft final : public Algorithm {
             {"leader_completeness", FaultKinds::All()},
             {"committed_agreement", FaultKinds::All()},
             {"single_leader", timing_safe},
-            {"stale_token", timing_safe}};
+            {"stale_token", timing_safe},
+            {"disruption", undisrupted},
+            {"declared_winner", FaultKinds::All()},
+            {"lease_validity", FaultKinds::All()}};
   }
 
   // The one place that says which Raft messages are leader-only and which

@@ -65,6 +65,7 @@ class RingNode final : public EpochElectionNode {
 
   void OnStart(sim::Context& ctx) override {
     const bool restarted = epoch_.Boot(ctx);
+    DeclareAtBoot(ctx, own_id_);  // the largest election id wins
     last_seq_ = epoch_.id_base();
     // Rounds begun before a crash are not rejoined: their messages may be
     // half-way round and the node has forgotten what it forwarded.
@@ -394,14 +395,26 @@ class Ring final : public Algorithm {
   // wins, while the restarted node's goes round and wins the same epoch (in
   // check-guarantees' power-loss schedule, a plain crash to Ring: node 3 back
   // at the instant leader 4 went down). What is left is duplicates and clock
-  // steps. Epochs only grow, whatever happens.
+  // steps, for one leader per epoch and at a time, for the largest id
+  // winning (a round that skips a live node elects without it, and a
+  // restarted node only listens, following whoever leads) and for the epoch
+  // staying put while a majority hears its leader (every suspicion opens a
+  // round with a new epoch). Epochs only grow, whatever happens. Ring has
+  // no votes, no log and no lease: single_vote, leader_completeness,
+  // committed_agreement and lease_validity have nothing to judge.
   Guarantees guarantees(const OptionValues&) const override {
     const FaultKinds reliable_ring = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", reliable_ring},
             {"unique_token", reliable_ring},
             {"term_monotonic", FaultKinds::All()},
             {"single_leader", reliable_ring},
-            {"stale_token", reliable_ring}};
+            {"stale_token", reliable_ring},
+            {"declared_winner", reliable_ring},
+            {"disruption", reliable_ring},
+            {"single_vote", FaultKinds::All()},
+            {"leader_completeness", FaultKinds::All()},
+            {"committed_agreement", FaultKinds::All()},
+            {"lease_validity", FaultKinds::All()}};
   }
 
   // Only the leader heartbeats, stamped with its epoch. ELECTED starts at

@@ -14,17 +14,8 @@ namespace {
 using sim::NodeId;
 using sim::TraceKind;
 using trace_testing::Ms;
+using trace_testing::RunChecker;
 using trace_testing::TraceBuilder;
-
-std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& config, const TraceBuilder& trace,
-                                    sim::TimeNs end) {
-  auto checker = MakeChecker(name, config);
-  EXPECT_TRUE(checker.ok()) << checker.status();
-  trace.FeedTo(**checker);
-  (*checker)->OnTraceEnd(trace.records().size());
-  (*checker)->Finish(end);
-  return std::move(*checker);
-}
 
 CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = node_count}; }
 
@@ -50,16 +41,17 @@ TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
   std::vector<std::string> names;
   for (const CheckerInfo& info : AllCheckers()) {
     names.push_back(info.name);
-    const bool expected_on = info.name != "single_leader" && info.name != "liveness";
+    const bool expected_on = info.name != "single_leader" && info.name != "liveness" && info.name != "disruption" &&
+                             info.name != "declared_winner" && info.name != "lease_validity";
     EXPECT_EQ(info.on_by_default, expected_on) << info.name;
     EXPECT_FALSE(info.summary.empty()) << info.name;
     auto checker = MakeChecker(info.name, Nodes(3));
     ASSERT_TRUE(checker.ok()) << info.name;
     EXPECT_EQ((*checker)->name(), info.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"committed_agreement", "election_safety", "leader_completeness",
-                                             "liveness", "single_leader", "single_vote", "stale_token",
-                                             "term_monotonic", "unique_token"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"committed_agreement", "declared_winner", "disruption", "election_safety",
+                                             "leader_completeness", "lease_validity", "liveness", "single_leader",
+                                             "single_vote", "stale_token", "term_monotonic", "unique_token"}));
 }
 
 TEST(Registry_MakeChecker, UnknownNameIsNotFound) {

@@ -3,9 +3,13 @@
 #pragma once
 
 #include <deque>
+#include <memory>
+#include <string_view>
 #include <vector>
 
+#include "checkers/checker.h"
 #include "electsim/vocab/vocabulary.h"
+#include "gtest/gtest.h"
 #include "sim/trace.h"
 
 namespace checkers::trace_testing {
@@ -15,10 +19,18 @@ inline sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
 class TraceBuilder {
  public:
   // Each returns the new record's trace index.
+  // Its local time is `time`: a clock without drift.
   uint64_t Observe(sim::TimeNs time, uint32_t node, const sim::Observation& observation) {
+    return ObserveAt(time, time, node, observation);
+  }
+  // With the node's clock reading `local` at `time`.
+  uint64_t ObserveAt(sim::TimeNs time, sim::TimeNs local, uint32_t node, const sim::Observation& observation) {
     payloads_.push_back(observation);
-    return Add(
-        {.time = time, .kind = sim::TraceKind::kObserve, .node = sim::NodeId(node), .payload = &payloads_.back()});
+    return Add({.time = time,
+                .kind = sim::TraceKind::kObserve,
+                .node = sim::NodeId(node),
+                .local_time = local,
+                .payload = &payloads_.back()});
   }
   uint64_t Send(sim::TimeNs time, uint32_t from, uint32_t to, const sim::Message& message) {
     payloads_.push_back(message);
@@ -26,6 +38,16 @@ class TraceBuilder {
                 .kind = sim::TraceKind::kSend,
                 .node = sim::NodeId(from),
                 .peer = sim::NodeId(to),
+                .message_id = records_.size() + 1,
+                .payload = &payloads_.back()});
+  }
+  // `message`, sent by `from`, handed to `to`.
+  uint64_t Deliver(sim::TimeNs time, uint32_t to, uint32_t from, const sim::Message& message) {
+    payloads_.push_back(message);
+    return Add({.time = time,
+                .kind = sim::TraceKind::kDeliver,
+                .node = sim::NodeId(to),
+                .peer = sim::NodeId(from),
                 .message_id = records_.size() + 1,
                 .payload = &payloads_.back()});
   }
@@ -40,6 +62,9 @@ class TraceBuilder {
   // Shorthands for the common observations.
   uint64_t Lead(sim::TimeNs time, uint32_t node, int64_t term) {
     return Observe(time, node, vocab::BecameLeader(sim::Term(term), sim::FencingToken(term)));
+  }
+  uint64_t Term(sim::TimeNs time, uint32_t node, int64_t term) {
+    return Observe(time, node, vocab::TermChange(sim::Term(term)));
   }
   uint64_t Follow(sim::TimeNs time, uint32_t node, int64_t term) {
     return Observe(time, node, vocab::RoleChange(vocab::Role::kFollower, sim::Term(term)));
@@ -95,5 +120,16 @@ class TraceBuilder {
   std::deque<sim::Payload> payloads_;  // deque: pointers stay valid as it grows
   std::vector<sim::TraceRecord> records_;
 };
+
+// Runs checker `name` over `trace` as a run would, ending at `end`.
+inline std::unique_ptr<Checker> RunChecker(std::string_view name, const CheckerConfig& config,
+                                           const TraceBuilder& trace, sim::TimeNs end) {
+  auto checker = MakeChecker(name, config);
+  EXPECT_TRUE(checker.ok()) << checker.status();
+  trace.FeedTo(**checker);
+  (*checker)->OnTraceEnd(trace.records().size());
+  (*checker)->Finish(end);
+  return std::move(*checker);
+}
 
 }  // namespace checkers::trace_testing

@@ -141,6 +141,7 @@ class Node final : public sim::Process {
         return;
       }
       seq_ = created->seq;
+      ctx.Observe(vocab::Rank(-seq_));  // the lowest sequence number leads
       if (static_cast<uint64_t>(seq_) > term_.max()) term_.Raise(ctx, static_cast<uint64_t>(seq_));
       state_ = State::kWaiting;
       report_.Role(ctx, vocab::Role::kFollower, Term());
@@ -340,15 +341,33 @@ class ZooKeeper final : public algorithms::Algorithm {
   // term has two leaders, no token two writers, no node a falling term,
   // whatever happens. One leader at a time rests on a leader giving up, by
   // its own clock, before the store ends its session: as with the lease, a
-  // pause or clock drift past the margin breaks that, and a write delayed in
-  // the network past the margin can land after the next leader's.
+  // pause or drift past the margin's bound (clock_drift_bound) breaks that,
+  // and a write delayed in the network, or decided at the very end of a
+  // view a slow clock stretched to the bound, can land after the next
+  // leader's. Once the cluster is stable, the lowest live sequence number
+  // leads: a leader's session ends with it, and each node waits on the
+  // child below its own. There are no votes, no log, no leader-only
+  // messages to followers and no key leases to judge.
   algorithms::Guarantees guarantees(const OptionValues&) const override {
-    const FaultKinds one_leader = FaultKinds::All().Without({FaultKind::kPause, FaultKind::kClockDrift});
+    const FaultKinds one_leader = FaultKinds::All().Without({FaultKind::kPause});
     return {{"election_safety", FaultKinds::All()},
             {"unique_token", FaultKinds::All()},
             {"term_monotonic", FaultKinds::All()},
             {"single_leader", one_leader},
-            {"stale_token", one_leader.Without({FaultKind::kLatency})}};
+            {"stale_token", one_leader.Without({FaultKind::kLatency, FaultKind::kClockDrift})},
+            {"declared_winner", FaultKinds::All()},
+            {"single_vote", FaultKinds::All()},
+            {"leader_completeness", FaultKinds::All()},
+            {"committed_agreement", FaultKinds::All()},
+            {"disruption", FaultKinds::All()},
+            {"lease_validity", FaultKinds::All()}};
+  }
+
+  // A leader acts for safety_margin x session_timeout from sending a ping,
+  // on its clock; the store ends the session session_timeout after the ping
+  // arrives, on its own: the lease's bound.
+  std::optional<ClockDriftBound> clock_drift_bound(const OptionValues& options) const override {
+    return ClockDriftBound{.slowest_ppm = -(kPpm - options.RatioPpm("safety_margin"))};
   }
 
   // The session's pings, and the followers' look at the lowest child, are

@@ -72,23 +72,23 @@ class ExplainTest : public electsim_test::TempDirTest {
 TEST_F(ExplainTest, BullySplitBrain_NamesThePartitionAndTheElectionMessagesItCut) {
   const Outcome out = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
   ExpectFirstLinesSay(out.output,
-                      {"node 1 timed out and became leader of epoch 1 at 0.100000s (trace #60) because its election "
+                      {"node 1 timed out and became leader of epoch 1 at 0.100000s (trace #70) because its election "
                        "messages (bully.election) to nodes 2, 3 and 4 were cut by /faults/0 (partition at 0.000s) "
-                       "(trace #42, #43 and #44)",
+                       "(trace #52, #53 and #54)",
                        "node 1 and node 4 never heard from each other as leader: node 1's leader message "
-                       "(bully.coordinator) to node 4 was cut by /faults/0 (partition at 0.000s) (trace #68); node "
+                       "(bully.coordinator) to node 4 was cut by /faults/0 (partition at 0.000s) (trace #78); node "
                        "4's leader message (bully.coordinator) to node 1 was cut by /faults/0"});
   std::map<uint64_t, json> trace = Trace("bully-partition-split-brain-seed1.repro.json");
-  for (const uint64_t drop : {42, 43, 44, 68}) {
+  for (const uint64_t drop : {52, 53, 54, 78}) {
     EXPECT_EQ(trace[drop]["kind"], "drop") << drop;
     EXPECT_EQ(trace[drop]["node"], 1) << drop;
     EXPECT_EQ(trace[drop]["detail"], "partition") << drop;
   }
-  EXPECT_EQ(trace[79]["kind"], "drop");
-  EXPECT_EQ(trace[79]["node"], 4);
-  EXPECT_EQ(trace[79]["peer"], 1);
-  EXPECT_EQ(trace[60]["type"], "role");
-  EXPECT_EQ(trace[60]["fields"]["role"], "leader");
+  EXPECT_EQ(trace[89]["kind"], "drop");
+  EXPECT_EQ(trace[89]["node"], 4);
+  EXPECT_EQ(trace[89]["peer"], 1);
+  EXPECT_EQ(trace[70]["type"], "role");
+  EXPECT_EQ(trace[70]["fields"]["role"], "leader");
   // The drops are in the causal history too, marked x, though happened-before cannot reach them.
   EXPECT_NE(out.output.find(". x . . . .  node 1: -> node 2: bully.election cut by /faults/0 (sent 0.000000s)"),
             std::string::npos)
@@ -100,24 +100,24 @@ TEST_F(ExplainTest, BullySplitBrain_NamesThePartitionAndTheElectionMessagesItCut
 TEST_F(ExplainTest, LeaseStaleWrite_NamesThePauseAndWhatItHeld) {
   const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
   ExpectFirstLinesSay(
-      out.output, {"node 2 began a write under token 1 at 2.005581s (trace #723) and was frozen by /faults/0 (pause "
+      out.output, {"node 2 began a write under token 1 at 2.005581s (trace #741) and was frozen by /faults/0 (pause "
                    "of node 2 at 2.005581s) until 5.005581s (3s); the write went out then; the resource accepted "
-                   "it at 5.009913s (trace #1451), after token 3",
+                   "it at 5.009913s (trace #1485), after token 3",
                    "/faults/0 also held 3 messages to node 2 until 5.005581s (store.event, store.reply; trace "
-                   "#1424, #1440 and #1442)",
-                   "the store expired node 2's lease at 3.006023s (trace #894): no store.keep_alive came from node "
+                   "#1457, #1474 and #1476)",
+                   "the store expired node 2's lease at 3.006023s (trace #914): no store.keep_alive came from node "
                    "2 after 2.006023s: node 2 was paused by /faults/0 (pause of node 2 at 2.005581s)",
                    "node 1 turned candidate at 3.007511s on the store's store.event, got the store's store.reply "
-                   "and became leader of term 3 at 3.013344s (trace #929)",
+                   "and became leader of term 3 at 3.013344s (trace #952)",
                    "resource: fencing off (it accepts any token)"});
   std::map<uint64_t, json> trace = Trace("lease-paused-holder-unfenced-seed1.repro.json");
-  EXPECT_EQ(trace[723]["type"], "write_begin");
-  for (const uint64_t held : {1424, 1440, 1442}) {
+  EXPECT_EQ(trace[741]["type"], "write_begin");
+  for (const uint64_t held : {1457, 1474, 1476}) {
     EXPECT_EQ(trace[held]["kind"], "deliver") << held;
     EXPECT_EQ(trace[held]["node"], 2) << held;
     EXPECT_EQ(trace[held]["t"], 5005581487) << held;
   }
-  EXPECT_EQ(trace[894]["type"], "store.event");
+  EXPECT_EQ(trace[914]["type"], "store.event");
 }
 
 // The double vote of the skip_sync bug: the power loss between the votes
@@ -128,17 +128,17 @@ TEST_F(ExplainTest, SkipSyncSplitBrain_NamesThePowerLossTheDelayedRequestAndTheC
   ExpectFirstLinesSay(
       out.output,
       {"node 2 voted twice in term 1 (bug=skip_sync):",
-       "for node 0 at 0.302000s (trace #60): node 0 became leader of term 1 with it at 0.304000s (trace #68)",
+       "for node 0 at 0.302000s (trace #64): node 0 became leader of term 1 with it at 0.304000s (trace #72)",
        "then /faults/5 (power loss of node 2 at 0.350s) lost its 2 unsynced writes",
-       "for node 1 at 0.450000s (trace #137), on node 1's raft.request_vote delayed by /faults/3 (latency 150ms from "
-       "node 1 to node 2 at 0.000s) (sent 0.300000s, delivered 0.450000s; trace #131): node 1 became leader of term "
-       "1 with it at 0.452000s (trace #143)",
+       "for node 1 at 0.450000s (trace #142), on node 1's raft.request_vote delayed by /faults/3 (latency 150ms from "
+       "node 1 to node 2 at 0.000s) (sent 0.300000s, delivered 0.450000s; trace #136): node 1 became leader of term "
+       "1 with it at 0.452000s (trace #148)",
        "its election message (raft.request_vote) to node 1 was cut by /faults/1 (cut from node 0 to node 1 at "
-       "0.000s) (trace #40)"});
+       "0.000s) (trace #44)"});
   std::map<uint64_t, json> trace = Trace("raft-bug-skip-sync-power-loss-seed1.repro.json");
-  EXPECT_EQ(trace[131]["kind"], "deliver");
-  EXPECT_EQ(trace[131]["type"], "raft.request_vote");
-  EXPECT_EQ(trace[40]["kind"], "drop");
+  EXPECT_EQ(trace[136]["kind"], "deliver");
+  EXPECT_EQ(trace[136]["type"], "raft.request_vote");
+  EXPECT_EQ(trace[44]["kind"], "drop");
 }
 
 // vote_twice needs no fault to vote twice: the account says so, links the
@@ -148,10 +148,10 @@ TEST_F(ExplainTest, VoteTwiceSplitBrain_LinksTheDoubleVoteToBothLeadersAndNamesT
   const Outcome out = Explain(Repro("raft-bug-vote-twice-seed1.repro.json"));
   ExpectFirstLinesSay(
       out.output, {"ran: raft with bug=vote_twice (a deliberate bug)", "node 1 voted twice in term 1 (bug=vote_twice):",
-                   "for node 1 (itself) at 0.300000s (trace #41): node 1 became leader of term 1 with it at "
-                   "0.304000s (trace #96)",
-                   "for node 0 at 0.302000s (trace #50): node 0 became leader of term 1 with it at 0.304000s "
-                   "(trace #82)",
+                   "for node 1 (itself) at 0.300000s (trace #45): node 1 became leader of term 1 with it at "
+                   "0.304000s (trace #100)",
+                   "for node 0 at 0.302000s (trace #54): node 0 became leader of term 1 with it at 0.304000s "
+                   "(trace #86)",
                    "nodes 0 and 1 timed out at the same instant, 0.300000s, and campaigned at once; node 2, down "
                    "from 0.000000s to 0.050000s by /faults/0 (crash of node 2 at 0.000s), had not timed out since",
                    "nothing it sent or awaited was cut, lost or delayed"});
@@ -176,15 +176,15 @@ TEST_F(ExplainTest, Violations_AreInTimeOrderEachWithItsEvidence) {
   }
   EXPECT_EQ(checkers, (std::vector<std::string>{"single_vote", "election_safety", "single_leader",
                                                 "committed_agreement", "unique_token"}));
-  EXPECT_NE(out.output.find("evidence: node 1's votes for node 1 at 0.300000s (trace #41) and for node 0 at 0.302000s "
-                            "(trace #50); the leaders of term 1 they made: node 1 at 0.304000s (trace #96), node 0 at "
-                            "0.304000s (trace #82)"),
+  EXPECT_NE(out.output.find("evidence: node 1's votes for node 1 at 0.300000s (trace #45) and for node 0 at 0.302000s "
+                            "(trace #54); the leaders of term 1 they made: node 1 at 0.304000s (trace #100), node 0 at "
+                            "0.304000s (trace #86)"),
             std::string::npos)
       << out.output;
   const Outcome stale = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
   EXPECT_NE(
-      stale.output.find("evidence: the stale write: node 2 under token 1, accepted at 5.009913s (trace #1451); the "
-                        "holder it outlived: node 1 led term 3 with token 3 from 3.013344s (trace #929)"),
+      stale.output.find("evidence: the stale write: node 2 under token 1, accepted at 5.009913s (trace #1485); the "
+                        "holder it outlived: node 1 led term 3 with token 3 from 3.013344s (trace #952)"),
       std::string::npos)
       << stale.output;
 }
@@ -226,16 +226,16 @@ TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {
   const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
   EXPECT_NE(out.output.find("  node 2, token 1: believed deadline 2.753581s on its clock (store.keep_alive sent at "
                             "2.003581s, granted at 5.005581s); the store's expiry 3.006023s on its clock (taken at "
-                            "2.006023s); margin +0.252441s; it still wrote under token 1 at 5.005581s (trace #1430), "
+                            "2.006023s); margin +0.252441s; it still wrote under token 1 at 5.005581s (trace #1463), "
                             "2.252000s past its deadline"),
             std::string::npos)
       << out.output;
   // 2.003581487s + 0.75 x 1s, and 2.006023205s + 1s, by the trace.
   std::map<uint64_t, json> trace = Trace("lease-paused-holder-unfenced-seed1.repro.json");
-  EXPECT_EQ(trace[718]["type"], "store.keep_alive");
-  EXPECT_EQ(trace[718]["local"], 2003581487);
-  EXPECT_EQ(trace[730]["kind"], "timer_set");
-  EXPECT_EQ(trace[730]["local"], 3006023205);
+  EXPECT_EQ(trace[736]["type"], "store.keep_alive");
+  EXPECT_EQ(trace[736]["local"], 2003581487);
+  EXPECT_EQ(trace[749]["kind"], "timer_set");
+  EXPECT_EQ(trace[749]["local"], 3006023205);
 }
 
 // An edited repro: a hash-mismatch warning first, then the run as it now is.
@@ -244,7 +244,7 @@ TEST_F(ExplainTest, EditedRepro_WarnsOfTheHashFirstThenExplainsTheRunAsItIs) {
   repro["scenario"]["faults"][0]["partition"] = json::parse("[[0,1,2],[3,4]]");
   const Outcome moved = Explain(Write("moved.repro.json", repro.dump()));
   EXPECT_EQ(moved.output.rfind("warning: the trace hash differs from the repro's: 0x", 0), 0u) << moved.output;
-  EXPECT_NE(moved.output.find("0x78162276902d5a59 when the repro was written"), std::string::npos) << moved.output;
+  EXPECT_NE(moved.output.find("0xd90c6938fbe00dfa when the repro was written"), std::string::npos) << moved.output;
   EXPECT_NE(moved.output.find("node 2 timed out and became leader of epoch 1 at 0.100000s"), std::string::npos)
       << moved.output;
   repro["scenario"]["faults"] = json::array();

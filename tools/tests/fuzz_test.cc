@@ -148,6 +148,24 @@ TEST(FuzzJudge_Kinds, EachStepAndWeatherIsItsKind) {
             (FaultKinds{FaultKind::kPowerLoss, FaultKind::kPartition, FaultKind::kClockStep}));
 }
 
+// The lease absorbs a holder clock slow by 1 - safety_margin: drift within
+// that is its clock_drift, drift past it (or of the store's clock) a pause.
+TEST(FuzzJudge_Kinds, DriftPastAnAlgorithmsBoundIsAPause) {
+  using algorithms::FaultKind;
+  using algorithms::FaultKinds;
+  auto drift = [](const std::string& algorithm, const json& node, int64_t ppm) {
+    return FaultKindsInPlay(Load({{"nodes", 3},
+                                  {"duration", "10s"},
+                                  {"algorithm", algorithm},
+                                  {"faults", {{{"at", "1s"}, {"clock", {{"node", node}, {"drift_ppm", ppm}}}}}}}));
+  };
+  EXPECT_EQ(drift("lease", 1, -250000), FaultKinds{FaultKind::kClockDrift});
+  EXPECT_EQ(drift("lease", "leader", 300000), FaultKinds{FaultKind::kClockDrift});
+  EXPECT_EQ(drift("lease", 1, -250001), FaultKinds{FaultKind::kPause});
+  EXPECT_EQ(drift("lease", "store", 1000), FaultKinds{FaultKind::kPause});
+  EXPECT_EQ(drift("raft", 1, -450000), FaultKinds{FaultKind::kClockDrift});  // no bound declared: any drift
+}
+
 TEST(FuzzJudge_Invariants, OnlyWhatIsDeclaredForTheKindsInPlay) {
   auto has = [](const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();

@@ -108,7 +108,7 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
        "\"restart\")"},
       // enum, const
       {R"(, "checkers": ["election_safety", "single_vote", "split_brain"])",
-       "at /checkers/2: expected one of the checkers \"committed_agreement\", \"election_safety\""},
+       "at /checkers/2: expected one of the checkers \"committed_agreement\", \"declared_winner\""},
       {R"(, "faults": [{"at": "1s", "heal": "yes"}])", "at /faults/0/heal: expected true, got the string \"yes\""},
       // minimum, maximum
       {R"(, "network": {"duplicate": -0.5})",

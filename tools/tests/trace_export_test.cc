@@ -251,22 +251,23 @@ TEST_F(ReplayDifferenceTest, Replay_ChangedOptionIsNarrowedByCheckpointsAndNamed
   const std::string path = WriteRepro(changed, "changed.repro.json");
   const Outcome narrowed = electsim_test::RunCombined("replay " + path);
   EXPECT_EQ(narrowed.exit_status, 1) << narrowed.output;
-  EXPECT_NE(narrowed.output.find("the first difference is among records #0 to #63"), std::string::npos)
+  EXPECT_NE(narrowed.output.find("the first difference is among records #64 to #127"), std::string::npos)
       << narrowed.output;
-  EXPECT_NE(narrowed.output.find("  #0: {\"i\":0,\"t\":0,\"kind\":\"start\""), std::string::npos) << narrowed.output;
+  EXPECT_NE(narrowed.output.find("  #64: {\"i\":64,\"t\":5581487,\"kind\":\"timer_cancel\""), std::string::npos)
+      << narrowed.output;
 
   const Outcome named = electsim_test::RunCombined("replay " + path + " --expected " + (dir_ / "good.jsonl").string());
   EXPECT_EQ(named.exit_status, 1) << named.output;
-  EXPECT_NE(named.output.find("replay: first differing record: #60\n"), std::string::npos) << named.output;
+  EXPECT_NE(named.output.find("replay: first differing record: #67\n"), std::string::npos) << named.output;
   EXPECT_NE(
-      named.output.find("  expected: {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":338581487"),
+      named.output.find("  expected: {\"i\":67,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":338581487"),
       std::string::npos)
       << named.output;
   EXPECT_NE(
-      named.output.find("  actual:   {\"i\":60,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":305581487"),
+      named.output.find("  actual:   {\"i\":67,\"t\":5581487,\"kind\":\"timer_set\",\"node\":2,\"local\":305581487"),
       std::string::npos)
       << named.output;
-  EXPECT_NE(named.output.find("  same:     {\"i\":59,"), std::string::npos) << named.output;
+  EXPECT_NE(named.output.find("  same:     {\"i\":66,"), std::string::npos) << named.output;
 }
 
 TEST_F(ReplayDifferenceTest, Replay_TamperedHashIsToldApartFromADifferentTrace) {
@@ -274,7 +275,7 @@ TEST_F(ReplayDifferenceTest, Replay_TamperedHashIsToldApartFromADifferentTrace) 
   tampered["trace_hash"] = "0x0000000000000001";
   const Outcome out = electsim_test::RunCombined("replay " + WriteRepro(tampered, "tampered.repro.json"));
   EXPECT_EQ(out.exit_status, 1) << out.output;
-  EXPECT_NE(out.output.find("every checkpoint matches and both traces have 2432 records"), std::string::npos)
+  EXPECT_NE(out.output.find("every checkpoint matches and both traces have 2484 records"), std::string::npos)
       << out.output;
   // Checkpoints tampered with: the difference is placed where they stop agreeing.
   json moved = repro_;

@@ -68,6 +68,21 @@ class Algorithm {
     return {};
   }
 
+  // The clock drift this algorithm's timing is built to absorb, when it
+  // declares one: every election node's clocks running no slower than
+  // `slowest_ppm` (and as fast as they like), every other node's (the
+  // store's, the resource's) true. Guarantees under kClockDrift then hold
+  // for drift within it; drift past it counts as kPause. A lease holder that
+  // acts for safety_margin x TTL on its own clock, against a store that
+  // times the TTL on a true clock, absorbs a clock slow by 1 - safety_margin.
+  struct ClockDriftBound {
+    int64_t slowest_ppm = 0;
+  };
+  virtual std::optional<ClockDriftBound> clock_drift_bound(const OptionValues& options) const {
+    (void)options;
+    return std::nullopt;
+  }
+
   // For `electsim bench`, which strikes the leader at a random point of one
   // heartbeat period and waits out the detection: the option that holds the
   // leader's heartbeat (or renewal) period, and the one that holds how long

@@ -27,7 +27,9 @@ enum class FaultKind : uint8_t {
   kCrash,        // a node stops and may restart with its stable storage ("crash", "restart")
   kPowerLoss,    // a crash that also loses stable-storage writes not yet synced
   kPause,        // a node frozen while time goes on ("pause"), GC-like
-  kClockDrift,   // clocks running fast or slow, without bound ("clock.drift_ppm")
+  kClockDrift,   // clocks running fast or slow ("clock.drift_ppm"): within the bound the algorithm
+                 // declares (Algorithm::clock_drift_bound), or any drift when it declares none.
+                 // Drift past a declared bound counts as kPause: a pause is drift without bound
   kClockStep,    // a wall clock stepped ("clock.shift")
 };
 inline constexpr int kFaultKindCount = 10;

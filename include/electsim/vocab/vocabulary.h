@@ -68,6 +68,42 @@ inline constexpr sim::RecordType kLogTruncate{"log.truncate", {"index"}};
 // learned it: the leader's term when the leader itself reports it).
 inline constexpr sim::RecordType kLogCommit{"log.commit", {"index", "term", "entry", "current_term"}};
 
+// ---- declarations: what an algorithm promises, stated by each node ----
+// Facts a checker needs to judge a promise but cannot see on the wire, as
+// data: a node reports them when it boots (and, for a rank, when it
+// changes); a checker takes each node's latest and judges nothing for a node
+// that states none.
+//
+// How the node tells it still hears its leader: the leader's leader-only
+// messages (MessageRoles) arrive less than `within` ns apart, and have for
+// at least `over` ns. Meant: while it hears its leader so, the node does
+// nothing that raises a term (Raft with pre-vote and check-quorum ignores
+// vote requests). The disruption checker counts such nodes. Fields: within,
+// over.
+inline constexpr sim::RecordType kHearing{"declare.hearing", {"within", "over"}};
+// The node's place in the algorithm's promise of who wins: once the cluster
+// is stable, the live node of highest rank leads (Bully: its id; Ring: its
+// election id; ZooKeeper's recipe: minus its sequence number, the lowest
+// leads). Field: rank.
+inline constexpr sim::RecordType kRank{"declare.rank", {"rank"}};
+// The node acts as a lease holder only within `margin` millionths of a
+// lease's TTL, counted on its own monotonic clock from sending the request
+// the store granted (lease.request, lease.grant). Field: margin.
+inline constexpr sim::RecordType kLeaseMargin{"declare.lease_margin", {"margin"}};
+
+// ---- leases ----
+// The node sent the store request `req`, which grants or renews a lease if
+// the store accepts it; the record's time and local time are when it left.
+// Field: req.
+inline constexpr sim::RecordType kLeaseRequest{"lease.request", {"req"}};
+// Reported by the store: it granted or renewed lease `token` (the key's
+// create revision) to `holder`, answering `holder`'s request `req`, for
+// `ttl` ns on its own clock from now. Fields: token, holder, req, ttl.
+inline constexpr sim::RecordType kLeaseGrant{"lease.grant", {"token", "holder", "req", "ttl"}};
+// Reported by the store: lease `token` of `holder` ended (it expired, was
+// deleted, or went to another holder). Fields: token, holder.
+inline constexpr sim::RecordType kLeaseEnd{"lease.end", {"token", "holder"}};
+
 inline constexpr std::string_view kFieldRole = "role";
 inline constexpr std::string_view kFieldTerm = "term";
 inline constexpr std::string_view kFieldToken = "token";
@@ -79,6 +115,14 @@ inline constexpr std::string_view kFieldHighest = "highest";
 inline constexpr std::string_view kFieldIndex = "index";
 inline constexpr std::string_view kFieldEntry = "entry";
 inline constexpr std::string_view kFieldCurrentTerm = "current_term";
+
+inline constexpr std::string_view kFieldWithin = "within";
+inline constexpr std::string_view kFieldOver = "over";
+inline constexpr std::string_view kFieldRank = "rank";
+inline constexpr std::string_view kFieldMargin = "margin";
+inline constexpr std::string_view kFieldReq = "req";
+inline constexpr std::string_view kFieldHolder = "holder";
+inline constexpr std::string_view kFieldTtl = "ttl";
 
 inline constexpr int64_t kNobody = -1;
 
@@ -141,6 +185,36 @@ struct LogCommitted {
   int64_t term = 0;
   int64_t entry = 0;
   int64_t current_term = 0;
+};
+
+struct HearingDeclared {
+  static constexpr const sim::RecordType& kType = kHearing;
+  int64_t within = 0;
+  int64_t over = 0;
+};
+struct RankDeclared {
+  static constexpr const sim::RecordType& kType = kRank;
+  int64_t rank = 0;
+};
+struct LeaseMarginDeclared {
+  static constexpr const sim::RecordType& kType = kLeaseMargin;
+  int64_t margin = 0;
+};
+struct LeaseRequested {
+  static constexpr const sim::RecordType& kType = kLeaseRequest;
+  int64_t req = 0;
+};
+struct LeaseGranted {
+  static constexpr const sim::RecordType& kType = kLeaseGrant;
+  int64_t token = 0;
+  int64_t holder = 0;
+  int64_t req = 0;
+  int64_t ttl = 0;
+};
+struct LeaseEnded {
+  static constexpr const sim::RecordType& kType = kLeaseEnd;
+  int64_t token = 0;
+  int64_t holder = 0;
 };
 
 // ---- message roles: what the wire shows ----
@@ -239,5 +313,16 @@ inline sim::Observation LogCommit(uint64_t index, sim::Term term, uint64_t entry
   return sim::Observation(kLogCommit, {static_cast<int64_t>(index), static_cast<int64_t>(term.value()),
                                        static_cast<int64_t>(entry), static_cast<int64_t>(current_term.value())});
 }
+
+inline sim::Observation Hearing(sim::TimeNs within, sim::TimeNs over) {
+  return HearingDeclared{.within = within.ns(), .over = over.ns()};
+}
+inline sim::Observation Rank(int64_t rank) { return RankDeclared{.rank = rank}; }
+inline sim::Observation LeaseMargin(int64_t margin_ppm) { return LeaseMarginDeclared{.margin = margin_ppm}; }
+inline sim::Observation LeaseRequest(int64_t req) { return LeaseRequested{.req = req}; }
+inline sim::Observation LeaseGrant(int64_t token, int64_t holder, int64_t req, sim::TimeNs ttl) {
+  return LeaseGranted{.token = token, .holder = holder, .req = req, .ttl = ttl.ns()};
+}
+inline sim::Observation LeaseEnd(int64_t token, int64_t holder) { return LeaseEnded{.token = token, .holder = holder}; }
 
 }  // namespace vocab

@@ -1,5 +1,5 @@
-// `electsim check-guarantees`: every algorithm (default options, and each
-// other value of its options that change behaviour) under each fault kind
+// `electsim check-guarantees`: every algorithm (its defaults, and each
+// variant of its boolean and choice options that `electsim list` shows) under each fault kind
 // alone and under every combination it declares an invariant for, over many
 // seeds, with every safety checker on and an unfenced resource. Prints, per
 // algorithm and fault set, on how many seeds each invariant broke; a count in
@@ -14,6 +14,8 @@
 #include "tools/electsim/campaign/seed_campaign.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/engine/fault_templates.h"
+#include "tools/electsim/engine/fuzz_judge.h"
+#include "tools/electsim/export/guarantee_table.h"
 #include "tools/electsim/export/report.h"
 #include "tools/electsim/io/termination.h"
 
@@ -52,60 +54,23 @@ std::string KindsSlug(FaultKinds kinds) {
   return fmt::format("kinds{:x}", bits);
 }
 
-// The defaults, and each other value of a boolean or choice option (one at
-// a time) that still promises something: the options that change behaviour.
-struct Variant {
-  std::string label;       // "defaults", "pre_vote true"
-  std::string slug;        // "defaults", "pre_vote-true"
-  nlohmann::json options;  // as a scenario writes them
-  algorithms::OptionValues values;
-};
-
-std::vector<std::pair<int64_t, nlohmann::json>> OtherValues(const algorithms::OptionSpec& option) {
-  std::vector<std::pair<int64_t, nlohmann::json>> values;
-  if (option.type == algorithms::OptionType::kBool)
-    values.emplace_back(option.default_value == 0, option.default_value == 0);
-  if (option.type == algorithms::OptionType::kChoice) {
-    for (size_t i = 0; i < option.choices.size(); ++i) {
-      if (static_cast<int64_t>(i) != option.default_value) values.emplace_back(i, option.choices[i]);
-    }
-  }
-  return values;
-}
-
-std::vector<Variant> Variants(const algorithms::Algorithm& algorithm) {
-  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
-  std::vector<Variant> variants = {{"defaults", "defaults", nlohmann::json::object(), defaults}};
-  for (const algorithms::OptionSpec& option : algorithm.options()) {
-    for (const auto& [held, written] : OtherValues(option)) {
-      algorithms::OptionValues changed = defaults;
-      changed.Set(option.name, held);
-      if (algorithm.guarantees(changed).empty()) continue;  // nothing to check
-      const std::string value = written.is_string() ? written.get<std::string>() : written.dump();
-      variants.push_back({fmt::format("{} {}", option.name, written.dump()),
-                          fmt::format("{}-{}", option.name, value),
-                          {{option.name, written}},
-                          changed});
-    }
-  }
-  return variants;
-}
-
 // One algorithm, variant and set of fault kinds, judged by what the variant
 // declares kept under those kinds.
 class GuaranteeCase : public campaign::CampaignSubject {
  public:
-  GuaranteeCase(const algorithms::Algorithm& algorithm, const Variant& variant, FaultKinds kinds,
-                std::vector<std::string> declared)
+  GuaranteeCase(const algorithms::Algorithm& algorithm, const GuaranteeVariant& variant, FaultKinds kinds)
       : algorithm_(algorithm),
         variant_(variant.label),
         kinds_(KindsLabel(kinds)),
-        name_(fmt::format("guarantee-{}-{}-{}", algorithm.name(), variant.slug, KindsSlug(kinds))),
-        declared_(std::move(declared)) {
-    const nlohmann::json document = GuaranteeScenario(algorithm, variant.options, kinds, name_);
+        name_(fmt::format("guarantee-{}-{}-{}", algorithm.name(), variant.slug.empty() ? "defaults" : variant.slug,
+                          KindsSlug(kinds))) {
+    const nlohmann::json document = GuaranteeScenario(algorithm, variant.options, kinds, name_, &variant.values);
     auto scenario = ParseScenarioJson(document, name_ + ".json");
     SIM_CHECK(scenario.ok(), std::string(scenario.status().message()).c_str());
     scenario_ = std::make_shared<const Scenario>(std::move(*scenario));
+    // What fuzz would judge the scenario by (drift past a declared bound is a
+    // pause, and so on).
+    declared_ = JudgedInvariants(*scenario_, GuaranteesOf::kOptions);
   }
 
   std::string Label() const override { return name_; }
@@ -155,14 +120,11 @@ std::vector<FaultKinds> FaultSets(const algorithms::Guarantees& declared) {
 std::vector<std::unique_ptr<GuaranteeCase>> Cases() {
   std::vector<std::unique_ptr<GuaranteeCase>> cases;
   for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
-    for (const Variant& variant : Variants(*algorithm)) {
+    for (const GuaranteeVariant& variant : GuaranteeVariants(*algorithm)) {
       const algorithms::Guarantees declared = algorithm->guarantees(variant.values);
+      if (declared.empty()) continue;  // a deliberate bug promises nothing to check
       for (FaultKinds kinds : FaultSets(declared)) {
-        std::vector<std::string> kept;
-        for (const algorithms::Guarantee& g : declared) {
-          if (g.kept_under.Covers(kinds)) kept.emplace_back(g.invariant);
-        }
-        cases.push_back(std::make_unique<GuaranteeCase>(*algorithm, variant, kinds, std::move(kept)));
+        cases.push_back(std::make_unique<GuaranteeCase>(*algorithm, variant, kinds));
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "tools/electsim/engine/fault_templates.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "checkers/checker.h"
@@ -126,14 +127,22 @@ std::vector<std::string> SafetyCheckers() {
 }
 
 json GuaranteeScenario(const algorithms::Algorithm& algorithm, const json& options, algorithms::FaultKinds kinds,
-                       const std::string& name) {
+                       const std::string& name, const algorithms::OptionValues* values) {
+  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
+  const auto drift_bound = algorithm.clock_drift_bound(values != nullptr ? *values : defaults);
   json network = {{"latency", {{"uniform", {"1ms", "10ms"}}}}};
   json faults = json::array();
   for (FaultKind kind : algorithms::AllFaultKinds()) {
     if (!kinds.Has(kind)) continue;
     const json fragment = FaultTemplate(kind, algorithm.uses_store());
     for (const auto& [key, value] : fragment["network"].items()) network[key] = value;
-    for (const json& step : fragment["faults"]) faults.push_back(step);
+    for (json step : fragment["faults"]) {
+      if (drift_bound && step.contains("clock") && step["clock"].contains("drift_ppm")) {
+        if (step["clock"]["node"] == "store") continue;  // a service's clock stays true within the bound
+        step["clock"]["drift_ppm"] = std::max(step["clock"]["drift_ppm"].get<int64_t>(), drift_bound->slowest_ppm);
+      }
+      faults.push_back(step);
+    }
   }
   return {{"name", name},
           {"nodes", 5},

@@ -21,8 +21,12 @@ nlohmann::json FaultTemplate(algorithms::FaultKind kind, bool has_store);
 // scenario writes them) under every kind in `kinds` at once (none: a healthy
 // run), against an unfenced resource, with every safety checker on and
 // nothing expected. `name` names it.
+// Clock drift stays within the bound the algorithm declares for `values`
+// (the options read; null: its defaults), when it declares one: past it,
+// drift is a pause (Algorithm::clock_drift_bound).
 nlohmann::json GuaranteeScenario(const algorithms::Algorithm& algorithm, const nlohmann::json& options,
-                                 algorithms::FaultKinds kinds, const std::string& name);
+                                 algorithms::FaultKinds kinds, const std::string& name,
+                                 const algorithms::OptionValues* values = nullptr);
 
 // Every checker but liveness.
 std::vector<std::string> SafetyCheckers();

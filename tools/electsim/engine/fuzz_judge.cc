@@ -8,11 +8,24 @@ namespace {
 using algorithms::FaultKind;
 using algorithms::FaultKinds;
 
+// Drift an algorithm declares it absorbs is that algorithm's kClockDrift;
+// drift past the bound, a pause (Algorithm::clock_drift_bound).
+FaultKinds DriftFaults(const Scenario& scenario, const FaultStep& step) {
+  const auto bound = scenario.algorithm->clock_drift_bound(scenario.options);
+  if (!bound) return {FaultKind::kClockDrift};
+  const bool election_node = step.node.kind == NodeSelector::Kind::kId || step.node.kind == NodeSelector::Kind::kLeader;
+  const bool within = election_node ? step.drift_ppm >= bound->slowest_ppm : step.drift_ppm == 0;
+  return {within ? FaultKind::kClockDrift : FaultKind::kPause};
+}
+
 }  // namespace
 
 FaultKinds FaultKindsInPlay(const Scenario& scenario) {
   FaultKinds kinds = LinkFaultKinds(scenario.network);
-  for (const FaultStep& step : scenario.faults) kinds = kinds.With(step.Kinds());
+  for (const FaultStep& step : scenario.faults) {
+    const bool drift = step.action == FaultStep::Action::kClockDrift;
+    kinds = kinds.With(drift ? DriftFaults(scenario, step) : step.Kinds());
+  }
   return kinds;
 }
 

@@ -226,6 +226,16 @@ class Account {
   std::string out_;
 };
 
+// Raft's log, what a node declares of itself at boot for the checkers
+// (declare.*) and the lease bookkeeping they judge by (lease.*) are not part
+// of the story a reader follows; roles, terms, votes and writes are.
+bool SaysWhatHappened(std::string_view type) {
+  for (std::string_view prefix : {"log.", "declare.", "lease."}) {
+    if (type.rfind(prefix, 0) == 0) return false;
+  }
+  return true;
+}
+
 // What says something new: an observation unlike the node's previous one of
 // its type (a sequence number aside; Raft's log and beliefs left out), and
 // the delivery or timer the node was handling when it made it. Steady work
@@ -238,7 +248,7 @@ std::set<uint64_t> Account::Newsworthy(const checkers::Violation& first) const {
     if (e.index > first.trace_index) break;
     if (e.node == Event::kNone) continue;
     if (e.kind == TraceKind::kDeliver || e.kind == TraceKind::kTimerFire) last_input[e.node] = e.index;
-    if (e.kind != TraceKind::kObserve || e.Observes(vocab::kBelief) || e.payload->type_name().rfind("log.", 0) == 0) {
+    if (e.kind != TraceKind::kObserve || e.Observes(vocab::kBelief) || !SaysWhatHappened(e.payload->type_name())) {
       continue;
     }
     std::string said;

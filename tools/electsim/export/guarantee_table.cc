@@ -34,6 +34,43 @@ std::string FormatGuarantees(const algorithms::Algorithm& algorithm, const algor
   return out;
 }
 
+std::vector<GuaranteeVariant> GuaranteeVariants(const algorithms::Algorithm& algorithm) {
+  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
+  std::vector<GuaranteeVariant> variants = {{"defaults", "", nlohmann::json::object(), defaults}};
+  GuaranteeVariant booleans{"", "", nlohmann::json::object(), defaults};
+  int boolean_count = 0;
+  for (const algorithms::OptionSpec& option : algorithm.options()) {
+    std::vector<std::pair<int64_t, nlohmann::json>> values;  // held, as written
+    if (option.type == algorithms::OptionType::kBool)
+      values.emplace_back(option.default_value == 0, option.default_value == 0);
+    if (option.type == algorithms::OptionType::kChoice) {
+      for (size_t i = 0; i < option.choices.size(); ++i) {
+        if (static_cast<int64_t>(i) != option.default_value) values.emplace_back(i, option.choices[i]);
+      }
+    }
+    for (const auto& [held, written] : values) {
+      GuaranteeVariant variant{
+          fmt::format("{} {}", option.name, written.dump()),
+          written.is_boolean() && written.get<bool>()
+              ? option.name
+              : fmt::format("{}.{}", option.name, written.is_string() ? written.get<std::string>() : written.dump()),
+          {{option.name, written}},
+          defaults};
+      variant.values.Set(option.name, held);
+      if (option.type == algorithms::OptionType::kBool) {
+        booleans.label += (booleans.label.empty() ? "" : ", ") + variant.label;
+        booleans.slug += (booleans.slug.empty() ? "" : ".") + variant.slug;
+        booleans.options[option.name] = written;
+        booleans.values.Set(option.name, held);
+        ++boolean_count;
+      }
+      variants.push_back(std::move(variant));
+    }
+  }
+  if (boolean_count >= 2) variants.push_back(std::move(booleans));
+  return variants;
+}
+
 namespace {
 
 const algorithms::Guarantee* Find(const algorithms::Guarantees& guarantees, std::string_view invariant) {
@@ -73,27 +110,18 @@ std::string Difference(const algorithms::Guarantees& from, const algorithms::Gua
 }  // namespace
 
 std::string FormatGuaranteeChanges(const algorithms::Algorithm& algorithm, int indent) {
-  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
-  const algorithms::Guarantees base = algorithm.guarantees(defaults);
+  const algorithms::Guarantees base = algorithm.guarantees(algorithms::OptionValues::Defaults(algorithm.options()));
   std::string out;
-  for (const algorithms::OptionSpec& option : algorithm.options()) {
-    std::vector<std::pair<int64_t, std::string>> values;  // held value, as written
-    if (option.type == algorithms::OptionType::kBool) {
-      values = {{option.default_value == 0 ? 1 : 0, option.default_value == 0 ? "true" : "false"}};
-    } else if (option.type == algorithms::OptionType::kChoice) {
-      for (size_t i = 0; i < option.choices.size(); ++i) {
-        if (static_cast<int64_t>(i) != option.default_value) {
-          values.emplace_back(static_cast<int64_t>(i), fmt::format("\"{}\"", option.choices[i]));
-        }
-      }
-    }
-    for (const auto& [value, written] : values) {
-      algorithms::OptionValues changed = defaults;
-      changed.Set(option.name, value);
-      const std::string difference = Difference(base, algorithm.guarantees(changed));
-      if (!difference.empty()) {
-        out += fmt::format("{:{}}with {} {}: {}\n", "", indent, option.name, written, difference);
-      }
+  const std::vector<GuaranteeVariant> variants = GuaranteeVariants(algorithm);
+  for (auto it = variants.begin() + 1; it != variants.end(); ++it) {
+    const algorithms::Guarantees guarantees = algorithm.guarantees(it->values);
+    const std::string difference = Difference(base, guarantees);
+    if (difference.empty()) continue;
+    if (guarantees.empty()) {
+      out += fmt::format("{:{}}with {}: {}\n", "", indent, it->label, difference);
+    } else {
+      out += fmt::format("{:{}}with {} ({}):\n", "", indent, it->label, difference);
+      out += FormatGuarantees(algorithm, it->values, indent + 2);
     }
   }
   return out;
