@@ -78,9 +78,10 @@ TEST_F(ContractTest, Reproduce_SweepLineReproducesTheFailingSeed) {
 }
 
 TEST_F(ContractTest, Reproduce_FuzzLineRunsTheOneSeed) {
-  const Finished fuzz = RunElectsim({"fuzz", "--algorithm", "raft", "--fencing", "--option", "bug=vote_twice",
-                                     "--guarantees-of", "defaults", "--seeds", "1..1", "--max-repros", "1",
-                                     "--shrink-runs", "0", "--set", Injection(), "--repro-dir", OutDir().string()});
+  const Finished fuzz =
+      RunElectsim({"fuzz", "--algorithm", "raft", "--fencing", "--option", "bug=vote_twice", "--no-option-swarm",
+                   "--guarantees-of", "defaults", "--seeds", "1..1", "--max-repros", "1", "--shrink-runs", "0", "--set",
+                   Injection(), "--repro-dir", OutDir().string()});
   ASSERT_EQ(fuzz.exit_status, 1) << fuzz.out << fuzz.err;
   ExpectReproduces(fuzz.out, 1, "fuzz: ");
   EXPECT_NE(Shell(ReproduceLine(fuzz.out)).out.find("fuzz verdict: BROKE a declared guarantee"), std::string::npos);
@@ -316,9 +317,10 @@ TEST_F(ContractTest, ControlBytesFromArguments_NeverReachTheTerminalRaw) {
 
 TEST_F(ContractTest, JUnit_IsWellFormedXml) {
   const std::string junit = (dir_ / "j.xml").string();
-  const Finished fuzz = RunElectsim({"fuzz", "--algorithm", "raft", "--fencing", "--option", "bug=vote_twice",
-                                     "--guarantees-of", "defaults", "--seeds", "1..2", "--max-repros", "0", "--set",
-                                     "description=<&\"' ]]> </testcase>", "--junit", junit});
+  const Finished fuzz =
+      RunElectsim({"fuzz", "--algorithm", "raft", "--fencing", "--option", "bug=vote_twice", "--no-option-swarm",
+                   "--guarantees-of", "defaults", "--seeds", "1..2", "--max-repros", "0", "--set",
+                   "description=<&\"' ]]> </testcase>", "--junit", junit});
   ASSERT_EQ(fuzz.exit_status, 1) << fuzz.err;
   const Finished parsed =
       Shell(fmt::format("/usr/bin/python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); "

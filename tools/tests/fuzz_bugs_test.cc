@@ -65,9 +65,12 @@ TEST(FuzzFindsBug, RaftForgetVoteOnRestart) {
 }
 // Figure 8 needs a chain of leader changes: delta debugging stops at 11
 // steps, none of which can go alone, and the search of subsets of 3 steps
-// with neighbouring seeds (about 50,000 runs) finds 3 that do it.
+// with neighbouring seeds (about 50,000 runs) finds 3 that do it. It is
+// rare: 7 seeds in 30,000 with the default timings, 2 with the option swarm
+// drawing them (results/fuzz.md), so this case runs without the swarm.
 TEST(FuzzFindsBug, RaftCommitPreviousTerm) {
-  ExpectFoundAndShrunk("commit_previous_term", "--algorithm raft --fencing --option bug=commit_previous_term", 100000);
+  ExpectFoundAndShrunk("commit_previous_term",
+                       "--algorithm raft --fencing --option bug=commit_previous_term --no-option-swarm", 100000);
 }
 TEST(FuzzFindsBug, LeaseWithoutFencing) { ExpectFoundAndShrunk("lease_unfenced", "--algorithm lease"); }
 TEST(FuzzFindsBug, LeaseWallClockDeadline) {

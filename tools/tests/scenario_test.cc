@@ -295,7 +295,8 @@ TEST(Scenario_Errors, IntegerBelowItsMinimum) {
   std::string error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": 0"));
   EXPECT_NE(error.find("at /nodes: expected an integer in [1, 100000], got the integer 0"), std::string::npos) << error;
   error = ErrorOf(Variant("\"nodes\": 5", "\"nodes\": -2"));
-  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 100000], got the integer -2"), std::string::npos) << error;
+  EXPECT_NE(error.find("at /nodes: expected an integer in [1, 100000], got the integer -2"), std::string::npos)
+      << error;
 }
 
 TEST(Scenario_Errors, NegativeDuration) {

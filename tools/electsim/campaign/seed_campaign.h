@@ -32,6 +32,9 @@ struct SeedVerdict {
   bool failed = false;
   std::vector<std::string> reasons;
   std::vector<std::string> findings;
+  // What the seed drew of its configuration, counted in the summary
+  // (options_drawn): "pre_vote=true", "heartbeat_interval".
+  std::vector<std::string> drawn;
 };
 
 class CampaignSubject {

@@ -46,6 +46,7 @@ json CampaignJson(const CampaignSummary& c) {
           {"seeds_with_findings", c.seeds_with_findings},
           {"failed_by", c.failed_by},
           {"violations", c.violations},
+          {"options_drawn", c.options_drawn},
           {"failing_seeds", failing},
           {"errors", errors}};
 }
@@ -183,6 +184,12 @@ absl::Status Reader::ReadCounts(const json& c, const std::string& pointer, Campa
   s.seeds_with_findings = *with_findings;
   s.failed_by = *failed_by;
   s.violations = *violations;
+  // Absent from summaries written before the option swarm.
+  if (c.contains("options_drawn")) {
+    auto drawn = Counts(c, pointer, "options_drawn");
+    if (!drawn.ok()) return drawn.status();
+    s.options_drawn = *drawn;
+  }
   auto stopped = Field(c, pointer, "stopped");
   if (!stopped.ok()) return stopped.status();
   if ((*stopped)->is_string()) {
@@ -243,7 +250,7 @@ absl::Status Reader::CheckNumbers(const CampaignSummary& c, const std::string& p
     return Fail(pointer + "/seeds_failed", "the number of failing seeds listed, at most seeds_run");
   }
   if (c.seeds_with_findings > c.seeds_run) return Fail(pointer + "/seeds_with_findings", "at most seeds_run");
-  for (const auto* counts : {&c.failed_by, &c.violations}) {
+  for (const auto* counts : {&c.failed_by, &c.violations, &c.options_drawn}) {
     for (const auto& [name, n] : *counts) {
       if (n > c.seeds_run) return Fail(pointer, fmt::format("at most seeds_run seeds for {}", name));
     }

@@ -52,8 +52,9 @@ struct CampaignSummary {
   std::string stopped;
   uint64_t seeds_failed = 0;
   uint64_t seeds_with_findings = 0;
-  std::map<std::string, uint64_t> failed_by;   // reason: seeds
-  std::map<std::string, uint64_t> violations;  // checker: seeds on which it fired
+  std::map<std::string, uint64_t> failed_by;      // reason: seeds
+  std::map<std::string, uint64_t> violations;     // checker: seeds on which it fired
+  std::map<std::string, uint64_t> options_drawn;  // option (or option=value): seeds that drew it
   std::map<uint64_t, FailingSeed> failing;
   std::vector<SeedError> errors;
 

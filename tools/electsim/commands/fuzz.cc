@@ -45,17 +45,23 @@ class FuzzSubject : public campaign::CampaignSubject {
   }
   campaign::SeedVerdict Judge(const Scenario& scenario, const RunResult& result) const override {
     FuzzVerdict verdict = config_.Judge(scenario, result);
-    return {.failed = !verdict.broken.empty(), .reasons = verdict.broken, .findings = verdict.findings};
+    return {.failed = !verdict.broken.empty(),
+            .reasons = verdict.broken,
+            .findings = verdict.findings,
+            .drawn = config_.Drawn(scenario.seed)};
   }
   campaign::CommandLine Reproduce(uint64_t seed) const override {
     return campaign::CommandLine().Add("fuzz").AddAll(config_.Flags()).Add("--seed", std::to_string(seed));
   }
   std::string FailedWords() const override { return "BROKE a declared guarantee"; }
   std::string VerdictText(const campaign::CampaignSummary& s) const override {
+    const std::string drawn = config_.settings().option_swarm
+                                  ? fmt::format("; options drawn (seeds): {}", campaign::CountsText(s.options_drawn))
+                                  : "";
     return fmt::format(
         "broke a declared guarantee: {} ({}); findings (not declared for the faults in play): {} "
-        "seeds",
-        s.seeds_failed, campaign::CountsText(s.failed_by), s.seeds_with_findings);
+        "seeds{}",
+        s.seeds_failed, campaign::CountsText(s.failed_by), s.seeds_with_findings, drawn);
   }
   std::optional<nlohmann::json> DocumentFor(uint64_t seed) const override {
     auto document = config_.DocumentFor(seed);
@@ -236,9 +242,13 @@ void AddGeneratorFlags(CLI::App& app, FuzzFlags& flags) {
   app.add_option("--duration", flags.duration, "simulated run length D or MIN..MAX (default 10s..30s)");
   app.add_option("--faults", flags.faults,
                  "fault kinds to draw from, e.g. loss,crash (default: all; each seed turns on a random subset)");
+  app.add_flag("--no-option-swarm{false}", flags.settings.option_swarm,
+               "every seed runs the options given and the defaults (by default each seed draws some of the options "
+               "not given, and is judged by the guarantee table of what it drew)");
   app.add_option("--guarantees-of", flags.guarantees_of,
-                 "judge by the guarantees of the options given (options), or of the algorithm's defaults with a "
-                 "fencing resource (defaults: to show that a deliberate bug breaks them)")
+                 "judge by the guarantees of the options the seed ran (options), or of the algorithm's defaults "
+                 "(with the options the swarm drew) and a fencing resource (defaults: to show that a deliberate "
+                 "bug breaks them)")
       ->capture_default_str();
   app.add_option("--liveness", flags.liveness,
                  "a run with no stable leader once its faults are over: a broken guarantee (guarantee) or a "

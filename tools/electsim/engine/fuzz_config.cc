@@ -1,6 +1,7 @@
 #include "tools/electsim/engine/fuzz_config.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "fmt/format.h"
 #include "sim/format.h"
@@ -83,18 +84,55 @@ absl::StatusOr<FuzzConfig> FuzzConfig::Make(const FuzzSettings& settings, uint64
   if (!overrides.ok()) return overrides.status();
   if (auto status = CheckNotOwned(*overrides); !status.ok()) return status;
   config.overrides_ = std::move(*overrides);
+  config.fixed_options_ = config.options_;
+  constexpr std::string_view kOptionsPointer = "/algorithm/options/";
+  for (const Override& o : config.overrides_) {
+    if (o.json_pointer.starts_with(kOptionsPointer)) {
+      config.fixed_options_[o.json_pointer.substr(kOptionsPointer.size())] = o.value;
+    }
+  }
   // --set is checked against the first seed's document before any run (a
   // later seed whose document lacks a --set path stops with the same message).
   auto first = config.ScenarioFor(first_seed);
   if (!first.ok()) return first.status();
-  config.effective_values_ = first->options;
+  auto unswarmed = config.DocumentFor(first_seed, /*option_swarm=*/false);
+  if (!unswarmed.ok()) return unswarmed.status();
+  auto effective = ParseScenarioJson(std::move(*unswarmed), "fuzz");
+  if (!effective.ok()) return effective.status();
+  config.effective_values_ = effective->options;
   return config;
+}
+
+absl::StatusOr<OptionDraw> FuzzConfig::Draw(uint64_t seed) const {
+  return DrawOptions(*algorithm_, fixed_options_, seed, settings_.generator.nodes_min);
+}
+
+std::vector<std::string> FuzzConfig::Drawn(uint64_t seed) const {
+  if (!settings_.option_swarm) return {};
+  auto draw = Draw(seed);
+  return draw.ok() ? draw->counted : std::vector<std::string>{};
 }
 
 std::string FuzzConfig::Name() const { return fmt::format("fuzz-{}", algorithm_->name()); }
 
-absl::StatusOr<json> FuzzConfig::DocumentFor(uint64_t seed) const {
-  json document = GenerateScenario(*algorithm_, options_, values_, seed, settings_.generator);
+absl::StatusOr<json> FuzzConfig::DocumentFor(uint64_t seed, bool option_swarm) const {
+  json document;
+  if (option_swarm) {
+    auto draw = Draw(seed);
+    if (!draw.ok()) return draw.status();
+    // The --option values stay where they were given; the drawn ones join them.
+    json options = options_;
+    for (const auto& [name, value] : draw->options.items()) {
+      if (!fixed_options_.contains(name)) options[name] = value;
+    }
+    document = GenerateScenario(*algorithm_, options, draw->values, seed, settings_.generator);
+    if (!draw->drawn.empty()) {
+      document["description"] = fmt::format("{} Options drawn: {}.", document["description"].get<std::string>(),
+                                            fmt::join(draw->drawn, ", "));
+    }
+  } else {
+    document = GenerateScenario(*algorithm_, options_, values_, seed, settings_.generator);
+  }
   if (overrides_.empty()) return document;
   if (auto status = ApplyOverrides(document, overrides_); !status.ok()) {
     return InputError(fmt::format("fuzz {} seed {}: {}", algorithm_->name(), seed, std::string(status.message())));
@@ -115,8 +153,16 @@ absl::StatusOr<Scenario> FuzzConfig::ScenarioFor(uint64_t seed) const {
 }
 
 FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result) const {
-  const std::vector<std::string> judged =
-      JudgedInvariants(scenario, settings_.guarantees_of, settings_.liveness_guaranteed);
+  std::optional<OptionDraw> draw;
+  if (settings_.option_swarm) {
+    if (auto drawn = Draw(scenario.seed); drawn.ok()) draw = std::move(*drawn);
+  }
+  // Judged by the defaults: by the defaults with the swarm's draws on them.
+  const bool defaults = settings_.guarantees_of == GuaranteesOf::kDefaults;
+  // Liveness only where the drawn timings keep the defaults' proportions.
+  const bool liveness = settings_.liveness_guaranteed && (!draw || draw->timing_kept);
+  const std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
+                                                           draw && defaults ? &draw->defaults_with_drawn : nullptr);
   FuzzVerdict verdict;
   for (const std::string& fired : result.violated_checkers()) {
     (std::binary_search(judged.begin(), judged.end(), fired) ? verdict.broken : verdict.findings).push_back(fired);
@@ -141,6 +187,7 @@ std::vector<std::string> FuzzConfig::Flags() const {
   for (const std::string& set : settings_.sets) flags.insert(flags.end(), {"--set", set});
   if (settings_.guarantees_of == GuaranteesOf::kDefaults) flags.insert(flags.end(), {"--guarantees-of", "defaults"});
   if (!settings_.liveness_guaranteed) flags.insert(flags.end(), {"--liveness", "finding"});
+  if (!settings_.option_swarm) flags.push_back("--no-option-swarm");
   return flags;
 }
 
@@ -157,6 +204,7 @@ json FuzzConfig::Identity() const {
           {"nodes", {g.nodes_min, g.nodes_max}},
           {"duration", {sim::FormatDuration(g.duration_min), sim::FormatDuration(g.duration_max)}},
           {"faults", FaultKindList(g.fault_kinds)},
+          {"option_swarm", settings_.option_swarm ? json(SwarmedOptions(*algorithm_, fixed_options_)) : json(false)},
           {"generator_version", kGeneratorVersion}};
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "tools/electsim/engine/fuzz_judge.h"
+#include "tools/electsim/engine/option_swarm.h"
 #include "tools/electsim/engine/runner.h"
 #include "tools/electsim/engine/scenario_generator.h"
 #include "tools/electsim/language/overrides.h"
@@ -25,6 +26,8 @@ struct FuzzSettings {
   // Whether a run with no stable leader once the faults are over breaks a
   // guarantee (Raft, the lease) or is a finding (Bully, Ring).
   bool liveness_guaranteed = true;
+  // Each seed draws some of the options not given (engine/option_swarm.h).
+  bool option_swarm = true;
   GeneratorSettings generator;
 };
 
@@ -45,20 +48,28 @@ class FuzzConfig {
   // "fuzz-raft": the name of every generated scenario.
   std::string Name() const;
   // The document of `seed`, --set applied, as `fuzz --emit-scenario` prints it.
-  absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed) const;
+  absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed) const { return DocumentFor(seed, settings_.option_swarm); }
   absl::StatusOr<Scenario> ScenarioFor(uint64_t seed) const;
   FuzzVerdict Judge(const Scenario& scenario, const RunResult& result) const;
+  // The options the swarm drew for `seed`, as a summary counts them
+  // (OptionDraw::counted); none when it is off.
+  std::vector<std::string> Drawn(uint64_t seed) const;
   // The flags that generate and judge the same scenarios, word by word.
   std::vector<std::string> Flags() const;
   // What shards of one campaign must agree on.
   nlohmann::json Identity() const;
 
  private:
+  absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed, bool option_swarm) const;
+  absl::StatusOr<OptionDraw> Draw(uint64_t seed) const;
+
   FuzzSettings settings_;
   const algorithms::Algorithm* algorithm_ = nullptr;
   nlohmann::json options_ = nlohmann::json::object();
+  // The options the swarm leaves alone: --option's, and those a --set gives.
+  nlohmann::json fixed_options_ = nlohmann::json::object();
   algorithms::OptionValues values_;
-  algorithms::OptionValues effective_values_;  // after --set, as the first seed ran
+  algorithms::OptionValues effective_values_;  // after --set, before the swarm's draws
   std::vector<Override> overrides_;
 };
 

@@ -29,11 +29,13 @@ FaultKinds FaultKindsInPlay(const Scenario& scenario) {
   return kinds;
 }
 
-std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf of, bool liveness) {
+std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf of, bool liveness,
+                                          const algorithms::OptionValues* defaults_given) {
   const algorithms::Algorithm& algorithm = *scenario.algorithm;
   const bool defaults = of == GuaranteesOf::kDefaults;
-  const algorithms::Guarantees declared =
-      algorithm.guarantees(defaults ? algorithms::OptionValues::Defaults(algorithm.options()) : scenario.options);
+  const algorithms::OptionValues default_values =
+      defaults_given != nullptr ? *defaults_given : algorithms::OptionValues::Defaults(algorithm.options());
+  const algorithms::Guarantees declared = algorithm.guarantees(defaults ? default_values : scenario.options);
   const FaultKinds in_play = FaultKindsInPlay(scenario);
   std::vector<std::string> judged;
   for (const algorithms::Guarantee& g : declared) {

@@ -26,7 +26,10 @@ enum class GuaranteesOf {
 // The invariants (checker names, sorted) a run of `scenario` must keep:
 // those declared under every kind in play, plus stale_token when the
 // resource fences (and unique_token when it also keeps tokens exclusive),
-// plus liveness when the scenario judges it and `liveness` says so.
-std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf of, bool liveness = false);
+// plus liveness when the scenario judges it and `liveness` says so. With
+// kDefaults, `defaults` (when given) stands for the algorithm's defaults: the
+// option swarm's draws on them.
+std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf of, bool liveness = false,
+                                          const algorithms::OptionValues* defaults = nullptr);
 
 }  // namespace electsim

@@ -8,6 +8,7 @@
 #include "electsim/sim/rng.h"
 #include "fmt/format.h"
 #include "tools/electsim/engine/fault_templates.h"
+#include "tools/electsim/language/scenario.h"
 
 namespace electsim {
 namespace {
@@ -175,7 +176,9 @@ class Generator {
   // 30% slow.
   int64_t SlowestDriftPpm() const {
     for (const algorithms::OptionSpec& option : algorithm_.options()) {
-      if (option.name == "safety_margin") return -(1'000'000 - values_.RatioPpm("safety_margin"));
+      if (option.name == "safety_margin") {
+        return std::max(-kMaxDriftPpm, -(1'000'000 - values_.RatioPpm("safety_margin")));
+      }
     }
     return -300000;
   }

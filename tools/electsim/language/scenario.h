@@ -156,6 +156,8 @@ struct Scenario {
 // Election nodes a scenario may have. Set-up and memory are linear in nodes
 // (and in the links used); results/scale.md measures up to this.
 inline constexpr uint32_t kMaxNodes = 100000;
+// A clock runs at most this many millionths fast or slow (clock.drift_ppm).
+inline constexpr int64_t kMaxDriftPpm = 499'999;
 
 // `source` names the text in messages (a file path).
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);

@@ -234,7 +234,7 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
     case FaultStep::Action::kClockDrift:
       step.node = ReadNodeSelector(reader, body.at("node"), Reader::Child(action_path, "node"), s);
       if (const json* drift = Reader::Find(body, "drift_ppm")) {
-        step.drift_ppm = reader.Integer(*drift, Reader::Child(action_path, "drift_ppm"), -499999, 499999);
+        step.drift_ppm = reader.Integer(*drift, Reader::Child(action_path, "drift_ppm"), -kMaxDriftPpm, kMaxDriftPpm);
       } else {
         step.action = FaultStep::Action::kClockShift;
         step.shift = reader.Duration(body.at("shift"), Reader::Child(action_path, "shift"), /*allow_negative=*/true);

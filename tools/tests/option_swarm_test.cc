@@ -1,0 +1,158 @@
+// The option swarm: what a seed draws, that the draw is the seed's alone,
+// that it stays within what the algorithm accepts and promises something,
+// that the scenario says what it drew, and that the flag turns it off.
+#include "tools/electsim/engine/option_swarm.h"
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/electsim/language/duration.h"
+#include "tools/tests/electsim_command.h"
+
+namespace electsim {
+namespace {
+
+using electsim_test::RunCombined;
+using nlohmann::json;
+
+const algorithms::Algorithm& Named(const std::string& name) {
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    if (algorithm->name() == name) return *algorithm;
+  }
+  ADD_FAILURE() << "no algorithm " << name;
+  return *algorithms::AllAlgorithms().front();
+}
+
+OptionDraw Draw(const std::string& algorithm, uint64_t seed, const json& fixed = json::object()) {
+  auto draw = DrawOptions(Named(algorithm), fixed, seed, 3);
+  EXPECT_TRUE(draw.ok()) << draw.status();
+  return draw.ok() ? *draw : OptionDraw{};
+}
+
+TEST(OptionSwarm_Draws, SameSeedSameDrawAndSeedsDrawDifferentOptions) {
+  EXPECT_EQ(Draw("raft", 5).options, Draw("raft", 5).options);
+  std::set<std::string> names;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const OptionDraw draw = Draw("raft", seed);
+    for (const auto& [name, value] : draw.options.items()) names.insert(name);
+  }
+  // Every option that can be drawn is, somewhere in 50 seeds; bug never is.
+  EXPECT_EQ(names, (std::set<std::string>{"check_quorum", "election_timeout_max", "election_timeout_min",
+                                          "heartbeat_interval", "pre_vote"}));
+  EXPECT_EQ(SwarmedOptions(Named("raft"), json::object()),
+            (std::vector<std::string>{"election_timeout_min", "election_timeout_max", "heartbeat_interval", "pre_vote",
+                                      "check_quorum"}));
+}
+
+TEST(OptionSwarm_Draws, NumbersStayWithinHalfAndTwiceTheirDefaultAndTheAlgorithmAcceptsThem) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const OptionDraw draw = Draw("raft", seed);
+    for (const char* name : {"election_timeout_min", "election_timeout_max", "heartbeat_interval"}) {
+      if (!draw.options.contains(name)) continue;
+      auto drawn = ParseDuration(draw.options[name].get<std::string>());
+      ASSERT_TRUE(drawn.ok());
+      const int64_t default_ns = algorithms::OptionValues::Defaults(Named("raft").options()).Duration(name).ns();
+      EXPECT_GE(drawn->ns(), default_ns / 2) << name << " seed " << seed;
+      EXPECT_LE(drawn->ns(), default_ns * 2) << name << " seed " << seed;
+    }
+    // Read and validated: the heartbeat below the election timeout.
+    EXPECT_LT(draw.values.Duration("heartbeat_interval"), draw.values.Duration("election_timeout_min"));
+    EXPECT_LE(draw.values.Duration("election_timeout_min"), draw.values.Duration("election_timeout_max"));
+  }
+}
+
+TEST(OptionSwarm_Draws, GivenOptionsAreKeptAndABugIsNeverDrawn) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const OptionDraw draw = Draw("raft", seed, {{"pre_vote", true}});
+    EXPECT_EQ(draw.options["pre_vote"], true);
+    EXPECT_FALSE(draw.options.contains("bug"));
+    for (const std::string& drawn : draw.drawn) EXPECT_EQ(drawn.find("pre_vote"), std::string::npos) << drawn;
+    // The defaults with the draws leave the given option out.
+    const bool drew_check_quorum = draw.options.contains("check_quorum");
+    EXPECT_EQ(draw.defaults_with_drawn.Bool("pre_vote"), false);
+    if (!drew_check_quorum) EXPECT_EQ(draw.defaults_with_drawn.Bool("check_quorum"), false);
+  }
+}
+
+// Liveness is judged only where the drawn timings keep the defaults'
+// proportions: not with the heartbeat near the election timeout.
+TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
+  int kept = 0, not_kept = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const OptionDraw draw = Draw("raft", seed);
+    const double heartbeat = static_cast<double>(draw.values.Duration("heartbeat_interval").ns());
+    const double minimum = static_cast<double>(draw.values.Duration("election_timeout_min").ns());
+    const double maximum = static_cast<double>(draw.values.Duration("election_timeout_max").ns());
+    const bool proportions = minimum / heartbeat >= std::sqrt(3.0) && maximum / minimum >= std::sqrt(2.0) &&
+                             maximum / heartbeat >= std::sqrt(6.0);
+    EXPECT_EQ(draw.timing_kept, proportions) << "seed " << seed;
+    (draw.timing_kept ? kept : not_kept)++;
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(not_kept, 0);
+  // The lease: a safety margin drawn below its default is not kept.
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const OptionDraw draw = Draw("lease", seed);
+    if (draw.options.contains("safety_margin") && draw.options["safety_margin"].get<double>() < 0.75) {
+      EXPECT_FALSE(draw.timing_kept) << "seed " << seed;
+    }
+  }
+}
+
+TEST(OptionSwarm_Cli, TheScenarioSaysWhatWasDrawnAndTheFlagTurnsItOff) {
+  int with_options = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const auto swarm = RunCombined("fuzz --algorithm lease --seed " + std::to_string(seed) + " --emit-scenario");
+    ASSERT_EQ(swarm.exit_status, 0) << swarm.output;
+    const json document = json::parse(swarm.output);
+    const json& options = document["algorithm"]["options"];
+    if (!options.empty()) {
+      ++with_options;
+      EXPECT_NE(document["description"].get<std::string>().find("Options drawn: "), std::string::npos);
+    }
+    const auto plain =
+        RunCombined("fuzz --algorithm lease --no-option-swarm --seed " + std::to_string(seed) + " --emit-scenario");
+    ASSERT_EQ(plain.exit_status, 0) << plain.output;
+    EXPECT_TRUE(json::parse(plain.output)["algorithm"]["options"].empty()) << plain.output;
+  }
+  EXPECT_GT(with_options, 5);
+}
+
+// `fuzz --seed N` and `run` of the scenario it emits are one run.
+TEST(OptionSwarm_Cli, TheEmittedScenarioRunsAsTheSeedDid) {
+  const auto seed = RunCombined("fuzz --algorithm raft --seed 9");
+  std::smatch fuzz_hash, run_hash;
+  ASSERT_TRUE(std::regex_search(seed.output, fuzz_hash, std::regex("trace-hash: (0x[0-9a-f]+)"))) << seed.output;
+  const std::string file = ::testing::TempDir() + "/electsim-swarm-seed9.json";
+  const auto emitted = RunCombined("fuzz --algorithm raft --seed 9 --emit-scenario");
+  std::ofstream(file) << emitted.output;
+  const auto run = RunCombined("run " + file + " --repro-dir ''");
+  ASSERT_TRUE(std::regex_search(run.output, run_hash, std::regex("trace-hash: (0x[0-9a-f]+)"))) << run.output;
+  EXPECT_EQ(fuzz_hash[1].str(), run_hash[1].str());
+  EXPECT_NE(emitted.output.find("Options drawn"), std::string::npos) << emitted.output;
+}
+
+TEST(OptionSwarm_Cli, TheSummaryCountsTheDrawsAndTheReproduceLineKeepsTheFlagOff) {
+  const std::string summary = ::testing::TempDir() + "/electsim-swarm-summary.json";
+  ASSERT_EQ(RunCombined("fuzz --algorithm raft --seeds 1..40 --repro-dir '' --summary " + summary).exit_status, 0);
+  std::ifstream in(summary);
+  const json counted = json::parse(in)["campaigns"][0]["options_drawn"];
+  EXPECT_GT(counted.value("pre_vote=true", 0) + counted.value("pre_vote=false", 0), 0) << counted;
+  EXPECT_GT(counted.value("heartbeat_interval", 0), 0) << counted;
+  for (const auto& [name, seeds] : counted.items()) EXPECT_LE(seeds.get<int>(), 40) << name;
+  // Off, nothing is drawn, and a failing seed's reproduce line says so.
+  const auto off = RunCombined(
+      "fuzz --algorithm raft --option bug=vote_twice --guarantees-of defaults --no-option-swarm --seeds 1..3 "
+      "--repro-dir ''");
+  EXPECT_EQ(off.exit_status, 1) << off.output;
+  EXPECT_NE(off.output.find("--no-option-swarm --seed "), std::string::npos) << off.output;
+  EXPECT_EQ(off.output.find("options drawn"), std::string::npos) << off.output;
+}
+
+}  // namespace
+}  // namespace electsim
