@@ -255,7 +255,8 @@ absl::Status Reader::CheckNumbers(const CampaignSummary& c, const std::string& p
       if (n > c.seeds_run) return Fail(pointer, fmt::format("at most seeds_run seeds for {}", name));
     }
   }
-  for (const auto& [seed, f] : c.failing) {
+  for (const auto& [failing_seed, f] : c.failing) {
+    const uint64_t seed = failing_seed;  // clang 14 cannot capture a structured binding
     const bool held = std::any_of(c.shards.begin(), c.shards.end(),
                                   [&](uint64_t k) { return Shard::Make(k, c.shard_count)->Holds(c.range, seed); });
     if (!held) {

@@ -78,7 +78,7 @@ nlohmann::json ToJson(const SummaryFile& file);
 // Every field checked, and the numbers against each other: a summary whose
 // shards are out of range, or that claims more seeds than its shards hold,
 // is refused (InvalidArgument, naming `path` and the JSON path).
-absl::StatusOr<SummaryFile> SummaryFromJson(const nlohmann::json& json, const std::string& path);
+absl::StatusOr<SummaryFile> SummaryFromJson(const nlohmann::json& document, const std::string& path);
 
 // Shards of one campaign (or of one command's campaigns) into one. Refused
 // (InvalidArgument) unless every file has the same command, the same
