@@ -101,7 +101,8 @@ bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::Option
       if (a.type != OptionType::kDuration || b.type != OptionType::kDuration) continue;
       if (a.default_value <= 0 || b.default_value <= a.default_value) continue;
       if (!drawn.contains(a.name) && !drawn.contains(b.name)) continue;
-      const double wanted = std::sqrt(static_cast<double>(b.default_value) / static_cast<double>(a.default_value));
+      const double ratio = static_cast<double>(b.default_value) / static_cast<double>(a.default_value);
+      const double wanted = std::max(std::sqrt(ratio), ratio * 2 / 3);
       const double drawn_ratio =
           static_cast<double>(values.Int(b.name)) / static_cast<double>(std::max<int64_t>(1, values.Int(a.name)));
       if (drawn_ratio < wanted) return false;

@@ -27,9 +27,10 @@ struct OptionDraw {
   std::vector<std::string> counted;
   // The drawn timings keep the defaults' proportions: for any two duration
   // options, one of them drawn, whose defaults differ, the larger default's
-  // is still larger by at least the square root of the defaults' ratio
-  // (Raft: a heartbeat at most 1/1.73 of election_timeout_min, which is at
-  // most 1/1.41 of election_timeout_max), and no ratio is drawn below its
+  // is still larger by the square root of the defaults' ratio or two thirds
+  // of it, whichever is more (Raft: a heartbeat at most half of
+  // election_timeout_min, which is at most 1/1.41 of election_timeout_max:
+  // room left for clocks 30% apart), and no ratio is drawn below its
   // default (a lease holder acting for less of its TTL than it renews
   // within). Liveness is judged only then: a heartbeat as long as the
   // election timeout, no randomization, or a lease view shorter than the
