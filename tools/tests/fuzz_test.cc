@@ -110,6 +110,34 @@ TEST(ScenarioGenerator_Kinds, FaultsSettingDrawsOnlyFromTheKindsGiven) {
   for (const char* bad : {"", "loss,", "loss,,crash", "lost"}) EXPECT_EQ(ParseFaultKindList(bad), std::nullopt) << bad;
 }
 
+// The mix lease deadlines fear: the holder's clock stepped at the instant a
+// one-way cut between it and the store begins; only where there is a store.
+int LeaseMixes(const std::string& algorithm) {
+  int mixes = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const json document = Generate(algorithm, seed);
+    for (const json& cut : document["faults"]) {
+      if (!cut.contains("cut")) continue;
+      const json& ends = cut["cut"];
+      if (ends["from"] != "store" && ends["to"] != "store") continue;
+      EXPECT_TRUE(ends["from"] == "leader" || ends["to"] == "leader") << cut;
+      bool stepped = false;
+      for (const json& step : document["faults"]) {
+        stepped |= step.contains("clock") && step["clock"].contains("shift") && step["clock"]["node"] == "leader" &&
+                   step["at"] == cut["at"];
+      }
+      EXPECT_TRUE(stepped) << "seed " << seed << ":\n" << document.dump(2);
+      ++mixes;
+    }
+  }
+  return mixes;
+}
+
+TEST(ScenarioGenerator_LeaseMix, AClockStepWithACutFromOrToTheStore) {
+  EXPECT_GT(LeaseMixes("lease"), 3);
+  EXPECT_EQ(LeaseMixes("raft"), 0);
+}
+
 TEST(ScenarioGenerator_Drift, LeaseHolderNeverSlowerThanItsMarginAllows) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     const json scenario = Generate("lease", seed, {{"safety_margin", 0.9}});  // outlives the loop over its steps

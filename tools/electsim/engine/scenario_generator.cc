@@ -48,6 +48,7 @@ class Generator {
       const int intensity = static_cast<int>(rng_.Between(1, 4));
       for (int i = 0; i < intensity; ++i) Add(kind);
     }
+    AddLeaseMix();
     // File order is time order; steps of one instant keep the order drawn.
     if (network_.contains("drop") || network_.contains("duplicate")) {
       Push(fault_window_end_ms_ + longest_fault_ms_, {{"network", {{"drop", 0.0}, {"duplicate", 0.0}}}});
@@ -145,6 +146,26 @@ class Generator {
         break;
       }
     }
+  }
+
+  // What a lease deadline fears most: the holder's clock stepped while the
+  // store's answers cannot reach it (or its renewals the store), at once.
+  // Drawn for an algorithm with a store, on half the seeds whose swarm has
+  // both clock steps and one-way cuts.
+  void AddLeaseMix() {
+    const auto drawn = [&](FaultKind kind) {
+      return std::find(kinds_.begin(), kinds_.end(), algorithms::FaultKindName(kind)) != kinds_.end();
+    };
+    if (!algorithm_.uses_store() || !drawn(FaultKind::kClockStep) || !drawn(FaultKind::kOneWayCut) || OneIn(2)) {
+      return;
+    }
+    const int64_t at = At(), for_ms = Lasting(100, 4000), step_ms = Lasting(50, 10000);
+    const bool replies_lost = OneIn(2);
+    const char* sign = OneIn(2) ? "-" : "+";
+    Push(at, {{"clock", {{"node", "leader"}, {"shift", fmt::format("{}{}", sign, Millis(step_ms))}}}});
+    PushFor(at, "cut",
+            replies_lost ? json{{"from", "store"}, {"to", "leader"}} : json{{"from", "leader"}, {"to", "store"}},
+            for_ms);
   }
 
   // The leader cut off from its peers, or a random minority from the
