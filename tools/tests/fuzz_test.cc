@@ -72,6 +72,7 @@ TEST(ScenarioGenerator_Seeds, SameSeedSameScenarioOtherSeedAnother) {
 TEST(ScenarioGenerator_Seeds, EveryScenarioLoadsAndSwarmsOverEveryKind) {
   for (const std::string name : {"raft", "lease", "bully", "ring"}) {
     std::map<std::string, int> kinds_seen;
+    int every_kind = 0;
     for (uint64_t seed = 1; seed <= 200; ++seed) {
       const json document = Generate(name, seed);
       auto scenario = ParseScenarioJson(document, "generated");
@@ -82,8 +83,10 @@ TEST(ScenarioGenerator_Seeds, EveryScenarioLoadsAndSwarmsOverEveryKind) {
       for (algorithms::FaultKind kind : algorithms::AllFaultKinds()) {
         if (in_play.Has(kind)) ++kinds_seen[std::string(algorithms::FaultKindName(kind))];
       }
-      if (in_play == algorithms::FaultKinds::All()) ADD_FAILURE() << "seed " << seed << " has every kind: no swarm";
+      if (in_play == algorithms::FaultKinds::All()) ++every_kind;
     }
+    // Each kind is on about half the time: every kind at once is rare (1 in 1,024).
+    EXPECT_LE(every_kind, 2) << name << ": no swarm";
     // Every kind turns up, and none in every seed.
     EXPECT_EQ(kinds_seen.size(), static_cast<size_t>(algorithms::kFaultKindCount)) << name;
     for (const auto& [kind, seeds] : kinds_seen) EXPECT_LT(seeds, 200) << name << " " << kind;

@@ -88,7 +88,12 @@ TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
     const double heartbeat = static_cast<double>(draw.values.Duration("heartbeat_interval").ns());
     const double minimum = static_cast<double>(draw.values.Duration("election_timeout_min").ns());
     const double maximum = static_cast<double>(draw.values.Duration("election_timeout_max").ns());
-    const bool proportions = minimum / heartbeat >= 2.0 && maximum / minimum >= std::sqrt(2.0) &&
+    const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(Named("raft").options());
+    bool within = true;
+    for (const char* name : {"election_timeout_min", "election_timeout_max", "heartbeat_interval"}) {
+      within &= draw.values.Duration(name).ns() * 2 <= defaults.Duration(name).ns() * 3;
+    }
+    const bool proportions = within && minimum / heartbeat >= 2.0 && maximum / minimum >= std::sqrt(2.0) &&
                              maximum / heartbeat >= 4.0;
     EXPECT_EQ(draw.timing_kept, proportions) << "seed " << seed;
     (draw.timing_kept ? kept : not_kept)++;

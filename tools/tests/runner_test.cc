@@ -115,6 +115,79 @@ TEST(Runner_Faults, LoseUnsyncedMakesTheCrashAPowerLoss) {
   }
 }
 
+// Where a step with "during" lands: the node's first record of `fault_kind`
+// must follow its latest `moment` observation at the same instant, with no
+// other input of that node (delivery, timer) in between: the handler that
+// reached the moment finished, and nothing else ran on the node.
+class MomentWatcher final : public sim::TraceSink {
+ public:
+  MomentWatcher(uint32_t node, const sim::RecordType& moment, sim::TraceKind fault_kind)
+      : node_(node), moment_(moment), fault_kind_(fault_kind) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.node != sim::NodeId(node_) || fault_index) return;
+    if (r.kind == sim::TraceKind::kObserve && r.payload->Is(moment_)) {
+      moment_index = r.index;
+      moment_time = r.time;
+      inputs_between = 0;
+    } else if (moment_index && (r.kind == sim::TraceKind::kDeliver || r.kind == sim::TraceKind::kTimerFire)) {
+      ++inputs_between;
+    } else if (r.kind == fault_kind_) {
+      fault_index = r.index;
+      fault_time = r.time;
+    }
+  }
+  std::optional<uint64_t> moment_index, fault_index;
+  sim::TimeNs moment_time, fault_time;
+  int inputs_between = 0;
+
+ private:
+  uint32_t node_;
+  const sim::RecordType& moment_;
+  sim::TraceKind fault_kind_;
+};
+
+void ExpectFaultAtMoment(const std::string& algorithm, const std::string& step, uint32_t node,
+                         const sim::RecordType& moment, sim::TraceKind fault_kind) {
+  const std::string text = fmt::format(
+      R"({{"nodes": 3, "duration": "3s", "algorithm": "{}", "faults": [{}], "liveness": {{"after": "2s", "within": "1s"}}}})",
+      algorithm, step);
+  MomentWatcher watcher(node, moment, fault_kind);
+  RunText(text, &watcher);
+  ASSERT_TRUE(watcher.moment_index.has_value()) << step;
+  ASSERT_TRUE(watcher.fault_index.has_value()) << step;
+  EXPECT_GT(*watcher.fault_index, *watcher.moment_index) << step;
+  EXPECT_EQ(watcher.fault_time, watcher.moment_time) << step;
+  EXPECT_GT(watcher.fault_time, sim::TimeNs(0)) << step;  // it waited for the moment, not for its "at"
+  EXPECT_EQ(watcher.inputs_between, 0) << step;
+}
+
+TEST(Runner_Faults, DuringAMomentTheFaultLandsRightAfterTheHandlerThatReachedIt) {
+  ExpectFaultAtMoment("raft", R"({"at": "0s", "crash": 1, "for": "100ms", "during": "vote"})", 1, vocab::kVote,
+                      sim::TraceKind::kCrash);
+  ExpectFaultAtMoment("raft", R"({"at": "0s", "crash": 2, "for": "100ms", "lose_unsynced": true, "during": "term"})", 2,
+                      vocab::kTermChange, sim::TraceKind::kCrash);
+  ExpectFaultAtMoment("bully", R"({"at": "0s", "pause": 2, "for": "100ms", "during": "term"})", 2, vocab::kTermChange,
+                      sim::TraceKind::kPause);
+  ExpectFaultAtMoment("lease", R"({"at": "0s", "clock": {"node": 0, "shift": "-500ms"}, "during": "renewal"})", 0,
+                      vocab::kLeaseRequest, sim::TraceKind::kClock);
+  ExpectFaultAtMoment("lease", R"({"at": "0s", "pause": 0, "for": "100ms", "during": "renewal"})", 0,
+                      vocab::kLeaseRequest, sim::TraceKind::kPause);
+}
+
+// A moment that does not come within the step's "within" skips the step: Raft
+// on a calm network takes no new term after its first election.
+TEST(Runner_Faults, AMomentThatDoesNotComeWithinItsWaitSkipsTheStep) {
+  const std::string text = R"({"nodes": 3, "duration": "3s", "algorithm": "raft",
+      "faults": [{"at": "1s", "crash": 0, "for": "100ms", "during": "term", "within": "500ms"}],
+      "liveness": {"after": "2s", "within": "1s"}})";
+  MomentWatcher watcher(0, vocab::kTermChange, sim::TraceKind::kCrash);
+  const RunResult result = RunText(text, &watcher);
+  EXPECT_FALSE(watcher.fault_index.has_value());
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("skipped /faults/0 at 1s: node 0 reached no term within 500ms"), std::string::npos)
+      << result.notes[0];
+}
+
 TEST(Runner_Faults, AFaultAtTimeZeroLandsAfterEveryNodeBooted) {
   const std::string text = R"({
     "nodes": 3, "duration": "1s", "algorithm": "raft",

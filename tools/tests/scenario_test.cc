@@ -139,11 +139,16 @@ TEST(Scenario_Errors, LivenessMustBeJudgeableWithinTheRun) {
       << error;
   error = ErrorOf(Variant("\"within\": \"1s\"", "\"within\": \"0s\""));
   EXPECT_NE(error.find("at /liveness/within: expected a duration > 0"), std::string::npos) << error;
-  // A pause that waits for a write ends at a time the loader cannot know.
+  // A step that waits for a moment (a write, a vote) ends at a time the loader cannot know.
   error = ErrorOf(Variant("\"crash\": \"leader\"", "\"pause\": \"leader\", \"during\": \"write\""));
-  EXPECT_NE(error.find("at /liveness/after: expected a duration (this key is required when a pause waits"),
+  EXPECT_NE(error.find("at /liveness/after: expected a duration (this key is required when a step waits for a "
+                       "moment with \"during\""),
             std::string::npos)
       << error;
+  error = ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"during\": \"vote\""));
+  EXPECT_NE(error.find("at /liveness/after: expected a duration"), std::string::npos) << error;
+  error = ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"within\": \"1s\""));
+  EXPECT_NE(error.find("at /faults/0/within: expected \"within\" only with \"during\""), std::string::npos) << error;
   EXPECT_TRUE(ParseScenario(Variant("\"within\": \"1s\"", "\"within\": \"1s\", \"after\": \"1s\""), "x.json").ok());
 }
 
@@ -341,7 +346,7 @@ TEST(Scenario_Errors, FaultStepShape) {
   // Each action's own keys: a second action is a key that step does not have.
   EXPECT_NE(ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": \"leader\", \"pause\": 1"))
                 .find("at /faults/0/pause: expected no key \"pause\" in a \"crash\" step (allowed: \"after\", \"at\", "
-                      "\"crash\", \"for\", \"lose_unsynced\", \"name\")"),
+                      "\"crash\", \"during\", \"for\", \"lose_unsynced\", \"name\", \"within\")"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Variant("\"heal\": true", "\"heal\": true, \"for\": \"1s\""))
                 .find("at /faults/2/for: expected no key \"for\" in a \"heal\" step"),

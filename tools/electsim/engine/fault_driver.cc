@@ -43,7 +43,15 @@ std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
 void ClusterWatch::OnRecord(const sim::TraceRecord& r) {
   const uint32_t node = r.node.value();
   const bool observation = r.kind == sim::TraceKind::kObserve && r.payload != nullptr;
-  if (observation && node < view_.node_count() && r.payload->Is(vocab::kWriteBegin)) listener_->OnWriteBegun(node);
+  if (observation && node < view_.node_count()) {
+    using Moment = FaultStep::Moment;
+    const Moment moment = r.payload->Is(vocab::kWriteBegin)     ? Moment::kWrite
+                          : r.payload->Is(vocab::kVote)         ? Moment::kVote
+                          : r.payload->Is(vocab::kTermChange)   ? Moment::kTerm
+                          : r.payload->Is(vocab::kLeaseRequest) ? Moment::kRenewal
+                                                                : Moment::kNone;
+    if (moment != Moment::kNone) listener_->OnMoment(node, moment);
+  }
   if (!view_.Apply(r)) return;
   if (observation && r.payload->Is(vocab::kRoleChange) && view_.node(node).role == vocab::Role::kLeader) {
     listener_->OnLeaderClaimed();
@@ -107,18 +115,43 @@ void FaultDriver::RunAll(std::vector<std::function<void()>>& actions) {
 void FaultDriver::OnLeaderClaimed() { RunAll(on_claimed_); }
 void FaultDriver::OnLeaderKnown() { RunAll(on_known_); }
 
-void FaultDriver::OnWriteBegun(uint32_t node) {
-  // Pending triggers for this node run (a trigger may arm further ones).
-  std::vector<std::pair<uint32_t, std::function<void()>>> due;
-  for (auto it = on_write_begun_.begin(); it != on_write_begun_.end();) {
-    if (it->first == node) {
+void FaultDriver::OnMoment(uint32_t node, FaultStep::Moment moment) {
+  // Pending triggers for this node and moment run (a trigger may arm further ones).
+  std::vector<AtMoment> due;
+  for (auto it = at_moment_.begin(); it != at_moment_.end();) {
+    if (it->node == node && it->moment == moment) {
       due.push_back(std::move(*it));
-      it = on_write_begun_.erase(it);
+      it = at_moment_.erase(it);
     } else {
       ++it;
     }
   }
-  for (auto& [unused, action] : due) action();
+  for (AtMoment& trigger : due) trigger.action();
+}
+
+void FaultDriver::WhenDue(const FaultStep& step, sim::NodeId node, std::function<void()> fault) {
+  if (step.during == FaultStep::Moment::kNone) {
+    fault();
+    return;
+  }
+  if (node.value() >= scenario_.nodes) {
+    Skip(step, fmt::format("only election nodes reach a {}", FaultStep::MomentName(step.during)));
+    return;
+  }
+  // Right after the handler that reached the moment returns: a fault lands
+  // between handlers, never inside one.
+  const uint64_t id = ++moment_triggers_;
+  at_moment_.push_back(
+      {node.value(), step.during, id, [this, fault = std::move(fault)] { (void)sim_.ScheduleAt(sim_.now(), fault); }});
+  if (!step.within) return;
+  (void)sim_.ScheduleAt(sim_.now() + *step.within, [this, &step, node, id] {
+    const auto pending =
+        std::find_if(at_moment_.begin(), at_moment_.end(), [id](const AtMoment& t) { return t.id == id; });
+    if (pending == at_moment_.end()) return;  // it came
+    at_moment_.erase(pending);
+    Skip(step, fmt::format("node {} reached no {} within {}", node.value(), FaultStep::MomentName(step.during),
+                           sim::FormatDuration(*step.within)));
+  });
 }
 
 void FaultDriver::Fire(size_t i) {
@@ -240,16 +273,8 @@ void FaultDriver::Apply(const FaultStep& step) {
       ++heals_;
       if (failovers_ != nullptr) failovers_->OnHeal(sim_.now());
       return;
-    case Action::kClockDrift: {
-      const sim::NodeId node = Resolve(step.node, step);
-      if (node != sim::kNoNode) Check(step, sim_.SetClockDrift(node, step.drift_ppm));
-      return;
-    }
-    case Action::kClockShift: {
-      const sim::NodeId node = Resolve(step.node, step);
-      if (node != sim::kNoNode) Check(step, sim_.StepWallClock(node, step.shift));
-      return;
-    }
+    case Action::kClockDrift:
+    case Action::kClockShift: ApplyClock(step); return;
     case Action::kNetwork: Check(step, sim_.SetAllLinks(step.link)); return;
     case Action::kLink: {
       const sim::NodeId from = Resolve(step.node, step);
@@ -269,10 +294,21 @@ void FaultDriver::ApplyCrash(const FaultStep& step) {
   const sim::NodeId node = Resolve(step.node, step);
   const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
   if (node == sim::kNoNode) return;
-  const bool was_leader = IsLeader(node);
-  if (!ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
-  LeaderHit(step, FailoverEpisode::Hit::kCrash, node, was_leader);
-  UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
+  WhenDue(step, node, [this, &step, node, kind] {
+    const bool was_leader = IsLeader(node);
+    if (!ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
+    LeaderHit(step, FailoverEpisode::Hit::kCrash, node, was_leader);
+    UndoProcessFaultLater(step, node, "restart", [this, node] { return sim_.Restart(node); });
+  });
+}
+
+void FaultDriver::ApplyClock(const FaultStep& step) {
+  const sim::NodeId node = Resolve(step.node, step);
+  if (node == sim::kNoNode) return;
+  WhenDue(step, node, [this, &step, node] {
+    Check(step, step.action == FaultStep::Action::kClockDrift ? sim_.SetClockDrift(node, step.drift_ppm)
+                                                              : sim_.StepWallClock(node, step.shift));
+  });
 }
 
 void FaultDriver::ApplyPause(const FaultStep& step) {
@@ -284,16 +320,7 @@ void FaultDriver::ApplyPause(const FaultStep& step) {
     LeaderHit(step, FailoverEpisode::Hit::kPause, node, was_leader);
     UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
   };
-  if (!step.during_write) {
-    pause();
-    return;
-  }
-  if (node.value() >= scenario_.nodes) {
-    Skip(step, "only election nodes write to the resource");
-    return;
-  }
-  // Pause right after the handler that began the write returns.
-  on_write_begun_.emplace_back(node.value(), [this, pause] { (void)sim_.ScheduleAt(sim_.now(), pause); });
+  WhenDue(step, node, pause);
 }
 
 void FaultDriver::ApplyPartition(const FaultStep& step) {

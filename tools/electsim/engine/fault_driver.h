@@ -37,8 +37,9 @@ class ClusterWatch final : public sim::TraceSink {
     // After a record that changed the view, one live node leads and every
     // other live node believes it.
     virtual void OnLeaderKnown() = 0;
-    // Election node `node` began a write to the resource (decided to write).
-    virtual void OnWriteBegun(uint32_t node) = 0;
+    // Election node `node` reached `moment` (began a write, granted a vote,
+    // took a term, sent a lease request).
+    virtual void OnMoment(uint32_t node, FaultStep::Moment moment) = 0;
   };
 
   // `view` (without message roles) may be shared with other sinks (see
@@ -48,7 +49,8 @@ class ClusterWatch final : public sim::TraceSink {
   // What can change the view (write_begin is an observation).
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override {
-    return checkers::ClusterView::observation_types().With({&vocab::kWriteBegin});
+    return checkers::ClusterView::observation_types().With(
+        {&vocab::kWriteBegin, &vocab::kVote, &vocab::kTermChange, &vocab::kLeaseRequest});
   }
   const checkers::ClusterView& view() const { return view_; }
 
@@ -85,7 +87,7 @@ class FaultDriver final : public ClusterWatch::Listener {
 
   void OnLeaderClaimed() override;
   void OnLeaderKnown() override;
-  void OnWriteBegun(uint32_t node) override;
+  void OnMoment(uint32_t node, FaultStep::Moment moment) override;
 
  private:
   static void RunAll(std::vector<std::function<void()>>& actions);
@@ -99,6 +101,10 @@ class FaultDriver final : public ClusterWatch::Listener {
   void ApplyToNode(const FaultStep& step, const std::function<absl::Status(sim::NodeId)>& fault);
   void ApplyCrash(const FaultStep& step);
   void ApplyPause(const FaultStep& step);
+  void ApplyClock(const FaultStep& step);
+  // Runs `fault` on `node` now, or, for a step with "during", right after the
+  // handler in which the node next reaches that moment returns.
+  void WhenDue(const FaultStep& step, sim::NodeId node, std::function<void()> fault);
   void ApplyPartition(const FaultStep& step);
   void ApplyCut(const FaultStep& step);
   bool IsLeader(sim::NodeId node) const;
@@ -141,7 +147,14 @@ class FaultDriver final : public ClusterWatch::Listener {
   std::function<void()> all_done_;
   std::vector<std::function<void()>> on_claimed_;
   std::vector<std::function<void()>> on_known_;
-  std::vector<std::pair<uint32_t, std::function<void()>>> on_write_begun_;
+  struct AtMoment {
+    uint32_t node;
+    FaultStep::Moment moment;
+    uint64_t id;
+    std::function<void()> action;
+  };
+  std::vector<AtMoment> at_moment_;
+  uint64_t moment_triggers_ = 0;
   std::vector<std::string> notes_;
   // Crashes, restarts, pauses and resumes applied so far, per node: an undo
   // applies only while the fault it undoes is still the one in force.

@@ -90,6 +90,12 @@ absl::StatusOr<algorithms::OptionValues> Read(const algorithms::Algorithm& algor
 // OptionDraw::timing_kept, for `values` of which `drawn` were drawn.
 bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, const json& drawn) {
   const std::vector<OptionSpec> specs = algorithm.options();
+  for (const OptionSpec& duration : specs) {
+    if (duration.type == OptionType::kDuration && drawn.contains(duration.name) &&
+        values.Int(duration.name) * 2 > duration.default_value * 3) {
+      return false;
+    }
+  }
   for (const OptionSpec& ratio : specs) {
     if (ratio.type == OptionType::kRatio && drawn.contains(ratio.name) &&
         values.RatioPpm(ratio.name) < ratio.default_value) {

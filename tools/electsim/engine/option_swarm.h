@@ -30,12 +30,13 @@ struct OptionDraw {
   // is still larger by the square root of the defaults' ratio or two thirds
   // of it, whichever is more (Raft: a heartbeat at most half of
   // election_timeout_min, which is at most 1/1.41 of election_timeout_max:
-  // room left for clocks 30% apart), and no ratio is drawn below its
-  // default (a lease holder acting for less of its TTL than it renews
-  // within). Liveness is judged only then: a heartbeat as long as the
-  // election timeout, no randomization, or a lease view shorter than the
-  // renewal period leaves a cluster leaderless by design, not by a bug.
-  // Safety is judged always.
+  // room left for clocks 30% apart), no ratio is drawn below its default
+  // (a lease holder acting for less of its TTL than it renews within), and
+  // no duration past 1.5 times its default (the generator's liveness window
+  // is sized for timeouts near the defaults). Liveness is judged only then:
+  // a heartbeat as long as the election timeout, no randomization, or a
+  // lease view shorter than the renewal period leaves a cluster leaderless
+  // by design, not by a bug. Safety is judged always.
   bool timing_kept = true;
 };
 

@@ -121,6 +121,10 @@ class Generator {
         const int64_t at = At();
         json step = {{"crash", LeaderOrNode()}, {"for", Millis(Lasting(50, 5000))}};
         if (kind == FaultKind::kPowerLoss) step["lose_unsynced"] = true;
+        // Right after a vote or a new term (what a node must have stored by
+        // then), or a write begun (a leader's entry appended, not yet
+        // replicated: the paper's Figure 8 is a chain of those).
+        if (OneIn(4)) AtMoment(at, step, CrashMoment());
         Push(at, std::move(step));
         break;
       }
@@ -128,7 +132,8 @@ class Generator {
         // Up to 4s: past election timeouts and lease TTLs, as a long GC is.
         const int64_t at = At();
         json step = {{"pause", LeaderOrNode()}, {"for", Millis(Lasting(20, 4000))}};
-        if (OneIn(4)) step["during"] = "write";
+        // Mid-write, or just after a lease renewal was sent.
+        if (OneIn(4)) AtMoment(at, step, algorithm_.uses_store() && OneIn(2) ? "renewal" : "write");
         Push(at, std::move(step));
         break;
       }
@@ -142,9 +147,28 @@ class Generator {
         const int64_t at = At(), ms = Lasting(50, 10000);
         json node = algorithm_.uses_store() && OneIn(4) ? json("store") : LeaderOrNode();
         const char* sign = OneIn(2) ? "-" : "+";
-        Push(at, {{"clock", {{"node", node}, {"shift", fmt::format("{}{}", sign, Millis(ms))}}}});
+        json step = {{"clock", {{"node", node}, {"shift", fmt::format("{}{}", sign, Millis(ms))}}}};
+        // Just after a lease renewal was sent: the holder's deadline counts from there.
+        if (node != "store" && algorithm_.uses_store() && OneIn(4)) AtMoment(at, step, "renewal");
+        Push(at, std::move(step));
         break;
       }
+    }
+  }
+
+  // Faults where they hurt (FoundationDB's BUGGIFY): `step` waits for the
+  // node's next `moment` after `at_ms`, until the end of the faulty phase,
+  // so that it still ends before liveness is judged.
+  void AtMoment(int64_t at_ms, json& step, const char* moment) const {
+    step["during"] = moment;
+    step["within"] = Millis(std::max<int64_t>(1, fault_window_end_ms_ - at_ms));
+  }
+  bool Votes() const { return !algorithm_.message_roles().vote_grants.empty(); }
+  const char* CrashMoment() {
+    switch (rng_.Below(3)) {
+      case 0: return Votes() ? "vote" : "term";
+      case 1: return "term";
+      default: return "write";
     }
   }
 

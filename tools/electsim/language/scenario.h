@@ -80,11 +80,22 @@ struct FaultStep {
   std::vector<std::vector<NodeSelector>> groups;  // partition
   std::optional<sim::TimeNs> for_ns;              // undo after this long (in a Scenario: for_range->min)
   std::optional<TimeRange> for_range;
-  bool during_write = false;   // pause: wait for the node's next write_begin
+  // A moment of the node's own a crash, pause or clock step waits for
+  // ("during"): the fault lands as soon as the handler that reached it
+  // returns, where faults hurt (FoundationDB's BUGGIFY puts them there too):
+  // a write begun (write_begin), a vote granted (vote), a term taken (term),
+  // a lease request sent (lease.request).
+  enum class Moment { kNone, kWrite, kVote, kTerm, kRenewal };
+  Moment during = Moment::kNone;
+  // With "during": how long after its time the step waits for the moment
+  // ("within"); past it the step is skipped. Unset: as long as the run lasts.
+  std::optional<sim::TimeNs> within;
   bool lose_unsynced = false;  // crash: a power loss, stable-storage writes not synced are lost
   int64_t drift_ppm = 0;
   sim::TimeNs shift;
   sim::LinkConfig link;  // network, link
+  // "write", "vote", "term", "renewal"; "" for kNone.
+  static std::string_view MomentName(Moment moment);
   // "crash the leader for 3s": for trace notes and reports.
   std::string Describe() const;
   // When the fault (including its undo) is over; in a Scenario, with its

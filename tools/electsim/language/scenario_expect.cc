@@ -21,11 +21,12 @@ void ReadLiveness(const Reader& reader, const json& liveness, Scenario& s) {
   s.liveness_within = reader.PositiveDuration(liveness.at("within"), "/liveness/within");
   if (const json* after = Reader::Find(liveness, "after")) {
     s.liveness_after = reader.Duration(*after, "/liveness/after");
-  } else if (std::any_of(s.faults.begin(), s.faults.end(), [](const FaultStep& f) { return f.during_write; })) {
-    // Such a pause starts at a write, so when it ends is known only as the run goes.
-    reader.Fail(
-        "/liveness/after",
-        "a duration (this key is required when a pause waits for a write: its end is not known before the run)");
+  } else if (std::any_of(s.faults.begin(), s.faults.end(),
+                         [](const FaultStep& f) { return f.during != FaultStep::Moment::kNone; })) {
+    // Such a step starts at a moment of the node's, so when it ends is known only as the run goes.
+    reader.Fail("/liveness/after",
+                "a duration (this key is required when a step waits for a moment with \"during\": its end is not "
+                "known before the run)");
   }
   if (s.stop_when_leader_known && Reader::Find(liveness, "stable_for")) {
     reader.Fail("/liveness/stable_for", "no \"stable_for\" with \"stop\" (the run ends as soon as a leader is known)",

@@ -25,6 +25,17 @@ std::string NodeSelector::Describe() const {
   return "?";
 }
 
+std::string_view FaultStep::MomentName(Moment moment) {
+  switch (moment) {
+    case Moment::kNone: return "";
+    case Moment::kWrite: return "write";
+    case Moment::kVote: return "vote";
+    case Moment::kTerm: return "term";
+    case Moment::kRenewal: return "renewal";
+  }
+  return "";
+}
+
 std::string FaultStep::Describe() const {
   std::string text = action_key;
   switch (action) {
@@ -43,7 +54,8 @@ std::string FaultStep::Describe() const {
   }
   if (action == Action::kClockDrift) text += fmt::format(" drift {} ppm", drift_ppm);
   if (action == Action::kClockShift) text += fmt::format(" shift {}", sim::FormatDuration(shift));
-  if (during_write) text += " during its next write";
+  if (during != Moment::kNone) text += fmt::format(" during its next {}", MomentName(during));
+  if (within) text += fmt::format(" within {}", sim::FormatDuration(*within));
   if (lose_unsynced) text += " losing its unsynced writes";
   if (for_ns) text += fmt::format(" for {}", sim::FormatDuration(*for_ns));
   return text;
@@ -213,6 +225,15 @@ void ReadStepTime(const Reader& reader, const json& value, const std::string& pa
   }
 }
 
+FaultStep::Moment ReadMoment(const Reader& reader, const json& value, const std::string& step_path) {
+  using Moment = FaultStep::Moment;
+  for (Moment moment : {Moment::kWrite, Moment::kVote, Moment::kTerm, Moment::kRenewal}) {
+    if (value == FaultStep::MomentName(moment)) return moment;
+  }
+  reader.Fail(Reader::Child(step_path, "during"), "\"write\", \"vote\", \"term\" or \"renewal\"", &value);
+  return Moment::kNone;
+}
+
 // What the step does to whom, by its action.
 void ReadStepAction(const Reader& reader, const json& body, const std::string& action_path, const Scenario& s,
                     FaultStep& step) {
@@ -223,9 +244,10 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
     case FaultStep::Action::kResume:
     case FaultStep::Action::kIsolate:
       step.node = ReadNodeSelector(reader, body, action_path, s);
-      if (step.during_write &&
+      if (step.during != FaultStep::Moment::kNone &&
           (step.node.kind == NodeSelector::Kind::kStore || step.node.kind == NodeSelector::Kind::kResource)) {
-        reader.Fail(action_path, "an election node or \"leader\" with \"during\": \"write\" (only they write)", &body);
+        reader.Fail(action_path, "an election node or \"leader\" with \"during\" (only they reach those moments)",
+                    &body);
       }
       break;
     case FaultStep::Action::kPartition: ReadPartition(reader, body, action_path, s, step); break;
@@ -238,6 +260,11 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
       } else {
         step.action = FaultStep::Action::kClockShift;
         step.shift = reader.Duration(body.at("shift"), Reader::Child(action_path, "shift"), /*allow_negative=*/true);
+      }
+      if (step.during != FaultStep::Moment::kNone &&
+          (step.node.kind == NodeSelector::Kind::kStore || step.node.kind == NodeSelector::Kind::kResource)) {
+        reader.Fail(Reader::Child(action_path, "node"),
+                    "an election node or \"leader\" with \"during\" (only they reach those moments)", &body.at("node"));
       }
       break;
     case FaultStep::Action::kNetwork:
@@ -272,7 +299,12 @@ FaultStep ReadFaultStep(const Reader& reader, const json& value, const std::stri
     step.for_range = reader.Time(*f, Reader::Child(path, "for"), /*positive=*/true);
     step.for_ns = step.for_range->min;
   }
-  step.during_write = value.contains("during");                   // the schema allows only "write"
+  if (const json* during = Reader::Find(value, "during")) step.during = ReadMoment(reader, *during, path);
+  if (const json* within = Reader::Find(value, "within")) {
+    if (step.during == FaultStep::Moment::kNone)
+      reader.Fail(Reader::Child(path, "within"), "\"within\" only with \"during\"", within);
+    step.within = reader.PositiveDuration(*within, Reader::Child(path, "within"));
+  }
   if (const json* lose = Reader::Find(value, "lose_unsynced")) {  // the schema allows it in crash steps only
     step.lose_unsynced = reader.Bool(*lose, Reader::Child(path, "lose_unsynced"));
   }
