@@ -20,43 +20,43 @@ namespace {
 using electsim_test::RunCombined;
 using nlohmann::json;
 
-const algorithms::Algorithm& Named(const std::string& name) {
-  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
-    if (algorithm->name() == name) return *algorithm;
-  }
-  ADD_FAILURE() << "no algorithm " << name;
-  return *algorithms::AllAlgorithms().front();
+// The algorithm of that name (it must be registered).
+const algorithms::Algorithm& AlgorithmNamed(const std::string& name) {
+  const algorithms::Algorithm* algorithm = algorithms::FindAlgorithm(name);
+  EXPECT_NE(algorithm, nullptr) << name;
+  return *algorithm;
 }
 
-OptionDraw Draw(const std::string& algorithm, uint64_t seed, const json& fixed = json::object()) {
-  auto draw = DrawOptions(Named(algorithm), fixed, seed, 3);
+OptionDraw DrawFor(const std::string& algorithm, uint64_t seed, const json& fixed = json::object()) {
+  auto draw = DrawOptions(AlgorithmNamed(algorithm), fixed, seed, 3);
   EXPECT_TRUE(draw.ok()) << draw.status();
   return draw.ok() ? *draw : OptionDraw{};
 }
 
 TEST(OptionSwarm_Draws, SameSeedSameDrawAndSeedsDrawDifferentOptions) {
-  EXPECT_EQ(Draw("raft", 5).options, Draw("raft", 5).options);
+  EXPECT_EQ(DrawFor("raft", 5).options, DrawFor("raft", 5).options);
   std::set<std::string> names;
   for (uint64_t seed = 1; seed <= 50; ++seed) {
-    const OptionDraw draw = Draw("raft", seed);
+    const OptionDraw draw = DrawFor("raft", seed);
     for (const auto& [name, value] : draw.options.items()) names.insert(name);
   }
   // Every option that can be drawn is, somewhere in 50 seeds; bug never is.
   EXPECT_EQ(names, (std::set<std::string>{"check_quorum", "election_timeout_max", "election_timeout_min",
                                           "heartbeat_interval", "pre_vote"}));
-  EXPECT_EQ(SwarmedOptions(Named("raft"), json::object()),
+  EXPECT_EQ(SwarmedOptions(AlgorithmNamed("raft"), json::object()),
             (std::vector<std::string>{"election_timeout_min", "election_timeout_max", "heartbeat_interval", "pre_vote",
                                       "check_quorum"}));
 }
 
 TEST(OptionSwarm_Draws, NumbersStayWithinHalfAndTwiceTheirDefaultAndTheAlgorithmAcceptsThem) {
   for (uint64_t seed = 1; seed <= 200; ++seed) {
-    const OptionDraw draw = Draw("raft", seed);
+    const OptionDraw draw = DrawFor("raft", seed);
     for (const char* name : {"election_timeout_min", "election_timeout_max", "heartbeat_interval"}) {
       if (!draw.options.contains(name)) continue;
       auto drawn = ParseDuration(draw.options[name].get<std::string>());
       ASSERT_TRUE(drawn.ok());
-      const int64_t default_ns = algorithms::OptionValues::Defaults(Named("raft").options()).Duration(name).ns();
+      const int64_t default_ns =
+          algorithms::OptionValues::Defaults(AlgorithmNamed("raft").options()).Duration(name).ns();
       EXPECT_GE(drawn->ns(), default_ns / 2) << name << " seed " << seed;
       EXPECT_LE(drawn->ns(), default_ns * 2) << name << " seed " << seed;
     }
@@ -68,7 +68,7 @@ TEST(OptionSwarm_Draws, NumbersStayWithinHalfAndTwiceTheirDefaultAndTheAlgorithm
 
 TEST(OptionSwarm_Draws, GivenOptionsAreKeptAndABugIsNeverDrawn) {
   for (uint64_t seed = 1; seed <= 200; ++seed) {
-    const OptionDraw draw = Draw("raft", seed, {{"pre_vote", true}});
+    const OptionDraw draw = DrawFor("raft", seed, {{"pre_vote", true}});
     EXPECT_EQ(draw.options["pre_vote"], true);
     EXPECT_FALSE(draw.options.contains("bug"));
     for (const std::string& drawn : draw.drawn) EXPECT_EQ(drawn.find("pre_vote"), std::string::npos) << drawn;
@@ -84,17 +84,17 @@ TEST(OptionSwarm_Draws, GivenOptionsAreKeptAndABugIsNeverDrawn) {
 TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
   int kept = 0, not_kept = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    const OptionDraw draw = Draw("raft", seed);
+    const OptionDraw draw = DrawFor("raft", seed);
     const double heartbeat = static_cast<double>(draw.values.Duration("heartbeat_interval").ns());
     const double minimum = static_cast<double>(draw.values.Duration("election_timeout_min").ns());
     const double maximum = static_cast<double>(draw.values.Duration("election_timeout_max").ns());
-    const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(Named("raft").options());
+    const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(AlgorithmNamed("raft").options());
     bool within = true;
     for (const char* name : {"election_timeout_min", "election_timeout_max", "heartbeat_interval"}) {
       within &= draw.values.Duration(name).ns() * 2 <= defaults.Duration(name).ns() * 3;
     }
-    const bool proportions = within && minimum / heartbeat >= 2.0 && maximum / minimum >= std::sqrt(2.0) &&
-                             maximum / heartbeat >= 4.0;
+    const bool proportions =
+        within && minimum / heartbeat >= 2.0 && maximum / minimum >= std::sqrt(2.0) && maximum / heartbeat >= 4.0;
     EXPECT_EQ(draw.timing_kept, proportions) << "seed " << seed;
     (draw.timing_kept ? kept : not_kept)++;
   }
@@ -102,7 +102,7 @@ TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
   EXPECT_GT(not_kept, 0);
   // The lease: a safety margin drawn below its default is not kept.
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    const OptionDraw draw = Draw("lease", seed);
+    const OptionDraw draw = DrawFor("lease", seed);
     if (draw.options.contains("safety_margin") && draw.options["safety_margin"].get<double>() < 0.75) {
       EXPECT_FALSE(draw.timing_kept) << "seed " << seed;
     }
