@@ -19,20 +19,14 @@ using trace_testing::TraceBuilder;
 
 CheckerConfig Nodes(uint32_t node_count) { return CheckerConfig{.node_count = node_count}; }
 
-// A made-up algorithm's message roles: test.heartbeat is leader-only,
-// test.vote with granted=1 grants a vote.
-constexpr sim::RecordType kHeartbeat{"test.heartbeat", {"term"}};
-constexpr sim::RecordType kVote{"test.vote", {"term", "granted"}};
-const vocab::MessageRoles kTestRoles = {.leader_only = {{kHeartbeat, "term"}},
-                                        .vote_grants = {{kVote, "term", "granted"}}};
+using trace_testing::Heartbeat;
+using trace_testing::kTestRoles;
+using trace_testing::VoteReply;
+
 CheckerConfig NodesWithRoles(uint32_t node_count) {
   CheckerConfig config = Nodes(node_count);
   config.message_roles = &kTestRoles;
   return config;
-}
-sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }
-sim::Message VoteReply(int64_t term, bool granted) {
-  return sim::Message(kVote).Set(vocab::kFieldTerm, term).Set("granted", granted ? 1 : 0);
 }
 
 // ---- registry and rendering ----

@@ -20,10 +20,8 @@ using trace_testing::Ms;
 using trace_testing::RunChecker;
 using trace_testing::TraceBuilder;
 
-// A made-up algorithm whose leader heartbeats.
-constexpr sim::RecordType kHeartbeat{"test.heartbeat", {"term"}};
-const vocab::MessageRoles kTestRoles = {.leader_only = {{kHeartbeat, "term"}}};
-sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }
+using trace_testing::Heartbeat;
+using trace_testing::kTestRoles;
 
 // ---- disruption ----
 

@@ -16,6 +16,17 @@ namespace checkers::trace_testing {
 
 inline sim::TimeNs Ms(int64_t ms) { return sim::TimeNs::Millis(ms); }
 
+// A made-up algorithm's message roles: test.heartbeat is leader-only,
+// test.vote with granted=1 grants a vote.
+inline constexpr sim::RecordType kHeartbeat{"test.heartbeat", {"term"}};
+inline constexpr sim::RecordType kVote{"test.vote", {"term", "granted"}};
+inline const vocab::MessageRoles kTestRoles = {.leader_only = {{kHeartbeat, "term"}},
+                                               .vote_grants = {{kVote, "term", "granted"}}};
+inline sim::Message Heartbeat(int64_t term) { return sim::Message(kHeartbeat).Set(vocab::kFieldTerm, term); }
+inline sim::Message VoteReply(int64_t term, bool granted) {
+  return sim::Message(kVote).Set(vocab::kFieldTerm, term).Set("granted", granted ? 1 : 0);
+}
+
 class TraceBuilder {
  public:
   // Each returns the new record's trace index.
