@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tools/tests/electsim_process.h"
+#include "tools/tests/sanitizer.h"
 
 namespace electsim_test {
 namespace {
@@ -329,7 +330,7 @@ TEST_F(CliOutputsTest, WriteFailure_StillReportsTheVerdictAndExitsAsDocumented) 
 }
 
 TEST_F(CliOutputsTest, OutOfMemory_IsAMessageAndExitThreeLeavingNoTemporaryFile) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(ELECTSIM_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer reserves more address space than any limit this test could set";
 #else
   // A message storm grows the event queue until the address-space limit

@@ -13,12 +13,13 @@
 #include "gtest/gtest.h"
 #include "tools/electsim/io/terminal_text.h"
 #include "tools/tests/electsim_command.h"
+#include "tools/tests/sanitizer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(ELECTSIM_TEST_ASAN)
 constexpr int kGeneratedFaultSteps = 20000;  // the same shapes, sized for a sanitizer build
 constexpr int kStepsBeforeTheBadOne = 20000;
 #else
