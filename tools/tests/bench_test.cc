@@ -24,7 +24,7 @@ namespace {
 
 using electsim_test::Outcome;
 using electsim_test::ReadWholeFile;
-Outcome Electsim(const std::string& args) { return electsim_test::RunCombined(args); }
+using electsim_test::RunCombined;
 
 class BenchTest : public electsim_test::TempDirTest {};
 
@@ -68,22 +68,22 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
       {"--sweep nodes=3", "--sweep nodes=3: expected PARAM=FROM..TO"},
   };
   // Trials beyond what bench keeps in memory, per configuration or in all.
-  const Outcome too_many = Electsim("bench --trials 1000001 --jobs 1");
+  const Outcome too_many = RunCombined("bench --trials 1000001 --jobs 1");
   EXPECT_EQ(too_many.exit_status, 2) << too_many.output;
   EXPECT_NE(too_many.output.find("expected a number of trials above 0"), std::string::npos) << too_many.output;
-  const Outcome too_many_in_all = Electsim("bench --trials 600000 --algorithms raft,bully --jobs 1");
+  const Outcome too_many_in_all = RunCombined("bench --trials 600000 --algorithms raft,bully --jobs 1");
   EXPECT_EQ(too_many_in_all.exit_status, 2) << too_many_in_all.output;
   EXPECT_NE(too_many_in_all.output.find("600000 trials for each of 2 configurations is more than 1000000 in all"),
             std::string::npos)
       << too_many_in_all.output;
   for (const auto& c : cases) {
-    const Outcome outcome = Electsim("bench --trials 2 --jobs 1 " + c.args);
+    const Outcome outcome = RunCombined("bench --trials 2 --jobs 1 " + c.args);
     EXPECT_EQ(outcome.exit_status, 2) << c.args << "\n" << outcome.output;
     EXPECT_NE(outcome.output.find(c.message), std::string::npos) << c.args << "\n" << outcome.output;
     EXPECT_EQ(Names(dir_), std::vector<std::string>{});
   }
   // The option the algorithm lacks is named, with the path the loader checked.
-  const Outcome lacking = Electsim("bench --trials 2 --algorithms bully --set algorithm.options.pre_vote=true");
+  const Outcome lacking = RunCombined("bench --trials 2 --algorithms bully --set algorithm.options.pre_vote=true");
   EXPECT_NE(lacking.output.find("/algorithm/options"), std::string::npos) << lacking.output;
 }
 
@@ -92,9 +92,9 @@ TEST_F(BenchTest, NodesModelOverride_DelaysEveryElection) {
   // persist latency lengthens each election by at least one sync.
   const std::string plain_csv = (dir_ / "plain.csv").string();
   const std::string slow_csv = (dir_ / "slow.csv").string();
-  ASSERT_EQ(Electsim("bench --algorithms raft --trials 5 --jobs 1 --csv " + plain_csv).exit_status, 0);
+  ASSERT_EQ(RunCombined("bench --algorithms raft --trials 5 --jobs 1 --csv " + plain_csv).exit_status, 0);
   const Outcome slow =
-      Electsim("bench --algorithms raft --trials 5 --jobs 1 --set nodes_model.persist=20ms --csv " + slow_csv);
+      RunCombined("bench --algorithms raft --trials 5 --jobs 1 --set nodes_model.persist=20ms --csv " + slow_csv);
   ASSERT_EQ(slow.exit_status, 0) << slow.output;
   const auto plain = ReadCsv(plain_csv);
   const auto slowed = ReadCsv(slow_csv);
@@ -103,14 +103,14 @@ TEST_F(BenchTest, NodesModelOverride_DelaysEveryElection) {
   for (size_t i = 0; i < plain.size(); ++i) {
     EXPECT_GE(std::stoll(slowed[i].at("election_ns")), std::stoll(plain[i].at("election_ns")) + 20000000) << i;
   }
-  const Outcome bad = Electsim("bench --trials 2 --jobs 1 --set nodes_model.persist=soon");
+  const Outcome bad = RunCombined("bench --trials 2 --jobs 1 --set nodes_model.persist=soon");
   EXPECT_EQ(bad.exit_status, 2) << bad.output;
   EXPECT_NE(bad.output.find("/nodes_model/persist"), std::string::npos) << bad.output;
 }
 
 TEST_F(BenchTest, SameConfigurationTwice_PairedDifferencesExactlyZero) {
   const std::string csv = (dir_ / "trials.csv").string();
-  const Outcome outcome = Electsim("bench --algorithms raft,raft --trials 20 --jobs 2 --csv " + csv);
+  const Outcome outcome = RunCombined("bench --algorithms raft,raft --trials 20 --jobs 2 --csv " + csv);
   ASSERT_EQ(outcome.exit_status, 0) << outcome.output;
   EXPECT_NE(outcome.output.find("20 pairs: 0.0 ± 0.0 (unpaired ± "), std::string::npos) << outcome.output;
   EXPECT_NE(outcome.output.find("paired/unpaired CI width 0.00)"), std::string::npos) << outcome.output;
@@ -127,8 +127,8 @@ TEST_F(BenchTest, DifferentJobs_IdenticalCsvAndJson) {
   const std::string one = (dir_ / "one.csv").string(), two = (dir_ / "two.csv").string();
   const std::string one_json = (dir_ / "one.json").string(), two_json = (dir_ / "two.json").string();
   const std::string common = "bench --trials 12 --fault lossy --sweep nodes=3..5 ";
-  ASSERT_EQ(Electsim(common + "--jobs 1 --csv " + one + " --json " + one_json).exit_status, 0);
-  ASSERT_EQ(Electsim(common + "--jobs 3 --csv " + two + " --json " + two_json).exit_status, 0);
+  ASSERT_EQ(RunCombined(common + "--jobs 1 --csv " + one + " --json " + one_json).exit_status, 0);
+  ASSERT_EQ(RunCombined(common + "--jobs 3 --csv " + two + " --json " + two_json).exit_status, 0);
   EXPECT_EQ(ReadWholeFile(one), ReadWholeFile(two));
   EXPECT_EQ(ReadWholeFile(one_json), ReadWholeFile(two_json));
   EXPECT_EQ(ReadCsv(one).size(), 12u * 4 * 3);
@@ -157,7 +157,7 @@ TEST_F(BenchTest, CtrlC_KeepsTheTrialsThatFinishedInWholeFiles) {
 // detection lies within [100ms, 310ms]; election and knowledge follow it.
 TEST_F(BenchTest, CrashLeader_TimesFollowTheirDefinitions) {
   const std::string csv = (dir_ / "raft.csv").string();
-  ASSERT_EQ(Electsim("bench --algorithms raft --trials 30 --csv " + csv).exit_status, 0);
+  ASSERT_EQ(RunCombined("bench --algorithms raft --trials 30 --csv " + csv).exit_status, 0);
   for (const auto& row : ReadCsv(csv)) {
     EXPECT_EQ(row.at("violations"), "");
     const int64_t detection = std::stoll(row.at("detection_ns"));

@@ -11,7 +11,7 @@ namespace {
 
 using namespace std::string_literals;
 
-std::string ErrorOf(const std::string& text) {
+std::string JsonErrorOf(const std::string& text) {
   auto document = ParseJsonText(text, "in.json");
   EXPECT_FALSE(document.ok()) << "accepted: " << text;
   if (document.ok()) return "";
@@ -36,39 +36,40 @@ TEST(JsonDocument_Parse, WhitespaceAfterTheDocumentIsFine) {
 
 TEST(JsonDocument_Errors, NulByteAnywhereIsRefusedWithItsPlace) {
   // After the document: nlohmann alone would stop there and ignore the rest.
-  EXPECT_EQ(ErrorOf("{\"a\": 1}\n\0{\"b\": 2}"s), "in.json:2:1: invalid JSON: a NUL byte, expected text without any");
-  EXPECT_EQ(ErrorOf("{\"a\": 1}\0"s), "in.json:1:9: invalid JSON: a NUL byte, expected text without any");
-  EXPECT_NE(ErrorOf("\0{}"s).find("in.json:1:1: invalid JSON: a NUL byte"), std::string::npos);
-  EXPECT_NE(ErrorOf("{\"a\": \"x\0y\"}"s).find("in.json:1:9: invalid JSON: a NUL byte"), std::string::npos);
-  EXPECT_NE(ErrorOf("{\"a\":\0 1}"s).find("in.json:1:6: invalid JSON: a NUL byte"), std::string::npos);
+  EXPECT_EQ(JsonErrorOf("{\"a\": 1}\n\0{\"b\": 2}"s),
+            "in.json:2:1: invalid JSON: a NUL byte, expected text without any");
+  EXPECT_EQ(JsonErrorOf("{\"a\": 1}\0"s), "in.json:1:9: invalid JSON: a NUL byte, expected text without any");
+  EXPECT_NE(JsonErrorOf("\0{}"s).find("in.json:1:1: invalid JSON: a NUL byte"), std::string::npos);
+  EXPECT_NE(JsonErrorOf("{\"a\": \"x\0y\"}"s).find("in.json:1:9: invalid JSON: a NUL byte"), std::string::npos);
+  EXPECT_NE(JsonErrorOf("{\"a\":\0 1}"s).find("in.json:1:6: invalid JSON: a NUL byte"), std::string::npos);
 }
 
 TEST(JsonDocument_Errors, ASecondDocumentIsRefused) {
-  const std::string error = ErrorOf("{\"a\": 1}\n{\"b\": 2}\n");
+  const std::string error = JsonErrorOf("{\"a\": 1}\n{\"b\": 2}\n");
   EXPECT_NE(error.find("in.json:2:1: invalid JSON: more text after the top-level value"), std::string::npos) << error;
-  EXPECT_NE(ErrorOf("[1] [2]").find("in.json:1:5: invalid JSON: more text after the top-level value"),
+  EXPECT_NE(JsonErrorOf("[1] [2]").find("in.json:1:5: invalid JSON: more text after the top-level value"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("1 2").find("more text after the top-level value"), std::string::npos);
+  EXPECT_NE(JsonErrorOf("1 2").find("more text after the top-level value"), std::string::npos);
 }
 
 TEST(JsonDocument_Errors, GarbageAfterTheDocumentIsRefused) {
-  std::string error = ErrorOf("{\"a\": 1} trailing words");
+  std::string error = JsonErrorOf("{\"a\": 1} trailing words");
   EXPECT_NE(error.find("in.json:1:"), std::string::npos) << error;
   EXPECT_NE(error.find("invalid JSON"), std::string::npos) << error;
-  error = ErrorOf("{\"a\": 1}}");
+  error = JsonErrorOf("{\"a\": 1}}");
   EXPECT_NE(error.find("in.json:1:9: invalid JSON: more text after the top-level value"), std::string::npos) << error;
 }
 
 TEST(JsonDocument_Errors, SyntaxErrorNamesLineAndColumnInCharacters) {
   // "é" is two bytes but one column.
-  const std::string error = ErrorOf("{\n  \"\xc3\xa9\": 1,\n  \"b\" 2\n}");
+  const std::string error = JsonErrorOf("{\n  \"\xc3\xa9\": 1,\n  \"b\" 2\n}");
   EXPECT_NE(error.find("in.json:3:7: invalid JSON: syntax error"), std::string::npos) << error;
 }
 
 TEST(JsonDocument_Errors, DuplicateKeyNamesItsPath) {
-  EXPECT_EQ(ErrorOf(R"({"a": 1, "a": 2})"),
+  EXPECT_EQ(JsonErrorOf(R"({"a": 1, "a": 2})"),
             "in.json: at /a: expected each key once in an object, this key appears again");
-  EXPECT_NE(ErrorOf(R"({"x": [0, {"k": {}}, {"a/b": 1, "a/b": 1}]})").find("at /x/2/a~1b: expected each key once"),
+  EXPECT_NE(JsonErrorOf(R"({"x": [0, {"k": {}}, {"a/b": 1, "a/b": 1}]})").find("at /x/2/a~1b: expected each key once"),
             std::string::npos);
   // The same key in two different objects is fine.
   EXPECT_TRUE(ParseJsonText(R"([{"a": 1}, {"a": 2}, {"b": {"a": 3}}])", "in.json").ok());
@@ -77,13 +78,13 @@ TEST(JsonDocument_Errors, DuplicateKeyNamesItsPath) {
 TEST(JsonDocument_Errors, NestingIsBounded) {
   auto nested = [](size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); };
   EXPECT_TRUE(ParseJsonText(nested(kMaxJsonDepth), "in.json").ok());
-  const std::string error = ErrorOf(R"({"k": )" + nested(kMaxJsonDepth) + "}");
+  const std::string error = JsonErrorOf(R"({"k": )" + nested(kMaxJsonDepth) + "}");
   EXPECT_NE(error.find("in.json: at /k/0/0/0"), std::string::npos) << error;
   EXPECT_NE(error.find("expected at most 32 levels of nested arrays and objects"), std::string::npos) << error;
 }
 
 TEST(JsonDocument_Errors, NumberBeyondADoubleNamesItsPath) {
-  EXPECT_EQ(ErrorOf(R"({"a": [1, 2, -1e400]})"),
+  EXPECT_EQ(JsonErrorOf(R"({"a": [1, 2, -1e400]})"),
             "in.json: at /a/2: expected a number within the range of a 64-bit float, got one beyond it");
 }
 
@@ -93,12 +94,12 @@ TEST(JsonDocument_Errors, MessagesCarryNoRawControlCharacters) {
                                   "{\"a\": \"\x9b"
                                   "2J\" x}"s,
                                   "{\"\x1b[2J\": 1}"s}) {
-    const std::string error = ErrorOf(text);
+    const std::string error = JsonErrorOf(text);
     for (char c : error) {
       EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == '\x7f' || c == '\x9b') << error;
     }
   }
-  EXPECT_NE(ErrorOf("{\"\\u001b[2J\": 1, \"\\u001b[2J\": 2}").find("at /\\u001b[2J: expected each key once"),
+  EXPECT_NE(JsonErrorOf("{\"\\u001b[2J\": 1, \"\\u001b[2J\": 2}").find("at /\\u001b[2J: expected each key once"),
             std::string::npos);
 }
 

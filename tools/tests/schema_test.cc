@@ -25,7 +25,7 @@ std::string ReadSource(const std::string& relative) {
   return text.str();
 }
 
-std::string ErrorOf(const std::string& text) {
+std::string ScenarioErrorOf(const std::string& text) {
   auto scenario = ParseScenario(text, "s.json");
   EXPECT_FALSE(scenario.ok()) << "accepted: " << text.substr(0, 200);
   if (scenario.ok()) return "";
@@ -139,7 +139,7 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
        "at /faults/0/at: expected a duration such as \"150ms\", \"2.5s\" or \"1m30s\", got \"1.5\" (missing unit"},
   };
   for (const Case& c : cases) {
-    const std::string error = ErrorOf(With(c.extra));
+    const std::string error = ScenarioErrorOf(With(c.extra));
     EXPECT_NE(error.find(c.message), std::string::npos) << c.extra << "\n" << error;
   }
 }
@@ -147,13 +147,13 @@ TEST(Schema_Messages, EachKeywordSaysWhatWasExpected) {
 TEST(Schema_Messages, AlternativesThatWereOnlyTriedAreNotReported) {
   // The anyOf over actions tries "required": ["crash"] and ten more; none of
   // those misses may surface as "crash (this key is required)".
-  const std::string error = ErrorOf(With(R"(, "faults": [{"at": "1s", "mend": 0}])"));
+  const std::string error = ScenarioErrorOf(With(R"(, "faults": [{"at": "1s", "mend": 0}])"));
   EXPECT_EQ(error.find("this key is required"), std::string::npos) << error;
   EXPECT_NE(error.find("at /faults/0: expected a fault step object"), std::string::npos) << error;
 }
 
 TEST(Schema_Messages, TheErrorNearestTheTopIsReported) {
-  const std::string error = ErrorOf(With(R"(, "nodes_": 1, "faults": [{"at": "x", "crash": 0}])"));
+  const std::string error = ScenarioErrorOf(With(R"(, "nodes_": 1, "faults": [{"at": "x", "crash": 0}])"));
   EXPECT_NE(error.find("at /nodes_: expected no key \"nodes_\" in a scenario"), std::string::npos) << error;
 }
 
@@ -175,7 +175,7 @@ TEST(Schema_Check, LongStringsAreRefusedWithoutExhaustingTheStack) {
         R"(, "description": ")" + std::string(200000, 'x') + "\"", R"(, "name": ")" + std::string(200000, 'a') + "\"",
         R"(, "duration": ")" + std::string(200000, '1') + "s\"",
         R"(, "faults": [{"at": ")" + std::string(100000, '1') + "ms\", \"crash\": 0}]"}) {
-    const std::string error = ErrorOf(With(extra));
+    const std::string error = ScenarioErrorOf(With(extra));
     EXPECT_NE(error.find("s.json: at /"), std::string::npos) << error.substr(0, 300);
   }
 }
@@ -185,15 +185,16 @@ TEST(Schema_Messages, AnErrorFarIntoALongArrayNamesItsOwnIndex) {
   std::string faults;
   for (int i = 0; i < 1000; ++i) faults += R"({"at": "1s", "heal": true},)";
   faults += R"({"at": "1s", "heal": "no"})";
-  EXPECT_NE(ErrorOf(With(R"(, "faults": [)" + faults + "]")).find("at /faults/1000/heal: expected true"),
+  EXPECT_NE(ScenarioErrorOf(With(R"(, "faults": [)" + faults + "]")).find("at /faults/1000/heal: expected true"),
             std::string::npos);
   // Within the first window, and in an array of arrays.
-  EXPECT_NE(ErrorOf(With(R"(, "faults": [{"at": "1s", "heal": true}, {"at": "1s", "heal": 0}, )" + faults + "]"))
-                .find("at /faults/1/heal: expected true"),
-            std::string::npos);
+  EXPECT_NE(
+      ScenarioErrorOf(With(R"(, "faults": [{"at": "1s", "heal": true}, {"at": "1s", "heal": 0}, )" + faults + "]"))
+          .find("at /faults/1/heal: expected true"),
+      std::string::npos);
   std::string groups;
   for (int i = 0; i < 600; ++i) groups += "[0],";
-  EXPECT_NE(ErrorOf(With(R"(, "faults": [{"at": "1s", "partition": [)" + groups + "[]]}]"))
+  EXPECT_NE(ScenarioErrorOf(With(R"(, "faults": [{"at": "1s", "partition": [)" + groups + "[]]}]"))
                 .find("at /faults/0/partition/600: expected a group: a non-empty array of nodes"),
             std::string::npos);
 }
@@ -203,7 +204,7 @@ TEST(Schema_Check, SeedsUpTo2To64Minus1Load) {
   auto scenario = ParseScenario(With(R"(, "seed": 18446744073709551615)"), "s.json");
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   EXPECT_EQ(scenario->seed, 18446744073709551615u);
-  EXPECT_NE(ErrorOf(R"({"nodes": 18446744073709551615, "duration": "2s", "algorithm": "raft"})")
+  EXPECT_NE(ScenarioErrorOf(R"({"nodes": 18446744073709551615, "duration": "2s", "algorithm": "raft"})")
                 .find("at /nodes: expected an integer in [1, 100000], got the integer 18446744073709551615"),
             std::string::npos);
 }
@@ -213,7 +214,8 @@ TEST(Schema_Check, MinusZeroIsZero) {
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   EXPECT_EQ(scenario->seed, 0u);
   EXPECT_EQ(scenario->faults.at(0).node.id, 0u);
-  EXPECT_NE(ErrorOf(With(R"(, "seed": -1)")).find("at /seed: expected a seed: an integer in [0, "), std::string::npos);
+  EXPECT_NE(ScenarioErrorOf(With(R"(, "seed": -1)")).find("at /seed: expected a seed: an integer in [0, "),
+            std::string::npos);
 }
 
 }  // namespace
