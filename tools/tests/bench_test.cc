@@ -208,9 +208,9 @@ TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {
   EXPECT_EQ(names, columns);
   for (const char* fault : {"crash-leader", "isolate-leader", "pause-leader", "lossy"}) {
     const std::string path = (dir_ / fmt::format("{}.json", fault)).string();
-    ASSERT_EQ(
-        Electsim(fmt::format("bench --algorithms raft,bully --fault {} --trials 6 --json {}", fault, path)).exit_status,
-        0);
+    ASSERT_EQ(RunCombined(fmt::format("bench --algorithms raft,bully --fault {} --trials 6 --json {}", fault, path))
+                  .exit_status,
+              0);
     const nlohmann::json document = nlohmann::json::parse(ReadWholeFile(path));
     valijson::Validator validator;
     valijson::ValidationResults results;
@@ -234,7 +234,8 @@ TEST(BenchCsv, EveryColumnIsDocumented) {
 TEST_F(BenchTest, EtcdIsolate_RaftFailoverWithinItsTimeouts) {
   const std::string csv = (dir_ / "etcd.csv").string();
   ASSERT_EQ(
-      Electsim("bench --algorithms raft --preset etcd --fault isolate-leader --trials 40 --csv " + csv).exit_status, 0);
+      RunCombined("bench --algorithms raft --preset etcd --fault isolate-leader --trials 40 --csv " + csv).exit_status,
+      0);
   std::vector<int64_t> known;
   for (const auto& row : ReadCsv(csv)) {
     ASSERT_FALSE(row.at("known_ns").empty());
@@ -253,7 +254,7 @@ TEST_F(BenchTest, EtcdIsolate_RaftFailoverWithinItsTimeouts) {
 // seeds: the paired CI is at most half the unpaired one.
 TEST_F(BenchTest, OneOptionChanged_PairedCiAtMostHalfTheUnpaired) {
   const Outcome outcome =
-      Electsim("bench --algorithms raft --sweep heartbeat_interval=50ms..60ms:2 --trials 1000 --jobs 2");
+      RunCombined("bench --algorithms raft --sweep heartbeat_interval=50ms..60ms:2 --trials 1000 --jobs 2");
   ASSERT_EQ(outcome.exit_status, 0) << outcome.output;
   std::smatch match;
   ASSERT_TRUE(std::regex_search(outcome.output, match, std::regex("paired/unpaired CI width ([0-9.]+)")))
@@ -264,10 +265,10 @@ TEST_F(BenchTest, OneOptionChanged_PairedCiAtMostHalfTheUnpaired) {
 // Statistics the trials cannot support are not printed, and trials that
 // broke an invariant are counted apart, not averaged in.
 TEST_F(BenchTest, Statistics_PercentilesNeedTheirTrialsAndViolationsAreLeftOut) {
-  const Outcome few = Electsim("bench --algorithms raft --trials 5");
+  const Outcome few = RunCombined("bench --algorithms raft --trials 5");
   ASSERT_EQ(few.exit_status, 0) << few.output;
   EXPECT_TRUE(std::regex_search(few.output, std::regex(R"(raft +detection +5 +[0-9.]+ +— +— )"))) << few.output;
-  const Outcome buggy = Electsim("bench --algorithms raft --trials 30 --set algorithm.options.bug=vote_twice");
+  const Outcome buggy = RunCombined("bench --algorithms raft --trials 30 --set algorithm.options.bug=vote_twice");
   ASSERT_EQ(buggy.exit_status, 0) << buggy.output;
   std::smatch left_out, counted;
   ASSERT_TRUE(std::regex_search(buggy.output, left_out, std::regex(R"(with a violation \(left out\): (\d+))")));
