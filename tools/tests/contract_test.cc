@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tools/tests/electsim_process.h"
+#include "tools/tests/sanitizer.h"
 
 namespace electsim_test {
 namespace {
@@ -105,6 +106,8 @@ TEST_F(ContractTest, Labels_ASetThatContradictsAFlagIsRefused) {
       {"bench", "--trials", "2", "--algorithms", "raft", "--sweep", "election_timeout_max=300ms..400ms", "--set",
        "algorithm.options.election_timeout_max=500ms"},
       {"fuzz", "--algorithm", "raft", "--seeds", "1..2", "--set", "algorithm=bully"},
+      {"bench", "--trials", "2", "--fault", "lossy", "--set", "network.drop=0"},
+      {"bench", "--trials", "2", "--set", "faults.0.crash=0"},
   };
   for (const auto& args : refused) {
     const Finished finished = RunElectsim(args);
@@ -274,7 +277,7 @@ TEST_F(ContractTest, BadInputFoundMidwayWritesNothing) {
 }
 
 TEST_F(ContractTest, OutOfMemoryInAWorker_ExitThreeLeavingNoTemporaryFile) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(ELECTSIM_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer reserves more address space than any limit this test could set";
 #else
   const fs::path out = OutDir();

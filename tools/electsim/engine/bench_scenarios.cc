@@ -295,6 +295,9 @@ absl::Status CheckOverrides(const BenchPlan& plan) {
     if (o.json_pointer == "/algorithm" || o.json_pointer == "/algorithm/name") flag = "--algorithms";
     if (o.json_pointer == "/nodes") flag = plan.sweep && plan.sweep->parameter == "nodes" ? "--sweep" : "--nodes";
     if (plan.sweep && o.json_pointer == "/" + absl::StrReplaceAll(plan.sweep->set_path, {{".", "/"}})) flag = "--sweep";
+    // The fault step, and the loss the lossy fault is.
+    if (o.json_pointer == "/faults" || o.json_pointer.starts_with("/faults/")) flag = "--fault";
+    if (plan.fault == "lossy" && o.json_pointer == "/network/drop") flag = "--fault";
     if (!flag.empty()) {
       return BadFlag(fmt::format("--set {}: bench sets {} with {}; expected one or the other",
                                  EscapeForTerminal(o.flag), o.json_pointer.substr(1), flag));
