@@ -48,7 +48,7 @@ class FuzzSubject : public campaign::CampaignSubject {
     return {.failed = !verdict.broken.empty(),
             .reasons = verdict.broken,
             .findings = verdict.findings,
-            .drawn = config_.Drawn(scenario.seed)};
+            .drawn = std::move(verdict.drawn)};
   }
   campaign::CommandLine Reproduce(uint64_t seed) const override {
     return campaign::CommandLine().Add("fuzz").AddAll(config_.Flags()).Add("--seed", std::to_string(seed));

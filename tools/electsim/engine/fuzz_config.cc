@@ -107,12 +107,6 @@ absl::StatusOr<OptionDraw> FuzzConfig::Draw(uint64_t seed) const {
   return DrawOptions(*algorithm_, fixed_options_, seed, settings_.generator.nodes_min);
 }
 
-std::vector<std::string> FuzzConfig::Drawn(uint64_t seed) const {
-  if (!settings_.option_swarm) return {};
-  auto draw = Draw(seed);
-  return draw.ok() ? draw->counted : std::vector<std::string>{};
-}
-
 std::string FuzzConfig::Name() const { return fmt::format("fuzz-{}", algorithm_->name()); }
 
 absl::StatusOr<json> FuzzConfig::DocumentFor(uint64_t seed, bool option_swarm) const {
@@ -164,6 +158,7 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
   const std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
                                                            draw && defaults ? &draw->defaults_with_drawn : nullptr);
   FuzzVerdict verdict;
+  if (draw) verdict.drawn = draw->counted;
   for (const std::string& fired : result.violated_checkers()) {
     (std::binary_search(judged.begin(), judged.end(), fired) ? verdict.broken : verdict.findings).push_back(fired);
   }

@@ -34,6 +34,9 @@ struct FuzzSettings {
 struct FuzzVerdict {
   std::vector<std::string> broken;    // judged invariants violated
   std::vector<std::string> findings;  // other violations
+  // The options the swarm drew for the seed, as a summary counts them
+  // (OptionDraw::counted); none when it is off.
+  std::vector<std::string> drawn;
 };
 
 class FuzzConfig {
@@ -51,9 +54,6 @@ class FuzzConfig {
   absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed) const { return DocumentFor(seed, settings_.option_swarm); }
   absl::StatusOr<Scenario> ScenarioFor(uint64_t seed) const;
   FuzzVerdict Judge(const Scenario& scenario, const RunResult& result) const;
-  // The options the swarm drew for `seed`, as a summary counts them
-  // (OptionDraw::counted); none when it is off.
-  std::vector<std::string> Drawn(uint64_t seed) const;
   // The flags that generate and judge the same scenarios, word by word.
   std::vector<std::string> Flags() const;
   // What shards of one campaign must agree on.
