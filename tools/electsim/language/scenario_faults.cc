@@ -234,6 +234,14 @@ FaultStep::Moment ReadMoment(const Reader& reader, const json& value, const std:
   return Moment::kNone;
 }
 
+// Only election nodes reach the moments "during" waits for.
+void RequireMomentNode(const Reader& reader, const FaultStep& step, const std::string& path, const json& value) {
+  const bool service = step.node.kind == NodeSelector::Kind::kStore || step.node.kind == NodeSelector::Kind::kResource;
+  if (step.during != FaultStep::Moment::kNone && service) {
+    reader.Fail(path, "an election node or \"leader\" with \"during\" (only they reach those moments)", &value);
+  }
+}
+
 // What the step does to whom, by its action.
 void ReadStepAction(const Reader& reader, const json& body, const std::string& action_path, const Scenario& s,
                     FaultStep& step) {
@@ -244,11 +252,7 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
     case FaultStep::Action::kResume:
     case FaultStep::Action::kIsolate:
       step.node = ReadNodeSelector(reader, body, action_path, s);
-      if (step.during != FaultStep::Moment::kNone &&
-          (step.node.kind == NodeSelector::Kind::kStore || step.node.kind == NodeSelector::Kind::kResource)) {
-        reader.Fail(action_path, "an election node or \"leader\" with \"during\" (only they reach those moments)",
-                    &body);
-      }
+      RequireMomentNode(reader, step, action_path, body);
       break;
     case FaultStep::Action::kPartition: ReadPartition(reader, body, action_path, s, step); break;
     case FaultStep::Action::kCut: ReadEnds(reader, body, action_path, s, "a node always reaches itself", step); break;
@@ -261,11 +265,7 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
         step.action = FaultStep::Action::kClockShift;
         step.shift = reader.Duration(body.at("shift"), Reader::Child(action_path, "shift"), /*allow_negative=*/true);
       }
-      if (step.during != FaultStep::Moment::kNone &&
-          (step.node.kind == NodeSelector::Kind::kStore || step.node.kind == NodeSelector::Kind::kResource)) {
-        reader.Fail(Reader::Child(action_path, "node"),
-                    "an election node or \"leader\" with \"during\" (only they reach those moments)", &body.at("node"));
-      }
+      RequireMomentNode(reader, step, Reader::Child(action_path, "node"), body.at("node"));
       break;
     case FaultStep::Action::kNetwork:
       step.link = s.network;
