@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "electsim/algorithms/guarantees.h"
+#include "electsim/algorithms/mutants.h"
 #include "electsim/algorithms/options.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
@@ -93,6 +94,13 @@ class Algorithm {
     std::string_view detection_option;
   };
   virtual std::optional<BenchTiming> bench_timing() const { return std::nullopt; }
+
+  // Realistic bugs kept out of the reference code, which the "bug" option
+  // runs (see mutants.h). Must return the same object every time.
+  virtual const std::vector<Mutant>& mutants() const {
+    static const std::vector<Mutant> none;
+    return none;
+  }
 
   // Whether the cluster needs a store process (lease-over-CAS does).
   virtual bool uses_store() const { return false; }
