@@ -1,4 +1,5 @@
 #include "algorithms/raft/raft.h"
+#include "algorithms/raft/raft_mutants.h"
 
 #include <algorithm>
 #include <string>
@@ -40,7 +41,7 @@ RaftNode::RaftNode(sim::NodeId self, RaftConfig config)
 
 void RaftNode::OnStart(sim::Context& ctx) {
   // The boot counter is bookkeeping for entry ids, not Raft state: persisted
-  // at once, whatever the bug options say about syncing.
+  // at once, whatever the node's own syncing does.
   boot_ = static_cast<uint64_t>(ctx.Load(kBootsKey).value_or(0)) + 1;
   ctx.Persist(kBootsKey, static_cast<int64_t>(boot_));
   // A restarted node comes back as a follower with the term, vote and log it
@@ -135,10 +136,7 @@ void RaftNode::Step(sim::Context& ctx, sim::NodeId from, const sim::Message& mes
     // someone has seen: it is counted below, not obeyed.
     const auto pre_vote_reply = message.As<PreVoteReply>();
     const bool future_grant = pre_vote_reply && pre_vote_reply->granted != 0;
-    if (!future_grant) {
-      if (role_ == Role::kLeader && config_.bug == Bug::kIgnoreHigherTerm) return;
-      BecomeFollower(ctx, term, message.Is(kAppend) ? from : sim::kNoNode);
-    }
+    if (!future_grant && !AdoptHigherTerm(ctx, term, message.Is(kAppend) ? from : sim::kNoNode)) return;
   } else if (term < current_term_) {
     // Tell a stale leader or candidate about the newer term so it steps down;
     // stale replies are simply dropped.
@@ -202,9 +200,8 @@ void RaftNode::StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Messag
 }
 
 void RaftNode::HandleRequestVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
-  const bool may_vote = voted_for_ == sim::kNoNode || voted_for_ == from || config_.bug == Bug::kVoteTwice;
   const auto request = message.As<RequestVote>();
-  const bool grant = may_vote && CandidateLogIsUpToDate(request->last_index, request->last_term);
+  const bool grant = MayVoteFor(from) && CandidateLogIsUpToDate(request->last_index, request->last_term);
   if (grant) {
     if (voted_for_ != from) RecordVote(ctx, from);
     ctx.Observe(vocab::Vote(current_term_, from));
@@ -256,7 +253,7 @@ void RaftNode::HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Mess
   }
   // Figure 2: commitIndex = min(leaderCommit, index of last new entry); only
   // entries this message proved to match the leader's are safe to commit.
-  CommitTo(ctx, std::min(LogIndex(static_cast<uint64_t>(append.commit)), match));
+  CommitTo(ctx, FollowerCommitBound(LogIndex(static_cast<uint64_t>(append.commit)), match));
   Send(ctx, from,
        sim::Message(AppendReply{.term = Wire(current_term_), .success = 1, .index = Wire(match)},
                     AppendReply::kSuccessFields));
@@ -334,7 +331,7 @@ void RaftNode::AdvanceLeaderCommit(sim::Context& ctx) {
   for (LogIndex n = log_.last_index(); n > commit_index_; n = Previous(n)) {
     // Section 5.4.2: only an entry of the current term commits by counting
     // replicas; earlier ones commit with it. Terms only fall further back.
-    if (log_.at(n).term != current_term_ && config_.bug != Bug::kCommitPreviousTerm) return;
+    if (!CommitsByCounting(log_.at(n))) return;
     uint32_t replicas = 1;
     for (uint32_t i = 0; i < config_.node_count; ++i) {
       if (i != self_.value() && match_index_[i] >= n) ++replicas;
@@ -431,14 +428,14 @@ void RaftNode::UpdateTerm(sim::Context& ctx, sim::Term term) {
   current_term_ = term;
   voted_for_ = sim::kNoNode;
   Write(ctx, kTermKey, static_cast<int64_t>(term.value()));
-  if (config_.bug != Bug::kForgetVoteOnRestart) Write(ctx, kVotedForKey, -1);
+  PersistVote(ctx, sim::kNoNode);
   ctx.Observe(vocab::TermChange(term));
   leader_ = sim::kNoNode;  // a new term's leader is unknown until it speaks
 }
 
 void RaftNode::RecordVote(sim::Context& ctx, sim::NodeId candidate) {
   voted_for_ = candidate;
-  if (config_.bug != Bug::kForgetVoteOnRestart) Write(ctx, kVotedForKey, static_cast<int64_t>(candidate.value()));
+  PersistVote(ctx, candidate);
 }
 
 void RaftNode::Write(sim::Context& ctx, std::string_view key, int64_t value) {
@@ -449,7 +446,7 @@ void RaftNode::Write(sim::Context& ctx, std::string_view key, int64_t value) {
 void RaftNode::MakeDurable(sim::Context& ctx) {
   if (!unsynced_) return;
   unsynced_ = false;
-  if (config_.bug != Bug::kSkipSync) ctx.Sync();
+  SyncWrites(ctx);
 }
 
 void RaftNode::Send(sim::Context& ctx, sim::NodeId to, const sim::Message& message) {
@@ -505,33 +502,35 @@ bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
          ctx.MonotonicNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
 }
 
+bool RaftNode::MayVoteFor(sim::NodeId candidate) const {
+  return voted_for_ == sim::kNoNode || voted_for_ == candidate;
+}
+
 bool RaftNode::CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) const {
-  if (config_.bug == Bug::kSkipLogCheck) return true;
   return log_.IsAtLeastAsUpToDateAsMine(LogIndex(static_cast<uint64_t>(last_index)),
                                         sim::Term(static_cast<uint64_t>(last_term)));
 }
 
+bool RaftNode::AdoptHigherTerm(sim::Context& ctx, sim::Term term, sim::NodeId leader) {
+  BecomeFollower(ctx, term, leader);
+  return true;
+}
+
+bool RaftNode::CommitsByCounting(const Entry& entry) const { return entry.term == current_term_; }
+
+LogIndex RaftNode::FollowerCommitBound(LogIndex leader_commit, LogIndex matched) const {
+  return std::min(leader_commit, matched);
+}
+
+void RaftNode::PersistVote(sim::Context& ctx, sim::NodeId candidate) {
+  Write(ctx, kVotedForKey, candidate == sim::kNoNode ? -1 : static_cast<int64_t>(candidate.value()));
+}
+
+void RaftNode::SyncWrites(sim::Context& ctx) { ctx.Sync(); }
+
 }  // namespace raft
 
 namespace {
-
-// The deliberate bugs in the order the "bug" option lists them: a choice's
-// value is its index here, so a node is built without comparing names.
-constexpr std::pair<std::string_view, raft::Bug> kBugChoices[] = {
-    {"none", raft::Bug::kNone},
-    {"vote_twice", raft::Bug::kVoteTwice},
-    {"ignore_higher_term", raft::Bug::kIgnoreHigherTerm},
-    {"skip_log_check", raft::Bug::kSkipLogCheck},
-    {"forget_vote_on_restart", raft::Bug::kForgetVoteOnRestart},
-    {"commit_previous_term", raft::Bug::kCommitPreviousTerm},
-    {"skip_sync", raft::Bug::kSkipSync},
-};
-
-std::vector<std::string> BugNames() {
-  std::vector<std::string> names;
-  for (const auto& [name, bug] : kBugChoices) names.emplace_back(name);
-  return names;
-}
 
 class Raft final : public Algorithm {
  public:
@@ -564,13 +563,7 @@ class Raft final : public Algorithm {
                            "a leader steps down if a majority has not answered within election_timeout_min; and, "
                            "as in etcd (raft.go, Step), a node that heard its leader within election_timeout_min "
                            "ignores vote and pre-vote requests of higher terms"),
-          OptionSpec::Choice("bug", BugNames(),
-                             "deliberate bug: vote_twice grants every candidate of a term; "
-                             "ignore_higher_term keeps a leader leading after it sees a higher term; "
-                             "skip_log_check votes without comparing logs; forget_vote_on_restart never "
-                             "stores votedFor; commit_previous_term commits an older term's entry by counting "
-                             "replicas (Figure 8); skip_sync never syncs term, vote and log, so a power loss "
-                             "forgets them"),
+          BugOption(raft::Mutants()),
       };
       return list;
     }();
@@ -598,7 +591,7 @@ class Raft final : public Algorithm {
   // by a pause of the pre-candidate), and clocks fast enough that a
   // majority stops counting heartbeats the wire still delivers.
   Guarantees guarantees(const OptionValues& options) const override {
-    if (options.Choice("bug") != "none") return {};
+    if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kPowerLoss,
                                     FaultKind::kClockStep};
     const FaultKinds undisrupted =
@@ -632,6 +625,8 @@ class Raft final : public Algorithm {
     return roles;
   }
 
+  const std::vector<Mutant>& mutants() const override { return raft::Mutants(); }
+
   // Raft's failure detection is the top of its randomized timeout range.
   std::optional<BenchTiming> bench_timing() const override {
     return BenchTiming{"heartbeat_interval", "election_timeout_max"};
@@ -659,10 +654,9 @@ class Raft final : public Algorithm {
     config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
     config.pre_vote = options.Bool("pre_vote");
     config.check_quorum = options.Bool("check_quorum");
-    config.bug = kBugChoices[options.Int("bug")].second;  // the choice's index
     config.resource = cluster.resource;
     config.leader_work = cluster.leader_work;
-    return std::make_unique<raft::RaftNode>(self, std::move(config));
+    return raft::CreateNode(options.Int(kBugOption), self, std::move(config));
   }
 };
 

@@ -96,27 +96,6 @@ inline constexpr std::string_view kVotedForKey = "voted_for";  // -1 = nobody
 // incarnations apart.
 inline constexpr std::string_view kBootsKey = "boots";
 
-// Deliberately broken behaviours, for showing that the checkers fire.
-enum class Bug {
-  kNone,
-  // Grants a vote to every candidate of the current term, even after voting.
-  kVoteTwice,
-  // A leader ignores messages carrying a higher term instead of stepping down.
-  kIgnoreHigherTerm,
-  // Votes (and pre-votes) without the section 5.4.1 check that the
-  // candidate's log is at least as up-to-date.
-  kSkipLogCheck,
-  // votedFor is never written to stable storage: a restarted node has
-  // forgotten whom it voted for in its current term.
-  kForgetVoteOnRestart,
-  // A leader commits an entry of an earlier term by counting its replicas
-  // (the mistake of the paper's Figure 8).
-  kCommitPreviousTerm,
-  // Term, vote and log are written but never synced: a process crash loses
-  // nothing, a power loss (crash with lose_unsynced) loses them all.
-  kSkipSync,
-};
-
 struct RaftConfig {
   uint32_t node_count = 0;
   sim::TimeNs election_timeout_min_ns = sim::TimeNs::Millis(150);
@@ -124,7 +103,6 @@ struct RaftConfig {
   sim::TimeNs heartbeat_interval_ns = sim::TimeNs::Millis(50);
   bool pre_vote = false;
   bool check_quorum = false;
-  Bug bug = Bug::kNone;
   sim::NodeId resource = sim::kNoNode;
   LeaderWorkConfig leader_work;
 };
@@ -152,8 +130,9 @@ enum class Role {
   kLeader,
 };
 
-// One Raft node. A pure state machine over the simulator's Context.
-class RaftNode final : public sim::Process, private LogStorage {
+// One Raft node. A pure state machine over the simulator's Context. The
+// virtual steps are where mutants (raft_mutants.cc) differ from it.
+class RaftNode : public sim::Process, private LogStorage {
  public:
   // Timer tags: the timers' purposes, for tests that fire them by hand.
   static constexpr uint64_t kElectionTag = 1;
@@ -166,12 +145,42 @@ class RaftNode final : public sim::Process, private LogStorage {
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override;
   void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t tag) override;
 
- private:
+ protected:
+  Role role() const { return role_; }
+  sim::Term current_term() const { return current_term_; }
+  sim::NodeId voted_for() const { return voted_for_; }
+  const RaftConfig& config() const { return config_; }
+  const RaftLog& log() const { return log_; }
+
+  // The steps a mutant may override.
+  //
+  // Whether this node may vote for `candidate` in the current term: not yet
+  // voted, or voted for it already (a repeated request).
+  virtual bool MayVoteFor(sim::NodeId candidate) const;
+  // The (pre-)vote request's log is at least as up-to-date as ours.
+  virtual bool CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) const;
+  // A message of a higher term arrived (from `leader` when it is
+  // AppendEntries): become its follower. False drops the message.
+  virtual bool AdoptHigherTerm(sim::Context& ctx, sim::Term term, sim::NodeId leader);
+  // Whether the leader may commit `entry` by counting its replicas (section
+  // 5.4.2: only entries of its own term).
+  virtual bool CommitsByCounting(const Entry& entry) const;
+  // How far a follower commits on AppendEntries: Figure 2's min(leaderCommit,
+  // index of last new entry), the last index this message proved to match.
+  virtual LogIndex FollowerCommitBound(LogIndex leader_commit, LogIndex matched) const;
+  // Stores votedFor (kNoNode: nobody) with the next sync.
+  virtual void PersistVote(sim::Context& ctx, sim::NodeId candidate);
+  // Makes the buffered writes durable.
+  virtual void SyncWrites(sim::Context& ctx);
+  // Votes (or pre-votes) a candidate needs, itself included.
+  virtual uint32_t quorum() const { return config_.node_count / 2 + 1; }
+  virtual void HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
+  virtual void StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
+
   // etcd's Step: term handling for every message, then role dispatch.
   void Step(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void StepFollower(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void StepPreCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
-  void StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
 
   // Transitions.
@@ -185,7 +194,6 @@ class RaftNode final : public sim::Process, private LogStorage {
 
   // Handlers shared by several roles.
   void HandleRequestVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
-  void HandlePreVote(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void HandleAppend(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
   void HandleAppendReply(sim::Context& ctx, sim::NodeId from, const sim::Message& message);
 
@@ -195,8 +203,7 @@ class RaftNode final : public sim::Process, private LogStorage {
   // Leader: AppendEntries for `peer` at its next_index_ (with the entry
   // there, if any; a heartbeat otherwise).
   void SendAppend(sim::Context& ctx, sim::NodeId peer);
-  // Leader: commits the highest index a majority holds (of the current term
-  // unless the commit_previous_term bug is on).
+  // Leader: commits the highest index a majority holds (see CommitsByCounting).
   void AdvanceLeaderCommit(sim::Context& ctx);
   // Raises commit_index_ to `index` (never lowers it), reporting each entry.
   void CommitTo(sim::Context& ctx, LogIndex index);
@@ -208,7 +215,7 @@ class RaftNode final : public sim::Process, private LogStorage {
   // LogStorage: a buffered write that the next Send, or the end of the
   // message being handled, syncs.
   void Write(sim::Context& ctx, std::string_view key, int64_t value) override;
-  // Syncs the buffered writes, if any (the skip_sync bug only forgets them).
+  // Syncs the buffered writes, if any.
   void MakeDurable(sim::Context& ctx);
   // Every send goes through here: whatever the message depends on (term,
   // vote, log) is made durable before it leaves.
@@ -227,11 +234,8 @@ class RaftNode final : public sim::Process, private LogStorage {
   // leader itself always counts): etcd's "lease" that, with check_quorum,
   // makes a node ignore (pre-)vote requests.
   bool HeardFromLeaderRecently(sim::Context& ctx) const;
-  // The (pre-)vote request's log is at least as up-to-date as ours (or the
-  // skip_log_check bug says so).
-  bool CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) const;
-  uint32_t quorum() const { return config_.node_count / 2 + 1; }
 
+ private:
   const sim::NodeId self_;
   const RaftConfig config_;
 

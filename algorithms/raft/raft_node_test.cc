@@ -2,11 +2,14 @@
 // etcd's pre-vote rule, AppendEntries on the follower side, the leader's
 // commit rule and backing up, and what reaches the disk before a message
 // leaves. Whole-cluster behaviour is in raft_test.cc.
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/raft/raft.h"
+#include "algorithms/raft/raft_mutants.h"
 #include "algorithms/testing/fake_context.h"
 #include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
@@ -20,11 +23,10 @@ using sim::TimeNs;
 
 constexpr uint32_t kNodes = 3;
 
-RaftConfig Config(Bug bug = Bug::kNone, bool check_quorum = false) {
+RaftConfig Config(bool check_quorum = false) {
   RaftConfig config;
   config.node_count = kNodes;
   config.resource = NodeId(kNodes);
-  config.bug = bug;
   config.pre_vote = true;
   config.check_quorum = check_quorum;
   return config;
@@ -63,8 +65,10 @@ sim::Message Vote(uint64_t term) { return raft::Vote{.term = static_cast<int64_t
 // A node booted from stable storage holding `term` and a log whose entries
 // have the given terms (entry ids 101, 102, ...).
 struct Harness {
-  Harness(uint32_t self, RaftConfig config, uint64_t term, const std::vector<uint64_t>& entry_terms)
-      : ctx(NodeId(self)), node(NodeId(self), config) {
+  // `bug`: "none" (the reference) or a mutant's name.
+  Harness(uint32_t self, RaftConfig config, uint64_t term, const std::vector<uint64_t>& entry_terms,
+          std::string_view bug = "none")
+      : ctx(NodeId(self)), node_ptr(CreateNode(bug, NodeId(self), config)), node(*node_ptr) {
     ctx.durable["term"] = static_cast<int64_t>(term);
     for (size_t i = 0; i < entry_terms.size(); ++i) {
       ctx.durable["log." + std::to_string(i + 1) + ".term"] = static_cast<int64_t>(entry_terms[i]);
@@ -104,7 +108,8 @@ struct Harness {
   }
 
   FakeContext ctx;
-  RaftNode node;
+  std::unique_ptr<RaftNode> node_ptr;
+  RaftNode& node;
 };
 
 // ---- section 5.4.1: vote only for an up-to-date log ----
@@ -130,9 +135,9 @@ TEST(RaftNode_VoteRestriction, ComparesLastTermsThenLengths) {
 }
 
 TEST(RaftNode_VoteRestriction, SkipLogCheckVotesForAStaleLog) {
-  Harness vote(1, Config(Bug::kSkipLogCheck), 2, {1, 2});
+  Harness vote(1, Config(), 2, {1, 2}, "skip_log_check");
   EXPECT_TRUE(vote.Granted(kRequestVote, kVote, 0, 3, 5, 1));
-  Harness pre_vote(1, Config(Bug::kSkipLogCheck), 2, {1, 2});
+  Harness pre_vote(1, Config(), 2, {1, 2}, "skip_log_check");
   EXPECT_TRUE(pre_vote.Granted(kPreVote, kPreVoteReply, 0, 3, 0, 0));
 }
 
@@ -157,7 +162,7 @@ struct LeaseOutcome {
   int64_t term_after = 0;
 };
 LeaseOutcome AskWhileFollowing(bool check_quorum, TimeNs asked_at) {
-  Harness h(1, Config(Bug::kNone, check_quorum), 2, {1, 2});
+  Harness h(1, Config(check_quorum), 2, {1, 2});
   h.ctx.now = TimeNs::Seconds(1);
   h.Deliver(0, Append(2, 2, 2, 0));
   EXPECT_TRUE(h.TakeReply(kAppendReply).has_value());
@@ -253,8 +258,8 @@ struct LeaderRun {
   bool every_message_left_synced = true;
   size_t sent_on_duplicate_ack = 0;
 };
-LeaderRun LeadAndReplicate(Bug bug) {
-  Harness h(0, Config(bug), 2, {1, 2});
+LeaderRun LeadAndReplicate(std::string_view bug) {
+  Harness h(0, Config(), 2, {1, 2}, bug);
   h.FireElectionTimer();  // pre-candidate
   h.Deliver(1, sim::Message(kPreVoteReply).Set("term", 3).Set("granted", 1));
   h.Deliver(1, Vote(3));
@@ -291,7 +296,7 @@ LeaderRun LeadAndReplicate(Bug bug) {
 }
 
 TEST(RaftNode_Leader, CommitsEarlierTermsOnlyWithAnEntryOfItsOwnTerm) {
-  const LeaderRun run = LeadAndReplicate(Bug::kNone);
+  const LeaderRun run = LeadAndReplicate("none");
   EXPECT_TRUE(run.after_old_entry_replicated.empty());
   EXPECT_EQ(run.after_own_entry_replicated, (std::vector<int64_t>{1, 2, 3}));
 }
@@ -299,11 +304,11 @@ TEST(RaftNode_Leader, CommitsEarlierTermsOnlyWithAnEntryOfItsOwnTerm) {
 // Each copy of an acknowledgement used to send the next entry once more, so
 // duplicates multiplied along a follower's catch-up into a message storm.
 TEST(RaftNode_Leader, ADuplicatedAcknowledgementSendsNothing) {
-  EXPECT_EQ(LeadAndReplicate(Bug::kNone).sent_on_duplicate_ack, 0u);
+  EXPECT_EQ(LeadAndReplicate("none").sent_on_duplicate_ack, 0u);
 }
 
 TEST(RaftNode_Leader, CommitPreviousTermCommitsAnOlderEntryByCountingReplicas) {
-  const LeaderRun run = LeadAndReplicate(Bug::kCommitPreviousTerm);
+  const LeaderRun run = LeadAndReplicate("commit_previous_term");
   EXPECT_EQ(run.after_old_entry_replicated, (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(run.after_own_entry_replicated, (std::vector<int64_t>{1, 2, 3}));
 }
@@ -318,7 +323,7 @@ TEST(RaftNode_Sync, AVoteLeavesOnlyOnceTermAndVoteAreDurable) {
   EXPECT_EQ(h.Durable("term"), 3);
   EXPECT_EQ(h.Durable("voted_for"), 0);
 
-  Harness unsynced(1, Config(Bug::kSkipSync), 2, {1});
+  Harness unsynced(1, Config(), 2, {1}, "skip_sync");
   unsynced.Deliver(0, RequestVote(kRequestVote, 3, 1, 1));
   ASSERT_EQ(unsynced.ctx.sent.size(), 1u);
   EXPECT_FALSE(unsynced.ctx.sent[0].all_writes_synced);
@@ -336,14 +341,14 @@ TEST(RaftNode_Sync, AnAcknowledgedEntryIsDurable) {
 }
 
 TEST(RaftNode_Sync, EveryMessageOfAnElectionAndReplicationLeftSynced) {
-  EXPECT_TRUE(LeadAndReplicate(Bug::kNone).every_message_left_synced);
+  EXPECT_TRUE(LeadAndReplicate("none").every_message_left_synced);
 }
 
 // A term learned from a message that needs no answer (here a refused vote
 // of a later term) is still made durable: the node reported it, and a
 // power loss must not take it back (term_monotonic).
 TEST(RaftNode_Sync, ATermLearnedWithoutAnsweringIsDurable) {
-  Harness h(0, Config(Bug::kNone), 2, {1});
+  Harness h(0, Config(), 2, {1});
   h.FireElectionTimer();                                                       // pre-candidate for term 3
   h.Deliver(1, sim::Message(kPreVoteReply).Set("term", 3).Set("granted", 1));  // candidate, term 3
   ASSERT_EQ(h.Durable("term"), 3);
@@ -357,21 +362,21 @@ TEST(RaftNode_Sync, ATermLearnedWithoutAnsweringIsDurable) {
 // ---- restarts ----
 
 // Node 1 votes for node 0 in term 3, restarts, and is asked by node 2.
-bool VotesTwiceInATermAcrossARestart(Bug bug) {
-  Harness h(1, Config(bug), 2, {1});
+bool VotesTwiceInATermAcrossARestart(std::string_view bug) {
+  Harness h(1, Config(), 2, {1}, bug);
   EXPECT_TRUE(h.Granted(kRequestVote, kVote, 0, 3, 1, 1));
-  RaftNode restarted(NodeId(1), Config(bug));
-  restarted.OnStart(h.ctx);  // same stable storage, fresh process
+  const std::unique_ptr<RaftNode> restarted = CreateNode(bug, NodeId(1), Config());
+  restarted->OnStart(h.ctx);  // same stable storage, fresh process
   h.ctx.sent.clear();
-  restarted.OnMessage(h.ctx, NodeId(2), RequestVote(kRequestVote, 3, 1, 1));
+  restarted->OnMessage(h.ctx, NodeId(2), RequestVote(kRequestVote, 3, 1, 1));
   const auto reply = h.TakeReply(kVote);
   EXPECT_TRUE(reply);
   return reply && reply->Get("granted") != 0;
 }
 
 TEST(RaftNode_Restart, RemembersItsVoteUnlessTheBugForgetsIt) {
-  EXPECT_FALSE(VotesTwiceInATermAcrossARestart(Bug::kNone));
-  EXPECT_TRUE(VotesTwiceInATermAcrossARestart(Bug::kForgetVoteOnRestart));
+  EXPECT_FALSE(VotesTwiceInATermAcrossARestart("none"));
+  EXPECT_TRUE(VotesTwiceInATermAcrossARestart("forget_vote_on_restart"));
 }
 
 TEST(RaftNode_Restart, RecoversAndReportsItsLog) {

@@ -116,11 +116,9 @@ absl::Status ReadGeneratorFlags(FuzzFlags& flags) {
 }
 
 absl::Status ReadJudgeFlags(FuzzFlags& flags) {
-  if (flags.guarantees_of == "defaults") {
-    flags.settings.guarantees_of = GuaranteesOf::kDefaults;
-  } else if (flags.guarantees_of != "options") {
-    return Bad("--guarantees-of", "options or defaults", flags.guarantees_of);
-  }
+  const std::optional<GuaranteesOf> of = ParseGuaranteesOf(flags.guarantees_of);
+  if (!of) return Bad("--guarantees-of", "options, defaults or reference", flags.guarantees_of);
+  flags.settings.guarantees_of = *of;
   if (flags.liveness == "finding") {
     flags.settings.liveness_guaranteed = false;
   } else if (flags.liveness != "guarantee") {
@@ -246,9 +244,10 @@ void AddGeneratorFlags(CLI::App& app, FuzzFlags& flags) {
                "every seed runs the options given and the defaults (by default each seed draws some of the options "
                "not given, and is judged by the guarantee table of what it drew)");
   app.add_option("--guarantees-of", flags.guarantees_of,
-                 "judge by the guarantees of the options the seed ran (options), or of the algorithm's defaults "
+                 "judge by the guarantees of the options the seed ran (options); of the algorithm's defaults "
                  "(with the options the swarm drew) and a fencing resource (defaults: to show that a deliberate "
-                 "bug breaks them)")
+                 "bug breaks them); or of the options the seed ran with \"bug\" at none (reference: what a mutant "
+                 "must break)")
       ->capture_default_str();
   app.add_option("--liveness", flags.liveness,
                  "a run with no stable leader once its faults are over: a broken guarantee (guarantee) or a "

@@ -1,6 +1,7 @@
 // `electsim list`: the algorithms with their options and guarantees, and the checkers.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include "checkers/checker.h"
 #include "electsim/algorithms/algorithm.h"
@@ -42,11 +43,27 @@ int List() {
   return CommandOutcome().Finish();
 }
 
+// One mutant a line, tab-separated under a header, for tools/mutation-score.
+int ListMutants() {
+  std::cout << "algorithm\tmutant\tfuzz_flags\tdescription\n";
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    for (const algorithms::Mutant& mutant : algorithm->mutants()) {
+      std::cout << fmt::format("{}\t{}\t{}\t{}\n", algorithm->name(), mutant.name, mutant.fuzz_flags,
+                               mutant.description);
+    }
+  }
+  return CommandOutcome().Finish();
+}
+
 }  // namespace
 
 Command AddListCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("list", "show algorithms with their options and guarantees, and checkers");
-  return {app, [] { return List(); }};
+  auto mutants = std::make_shared<bool>(false);
+  app->add_flag("--mutants", *mutants,
+                "list the mutants instead (realistic bugs the \"bug\" option runs), one a line: algorithm, name, "
+                "the fuzz flags that reach it and what it gets wrong, separated by tabs");
+  return {app, [mutants] { return *mutants ? ListMutants() : List(); }};
 }
 
 }  // namespace electsim::commands

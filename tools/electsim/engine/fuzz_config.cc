@@ -180,7 +180,9 @@ std::vector<std::string> FuzzConfig::Flags() const {
   }
   if (g.fault_kinds != defaults.fault_kinds) flags.insert(flags.end(), {"--faults", FaultKindList(g.fault_kinds)});
   for (const std::string& set : settings_.sets) flags.insert(flags.end(), {"--set", set});
-  if (settings_.guarantees_of == GuaranteesOf::kDefaults) flags.insert(flags.end(), {"--guarantees-of", "defaults"});
+  if (settings_.guarantees_of != GuaranteesOf::kOptions) {
+    flags.insert(flags.end(), {"--guarantees-of", std::string(GuaranteesOfName(settings_.guarantees_of))});
+  }
   if (!settings_.liveness_guaranteed) flags.insert(flags.end(), {"--liveness", "finding"});
   if (!settings_.option_swarm) flags.push_back("--no-option-swarm");
   return flags;
@@ -193,7 +195,7 @@ json FuzzConfig::Identity() const {
           {"options", options_},
           {"effective_options", OptionValuesJson(effective_values_)},
           {"set", settings_.sets},
-          {"guarantees_of", settings_.guarantees_of == GuaranteesOf::kDefaults ? "defaults" : "options"},
+          {"guarantees_of", GuaranteesOfName(settings_.guarantees_of)},
           {"fencing", g.fencing},
           {"liveness", settings_.liveness_guaranteed ? "guarantee" : "finding"},
           {"nodes", {g.nodes_min, g.nodes_max}},

@@ -29,13 +29,31 @@ FaultKinds FaultKindsInPlay(const Scenario& scenario) {
   return kinds;
 }
 
+std::string_view GuaranteesOfName(GuaranteesOf of) {
+  switch (of) {
+    case GuaranteesOf::kOptions: return "options";
+    case GuaranteesOf::kDefaults: return "defaults";
+    case GuaranteesOf::kReference: return "reference";
+  }
+  return "options";
+}
+
+std::optional<GuaranteesOf> ParseGuaranteesOf(std::string_view name) {
+  for (const GuaranteesOf of : {GuaranteesOf::kOptions, GuaranteesOf::kDefaults, GuaranteesOf::kReference}) {
+    if (GuaranteesOfName(of) == name) return of;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf of, bool liveness,
                                           const algorithms::OptionValues* defaults_given) {
   const algorithms::Algorithm& algorithm = *scenario.algorithm;
   const bool defaults = of == GuaranteesOf::kDefaults;
   const algorithms::OptionValues default_values =
       defaults_given != nullptr ? *defaults_given : algorithms::OptionValues::Defaults(algorithm.options());
-  const algorithms::Guarantees declared = algorithm.guarantees(defaults ? default_values : scenario.options);
+  algorithms::OptionValues values = defaults ? default_values : scenario.options;
+  if (of == GuaranteesOf::kReference && !algorithm.mutants().empty()) values.Set(algorithms::kBugOption, 0);
+  const algorithms::Guarantees declared = algorithm.guarantees(values);
   const FaultKinds in_play = FaultKindsInPlay(scenario);
   std::vector<std::string> judged;
   for (const algorithms::Guarantee& g : declared) {

@@ -4,7 +4,9 @@
 // is a finding, counted but expected of that algorithm under those faults.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "electsim/algorithms/guarantees.h"
@@ -21,7 +23,13 @@ enum class GuaranteesOf {
   kOptions,   // the options the scenario runs with
   kDefaults,  // the algorithm's defaults against a fencing resource: what a
               // deliberate bug (an option, an unfenced resource) must break
+  kReference,  // the options the scenario runs with, but "bug" at none: what
+               // the reference promises there, which a mutant must break
 };
+
+// The flag value that names `of`: options, defaults or reference.
+std::string_view GuaranteesOfName(GuaranteesOf of);
+std::optional<GuaranteesOf> ParseGuaranteesOf(std::string_view name);
 
 // The invariants (checker names, sorted) a run of `scenario` must keep:
 // those declared under every kind in play, plus stale_token when the
