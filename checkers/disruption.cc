@@ -9,8 +9,9 @@
 // L's leader-only messages (vocab::MessageRoles) of term T have been
 // delivered to n less than `within` apart, the last less than `within` ago,
 // since at least `over` before t, with no crash of n in between, and n's own
-// term is not past T; and L is up (messages it sent before it crashed may
-// still arrive, but nobody hears a crashed leader). L itself counts while
+// term is not past T; and L has not crashed since it led T (messages it
+// sent before it crashed may still arrive, but nobody hears a crashed
+// leader, restarted or not: a restarted node leads only a later term). L itself counts while
 // it holds the leader role of term T. A TermChange observation that raises a node's term above every
 // term any node has reported, while L and the nodes hearing it make a
 // majority of the election nodes, is a violation. A node catching up with a
@@ -61,6 +62,7 @@ class DisruptionChecker final : public Checker {
         node.up = r.kind == sim::TraceKind::kStart;
         node.leads_term = -1;
         node.stretch.reset();
+        if (r.kind == sim::TraceKind::kCrash) Crashed(r.node);
         return;
       case sim::TraceKind::kDeliver: Heard(r, node); return;
       case sim::TraceKind::kObserve: Observed(r, node); return;
@@ -80,15 +82,28 @@ class DisruptionChecker final : public Checker {
     bool up = true;
     int64_t term = 0;
     int64_t leads_term = -1;  // the term it holds the leader role in, or -1
+    // Its leader-only messages of terms up to this one were sent before a
+    // crash: they no longer make anyone hear it.
+    int64_t silenced_through_term = -1;
     std::optional<sim::TimeNs> within;
     sim::TimeNs over;
     std::optional<Stretch> stretch;
   };
 
+  // Nobody hears `leader` any more as leader of a term up to the one it
+  // had reached when it crashed.
+  void Crashed(sim::NodeId leader) {
+    Node& crashed = nodes_[leader.value()];
+    crashed.silenced_through_term = crashed.term;
+    for (Node& node : nodes_) {
+      if (node.stretch && node.stretch->leader == leader) node.stretch.reset();
+    }
+  }
+
   void Heard(const sim::TraceRecord& r, Node& node) {
     if (r.payload == nullptr || !node.within || r.peer.value() >= nodes_.size()) return;
     const std::optional<int64_t> term = roles_.LeaderTerm(*r.payload);
-    if (!term) return;
+    if (!term || *term <= nodes_[r.peer.value()].silenced_through_term) return;
     std::optional<Stretch>& stretch = node.stretch;
     if (stretch && stretch->leader == r.peer && stretch->term == *term && r.time - stretch->last < *node.within) {
       stretch->last = r.time;

@@ -86,6 +86,23 @@ TEST(Disruption_Quiet, TheLeaderCrashedThoughItsLastMessagesStillArrive) {
   EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
 }
 
+// A supervisor restarts the crashed leader at once: heartbeats it sent
+// before the crash still arrive, and the restarted node, a follower that
+// knows no leader, times out and raises the term. Nobody hears a leader.
+TEST(Disruption_Quiet, TheLeaderRestartedAtOnceAndItsLastMessagesStillArrive) {
+  TraceBuilder t = LeaderOfTermOne();
+  t.Term(Ms(10), 2, 1);
+  Heartbeats(t, {1, 2}, Ms(10), Ms(360));
+  t.Event(Ms(370), TraceKind::kCrash, 0);
+  t.Event(Ms(371), TraceKind::kStart, 0);
+  t.Observe(Ms(371), 0, vocab::Hearing(Ms(100), Ms(200)));
+  t.Deliver(Ms(375), 1, 0, Heartbeat(1));  // sent before the crash
+  t.Deliver(Ms(375), 2, 0, Heartbeat(1));
+  t.Term(Ms(400), 0, 2);
+  auto checker = RunChecker("disruption", HeartbeatNodes(3), t, Ms(1000));
+  EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
+}
+
 TEST(Disruption_Quiet, CatchingUpWithATermAnotherNodeHas) {
   TraceBuilder t = LeaderOfTermOne();
   t.Term(Ms(10), 2, 3);  // node 2 got term 3 before anyone heard node 0

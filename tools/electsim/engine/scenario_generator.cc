@@ -118,13 +118,21 @@ class Generator {
       }
       case FaultKind::kCrash:
       case FaultKind::kPowerLoss: {
+        if (OneIn(4)) {
+          AddLeaderChain(kind);
+          break;
+        }
         const int64_t at = At();
         json step = {{"crash", LeaderOrNode()}, {"for", Millis(Lasting(50, 5000))}};
         if (kind == FaultKind::kPowerLoss) step["lose_unsynced"] = true;
         // Right after a vote or a new term (what a node must have stored by
-        // then), or a write begun (a leader's entry appended, not yet
-        // replicated: the paper's Figure 8 is a chain of those).
-        if (OneIn(4)) AtMoment(at, step, CrashMoment());
+        // then), or a write begun. A process restarted at once by its
+        // supervisor, half the time: back while its peers' requests of the
+        // same term are still arriving.
+        if (OneIn(4)) {
+          AtMoment(at, step, CrashMoment());
+          if (OneIn(2)) step["for"] = Millis(rng_.Between(1, 2 * base_latency_max_ms_));
+        }
         Push(at, std::move(step));
         break;
       }
@@ -169,6 +177,22 @@ class Generator {
       case 0: return Votes() ? "vote" : "term";
       case 1: return "term";
       default: return "write";
+    }
+  }
+
+  // Leader after leader crashed mid-write: each appended an entry that
+  // reached few or none of its peers, and the next leader, elected in the
+  // meantime, finds the logs disagreeing (the paper's Figure 8 is such a
+  // chain). Each crash waits for the leader of its time to begin a write.
+  void AddLeaderChain(FaultKind kind) {
+    int64_t at = At();
+    const int64_t links = rng_.Between(2, 4);
+    for (int64_t i = 0; i < links && at < fault_window_end_ms_; ++i) {
+      json step = {{"crash", "leader"}, {"for", Millis(Lasting(50, 600))}};
+      if (kind == FaultKind::kPowerLoss) step["lose_unsynced"] = true;
+      AtMoment(at, step, "write");
+      Push(at, std::move(step));
+      at += rng_.Between(100, 700);
     }
   }
 
