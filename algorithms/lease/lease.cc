@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/lease/lease_mutants.h"
 #include "algorithms/lease/lease_node.h"
 #include "electsim/algorithms/store.h"
 
@@ -69,9 +70,12 @@ class LeaseAlgorithmImpl final : public Algorithm {
         OptionSpec::Choice(std::string(kOptionDeadlineClock), {"monotonic", "wall"},
                            "clock the holder measures its lease on; \"wall\" is a deliberate bug (a deadline "
                            "from wall time): a wall-clock step back stretches the holder's view past the TTL"),
+        BugOption(lease::Mutants()),
     };
     return specs;
   }
+
+  const std::vector<Mutant>& mutants() const override { return lease::Mutants(); }
 
   // The store hands each lease out once (a create revision is never reused),
   // so no term has two holders and no token two writers, whatever happens.
@@ -92,6 +96,7 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // committed_agreement, declared_winner and disruption have nothing to
   // judge.
   Guarantees guarantees(const OptionValues& options) const override {
+    if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause});
     if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
       one_holder = one_holder.Without({FaultKind::kClockStep});
@@ -152,7 +157,7 @@ class LeaseAlgorithmImpl final : public Algorithm {
 
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                            const OptionValues& options) const override {
-    return std::make_unique<lease::LeaseNode>(self, ConfigFrom(cluster, options));
+    return lease::CreateNode(options.Int(kBugOption), self, ConfigFrom(cluster, options));
   }
 
   std::unique_ptr<sim::Process> CreateStore(const Cluster& cluster, const OptionValues& options) const override {
