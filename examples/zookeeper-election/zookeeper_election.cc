@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "zookeeper_mutants.h"
 #include "zookeeper_node.h"
 
 namespace zookeeper {
@@ -36,9 +37,12 @@ class ZooKeeper final : public algorithms::Algorithm {
         OptionSpec::Ratio("safety_margin", 750000, 1, kPpm,
                           "fraction of session_timeout a leader acts for, on its own clock, after sending the "
                           "last ping the store answered"),
+        algorithms::BugOption(Mutants()),
     };
     return specs;
   }
+
+  const std::vector<algorithms::Mutant>& mutants() const override { return Mutants(); }
 
   absl::Status Validate(const OptionValues& options, const algorithms::Cluster&) const override {
     Config config = ConfigFrom(algorithms::Cluster{}, options);
@@ -64,7 +68,8 @@ class ZooKeeper final : public algorithms::Algorithm {
   // leads: a leader's session ends with it, and each node waits on the
   // child below its own. There are no votes, no log, no leader-only
   // messages to followers and no key leases to judge.
-  algorithms::Guarantees guarantees(const OptionValues&) const override {
+  algorithms::Guarantees guarantees(const OptionValues& options) const override {
+    if (algorithms::ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds one_leader = FaultKinds::All().Without({FaultKind::kPause});
     return {{"election_safety", FaultKinds::All()},
             {"unique_token", FaultKinds::All()},
@@ -101,7 +106,7 @@ class ZooKeeper final : public algorithms::Algorithm {
 
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const algorithms::Cluster& cluster,
                                            const OptionValues& options) const override {
-    return std::make_unique<Node>(self, ConfigFrom(cluster, options));
+    return zookeeper::CreateNode(options.Int(algorithms::kBugOption), self, ConfigFrom(cluster, options));
   }
   std::unique_ptr<sim::Process> CreateStore(const algorithms::Cluster&, const OptionValues&) const override {
     return store::MakeStore();
