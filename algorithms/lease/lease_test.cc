@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <typeinfo>
 #include <vector>
 
+#include "algorithms/lease/lease_mutants.h"
+#include "algorithms/lease/lease_node.h"
 #include "algorithms/testing/cluster_harness.h"
 #include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
@@ -478,6 +482,63 @@ uint64_t TraceHash(uint64_t seed) {
 TEST(Lease_Determinism, SameSeedSameTraceHash) {
   EXPECT_EQ(TraceHash(11), TraceHash(11));
   EXPECT_NE(TraceHash(11), TraceHash(12));
+}
+
+// The "bug" option's value that names `name` ("none" or a mutant).
+int64_t BugChoice(const Algorithm& algorithm, const std::string& name) {
+  for (const OptionSpec& spec : algorithm.options()) {
+    if (spec.name != kBugOption) continue;
+    const auto it = std::find(spec.choices.begin(), spec.choices.end(), name);
+    return it == spec.choices.end() ? -1 : static_cast<int64_t>(it - spec.choices.begin());
+  }
+  return -1;
+}
+
+Cluster ThreeNodesAndAStore() { return Cluster{.node_count = 3, .resource = sim::NodeId(3), .store = sim::NodeId(4)}; }
+
+TEST(Lease_Mutants, NoneBuildsTheReference) {
+  const Algorithm& lease = LeaseAlgorithm();
+  OptionValues o = OptionValues::Defaults(lease.options());
+  ASSERT_EQ(BugChoice(lease, "none"), 0);
+  EXPECT_EQ(o.Choice(kBugOption), "none");
+  EXPECT_EQ(ChosenMutant(lease.mutants(), o), nullptr);
+  EXPECT_FALSE(lease.guarantees(o).empty());
+  const std::unique_ptr<sim::Process> node = lease.CreateNode(sim::NodeId(0), ThreeNodesAndAStore(), o);
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(typeid(*node), typeid(lease::LeaseNode));
+}
+
+TEST(Lease_Mutants, EachIsSelectableByTheBugOptionAndBuildsANode) {
+  const Algorithm& lease = LeaseAlgorithm();
+  ASSERT_EQ(&lease.mutants(), &lease::Mutants());
+  ASSERT_GE(lease.mutants().size(), 3u);
+  for (const Mutant& mutant : lease.mutants()) {
+    SCOPED_TRACE(std::string(mutant.name));
+    EXPECT_FALSE(mutant.description.empty());
+    OptionValues o = OptionValues::Defaults(lease.options());
+    const int64_t choice = BugChoice(lease, std::string(mutant.name));
+    ASSERT_GT(choice, 0);
+    o.Set(kBugOption, choice);
+    ASSERT_EQ(ChosenMutant(lease.mutants(), o), &mutant);
+    EXPECT_TRUE(lease.guarantees(o).empty());  // a mutant promises nothing
+    const std::unique_ptr<sim::Process> node = lease.CreateNode(sim::NodeId(0), ThreeNodesAndAStore(), o);
+    ASSERT_NE(node, nullptr);
+    EXPECT_NE(dynamic_cast<lease::LeaseNode*>(node.get()), nullptr);
+    EXPECT_NE(typeid(*node), typeid(lease::LeaseNode));
+  }
+}
+
+// A mutant's bug shows under faults; in a healthy cluster it still elects.
+TEST(Lease_Mutants, EachElectsAHolderInAHealthyCluster) {
+  const Algorithm& lease = LeaseAlgorithm();
+  for (const Mutant& mutant : lease.mutants()) {
+    SCOPED_TRACE(std::string(mutant.name));
+    const int64_t choice = BugChoice(lease, std::string(mutant.name));
+    ClusterHarness h(lease, 3, 1, JitteryLink(), [choice](OptionValues& o) { o.Set(kBugOption, choice); });
+    ASSERT_TRUE(h.validation().ok()) << h.validation();
+    ASSERT_TRUE(h.sim().RunUntil(sim::TimeNs::Seconds(3)).ok());
+    EXPECT_GE(SoleLeader(h), 0);
+  }
 }
 
 TEST(Lease_Registry, FoundByName) {

@@ -1,0 +1,100 @@
+#include "algorithms/lease/lease_mutants.h"
+
+#include <optional>
+#include <string_view>
+
+#include "electsim/sim/check.h"
+
+namespace algorithms::lease {
+namespace {
+
+// Acts for the whole TTL the store grants, as if its clock and the store's
+// ran at one rate: it acts past the margin it declares, and a holder clock
+// running slow (within the drift the margin is there to absorb) keeps it
+// acting after the store has let the lease go.
+class FullTtl final : public LeaseNode {
+ public:
+  using LeaseNode::LeaseNode;
+
+ protected:
+  sim::TimeNs LeaseView() const override { return config().lease_ttl; }
+};
+
+// Starts the view when the reply arrives, not when the request left: the
+// store started the TTL when the request arrived, so the holder acts up to
+// the reply's way back longer than its margin allows, and past the store's
+// lease once that and a slow clock outgrow the margin.
+class DeadlineFromReply final : public LeaseNode {
+ public:
+  using LeaseNode::LeaseNode;
+
+ protected:
+  sim::TimeNs LeaseViewStart(sim::Context& ctx, sim::TimeNs) const override { return DeadlineNow(ctx); }
+};
+
+// Caches the fencing token of the first lease it acquires and writes with it
+// under every lease it acquires later.
+class ReuseToken final : public LeaseNode {
+ public:
+  using LeaseNode::LeaseNode;
+
+ protected:
+  sim::FencingToken TokenOf(const KeyState& lease) override {
+    if (!token_) token_ = LeaseNode::TokenOf(lease);
+    return *token_;
+  }
+
+ private:
+  std::optional<sim::FencingToken> token_;
+};
+
+template <typename Node>
+std::unique_ptr<sim::Process> Make(sim::NodeId self, LeaseConfig config) {
+  return std::make_unique<Node>(self, config);
+}
+
+struct Entry {
+  algorithms::Mutant mutant;
+  std::unique_ptr<sim::Process> (*create)(sim::NodeId, LeaseConfig);
+};
+
+// Every mutant is fuzzed against a fencing resource: without one,
+// `--guarantees-of defaults` fails the reference too (a write delayed past
+// the next holder's is stale), so a failure would say nothing of the bug.
+constexpr std::string_view kFencing = "--fencing";
+
+// The one table: each mutant's name, description, fuzz flags and node.
+const std::vector<Entry>& Table() {
+  static const std::vector<Entry> table = {
+      {{"full_ttl",
+        "the holder acts for the whole TTL on its own clock, leaving no margin for a clock slower than the store's",
+        kFencing},
+       Make<FullTtl>},
+      {{"deadline_from_reply",
+        "the holder measures its lease from when the store's reply arrived, not from when it sent the request",
+        kFencing},
+       Make<DeadlineFromReply>},
+      {{"reuse_token", "the holder keeps the fencing token of its first lease when it acquires a new one", kFencing},
+       Make<ReuseToken>},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<algorithms::Mutant>& Mutants() {
+  static const std::vector<algorithms::Mutant> mutants = [] {
+    std::vector<algorithms::Mutant> out;
+    for (const Entry& entry : Table()) out.push_back(entry.mutant);
+    return out;
+  }();
+  return mutants;
+}
+
+std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, LeaseConfig config) {
+  if (bug == 0) return std::make_unique<LeaseNode>(self, config);
+  SIM_CHECK(bug > 0 && static_cast<size_t>(bug) <= Table().size(), "no such lease mutant");
+  return Table()[static_cast<size_t>(bug - 1)].create(self, config);
+}
+
+}  // namespace algorithms::lease

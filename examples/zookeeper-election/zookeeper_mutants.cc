@@ -1,0 +1,85 @@
+#include "zookeeper_mutants.h"
+
+#include <string_view>
+
+namespace zookeeper {
+namespace {
+
+// Takes its predecessor's going as its turn to lead, without asking whether
+// a child below its own is still there: a waiting node whose session
+// expired was no leader, and the leader below it still leads.
+class LeadOnNotice final : public Node {
+ public:
+  using Node::Node;
+
+ protected:
+  void OnPredecessorGone(sim::Context& ctx) override { BecomeLeader(ctx); }
+};
+
+// After losing its session (an expiry, a restart), takes back the child it
+// held before instead of creating one: the store deletes that child with
+// the old session, and whoever waited on it may already lead.
+class KeepExpiredChild final : public Node {
+ public:
+  using Node::Node;
+
+ protected:
+  void OnSessionOpened(sim::Context& ctx) override {
+    const int64_t held = static_cast<int64_t>(Term().value());
+    if (held > 0) {
+      TakeChild(ctx, held);
+    } else {
+      Node::OnSessionOpened(ctx);
+    }
+  }
+};
+
+template <typename Mutant>
+std::unique_ptr<sim::Process> Make(sim::NodeId self, Config config) {
+  return std::make_unique<Mutant>(self, config);
+}
+
+struct Entry {
+  algorithms::Mutant mutant;
+  std::unique_ptr<sim::Process> (*create)(sim::NodeId, Config);
+};
+
+// Every mutant is fuzzed against a fencing resource: without one,
+// `--guarantees-of defaults` fails the reference too (a leader's write
+// delayed past its successor's is stale), so a failure would say nothing of
+// the bug.
+constexpr std::string_view kFencing = "--fencing";
+
+// The one table: each mutant's name, description, fuzz flags and node.
+const std::vector<Entry>& Table() {
+  static const std::vector<Entry> table = {
+      {{"lead_on_notice",
+        "a node that hears its predecessor is gone leads, without checking for a child still below its own", kFencing},
+       Make<LeadOnNotice>},
+      {{"keep_expired_child",
+        "a node that lost its session rejoins with the child it held before, which the store deleted with that "
+        "session, instead of creating a new one",
+        kFencing},
+       Make<KeepExpiredChild>},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<algorithms::Mutant>& Mutants() {
+  static const std::vector<algorithms::Mutant> mutants = [] {
+    std::vector<algorithms::Mutant> out;
+    for (const Entry& entry : Table()) out.push_back(entry.mutant);
+    return out;
+  }();
+  return mutants;
+}
+
+std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, Config config) {
+  if (bug == 0) return std::make_unique<Node>(self, config);
+  SIM_CHECK(bug > 0 && static_cast<size_t>(bug) <= Table().size(), "no such zookeeper mutant");
+  return Table()[static_cast<size_t>(bug - 1)].create(self, config);
+}
+
+}  // namespace zookeeper
