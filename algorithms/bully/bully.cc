@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/bully/bully_mutants.h"
 #include "algorithms/bully/bully_node.h"
 #include "algorithms/epoch_election.h"
 #include "electsim/algorithms/epoch.h"
@@ -188,6 +189,7 @@ class Bully final : public Algorithm {
                              sim::TimeNs(1)),
         OptionSpec::Choice("start_election", {"all", "lowest", "highest", "none"},
                            "which nodes start an election at time 0 (\"none\": only on timeout)"),
+        BugOption(bully::Mutants()),
     };
     return specs;
   }
@@ -219,7 +221,8 @@ class Bully final : public Algorithm {
   // coordinator challenges it and takes over. Bully has no votes, no log
   // and no lease: single_vote, leader_completeness, committed_agreement
   // and lease_validity have nothing to judge.
-  Guarantees guarantees(const OptionValues&) const override {
+  Guarantees guarantees(const OptionValues& options) const override {
+    if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds nothing_missed = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", nothing_missed},
             {"unique_token", nothing_missed},
@@ -233,6 +236,8 @@ class Bully final : public Algorithm {
             {"committed_agreement", FaultKinds::All()},
             {"lease_validity", FaultKinds::All()}};
   }
+
+  const std::vector<Mutant>& mutants() const override { return bully::Mutants(); }
 
   // Only a coordinator announces or heartbeats, stamped with its own epoch.
   // Answers and elections are no votes: Bully has none.
@@ -272,7 +277,7 @@ class Bully final : public Algorithm {
     config.answer_timeout_ns = options.Duration("answer_timeout");
     config.coordinator_timeout_ns = options.Duration("coordinator_timeout");
     config.start_election = static_cast<bully::StartElection>(options.Int("start_election"));
-    return std::make_unique<bully::BullyNode>(self, config);
+    return bully::CreateNode(options.Int(kBugOption), self, config);
   }
 };
 
