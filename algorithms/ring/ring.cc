@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "algorithms/epoch_election.h"
+#include "algorithms/ring/ring_mutants.h"
 #include "algorithms/ring/ring_node.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
@@ -308,6 +309,7 @@ class Ring final : public Algorithm {
         OptionSpec::Choice("start_election", {"all", "lowest", "none"},
                            "which nodes start an election at time 0 (\"lowest\": the smallest id; \"none\": only "
                            "on timeout)"),
+        BugOption(ring::Mutants()),
     };
     return specs;
   }
@@ -331,7 +333,8 @@ class Ring final : public Algorithm {
   // round with a new epoch). Epochs only grow, whatever happens. Ring has
   // no votes, no log and no lease: single_vote, leader_completeness,
   // committed_agreement and lease_validity have nothing to judge.
-  Guarantees guarantees(const OptionValues&) const override {
+  Guarantees guarantees(const OptionValues& options) const override {
+    if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds reliable_ring = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", reliable_ring},
             {"unique_token", reliable_ring},
@@ -345,6 +348,8 @@ class Ring final : public Algorithm {
             {"committed_agreement", FaultKinds::All()},
             {"lease_validity", FaultKinds::All()}};
   }
+
+  const std::vector<Mutant>& mutants() const override { return ring::Mutants(); }
 
   // Only the leader heartbeats, stamped with its epoch. ELECTED starts at
   // the leader but every node forwards it, so it is no evidence of who leads.
@@ -425,7 +430,7 @@ class Ring final : public Algorithm {
         std::min<__int128>(static_cast<__int128>(config.base.heartbeat_timeout_ns.ns()) * (config.ack_retries + 1),
                            sim::TimeNs::Max().ns())));
     config.start_election = static_cast<ring::StartElection>(options.Int("start_election"));
-    return std::make_unique<ring::RingNode>(self, std::move(config));
+    return ring::CreateNode(options.Int(kBugOption), self, std::move(config));
   }
 };
 
