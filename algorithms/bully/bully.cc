@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "algorithms/bully/bully_mutants.h"
+#include "algorithms/bully/bully_node.h"
 #include "algorithms/epoch_election.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
@@ -17,194 +19,154 @@
 #include "sim/format.h"
 
 namespace algorithms {
-namespace {
+namespace bully {
 
-// Which nodes start an election at time 0 (index into the option's choices).
-enum class StartElection : int64_t { kAll = 0, kLowest = 1, kHighest = 2, kNone = 3 };
+void BullyNode::OnStart(sim::Context& ctx) {
+  const bool restarted = epoch_.Boot(ctx);
+  DeclareAtBoot(ctx, self_.value());  // the highest live id wins
+  election_round_ = epoch_.id_base();
+  // A node that boots into a running cluster (a restart, or a first boot
+  // held back by a pause) may find a coordinator it has not heard of yet.
+  // Only the cluster's own start at time 0 finds none.
+  if (restarted || ctx.MonotonicNow() != sim::TimeNs(0)) {
+    listen_until_ = ctx.MonotonicNow() + config_.base.heartbeat_timeout_ns;
+  }
+  // A recovered node always challenges: if it is the highest live id it
+  // must take over (that is the "bully").
+  if (restarted || StartsAtBoot()) {
+    BecomeCandidate(ctx);
+  } else {
+    silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
+  }
+}
 
-struct BullyConfig {
-  EpochElectionConfig base;
-  sim::TimeNs answer_timeout_ns;
-  sim::TimeNs coordinator_timeout_ns;
-  StartElection start_election = StartElection::kAll;
-};
+void BullyNode::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
+  const bool ours = message.Is(kBullyElection) || message.Is(kBullyAnswer) || message.Is(kBullyCoordinator) ||
+                    message.Is(kBullyHeartbeat);
+  if (!ours) return;  // e.g. the resource's acks to our writes
+  // Every Bully message carries its epoch first.
+  const uint64_t epoch = static_cast<uint64_t>(message.value(0));
+  ObserveEpoch(ctx, epoch);
+  const std::optional<bully::Election> challenge = message.As<bully::Election>();
+  if (challenge) {
+    if (from >= self_) return;  // only lower ids challenge us
+    // Whatever our role, the challenger learns a higher id is alive.
+    ctx.Send(from, bully::Answer{.epoch = Epoch(), .round = challenge->round});
+  }
+  switch (role()) {
+    case Role::kFollower: StepFollower(ctx, from, message, epoch); return;
+    case Role::kCandidate: StepCandidate(ctx, from, message, epoch); return;
+    case Role::kLeader: StepLeader(ctx, from, message, epoch); return;
+  }
+}
 
-class BullyNode final : public EpochElectionNode {
- public:
-  BullyNode(sim::NodeId self, BullyConfig config) : EpochElectionNode(self, "bully", config.base), config_(config) {}
+void BullyNode::StepFollower(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
+  if (message.Is(kBullyElection)) {
+    BecomeCandidate(ctx);  // challenged by a lower id: run our own election
+    return;
+  }
+  // A claim of an old epoch (e.g. back from a partition) is answered by the
+  // current leader only, so that it steps down without a storm.
+  if (!IsClaim(message) || epoch < epoch_.max()) return;
+  // From here on epoch == epoch_.max() (ObserveEpoch ran first).
+  if (from == believed_leader() && epoch == belief_epoch()) {
+    silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
+    return;
+  }
+  // Between two coordinators of one epoch, keep the higher id.
+  if (believed_leader() != sim::kNoNode && epoch == belief_epoch() && from < believed_leader()) return;
+  if (from < self_) {
+    OnLowerClaimant(ctx, from, epoch);
+  } else {
+    BecomeFollower(ctx, from, epoch);
+  }
+}
 
-  void OnStart(sim::Context& ctx) override {
-    const bool restarted = epoch_.Boot(ctx);
-    DeclareAtBoot(ctx, self_.value());  // the highest live id wins
-    election_round_ = epoch_.id_base();
-    // A node that boots into a running cluster (a restart, or a first boot
-    // held back by a pause) may find a coordinator it has not heard of yet.
-    // Only the cluster's own start at time 0 finds none.
-    if (restarted || ctx.MonotonicNow() != sim::TimeNs(0)) {
-      listen_until_ = ctx.MonotonicNow() + config_.base.heartbeat_timeout_ns;
-    }
-    // A recovered node always challenges: if it is the highest live id it
-    // must take over (that is the "bully").
-    if (restarted || StartsAtBoot()) {
-      BecomeCandidate(ctx);
+void BullyNode::OnLowerClaimant(sim::Context& ctx, sim::NodeId, uint64_t) { BecomeCandidate(ctx); }
+
+void BullyNode::StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
+  // A challenge is covered by our own running election.
+  if (const auto answer = message.As<bully::Answer>()) {
+    if (phase_ != Phase::kAwaitingAnswers || answer->round != election_round_) return;
+    phase_ = Phase::kAwaitingCoordinator;
+    election_timer_.Arm(ctx, config_.coordinator_timeout_ns);
+    return;
+  }
+  // A lower claimant loses to our running election.
+  if (IsClaim(message) && epoch == epoch_.max() && CandidateYieldsTo(from)) BecomeFollower(ctx, from, epoch);
+}
+
+void BullyNode::StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
+  if (message.Is(kBullyElection)) {
+    // Already coordinator: telling the challenger is enough; a fresh
+    // election would only burn an epoch.
+    ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
+    return;
+  }
+  if (!IsClaim(message)) return;
+  // Two coordinators of one epoch (a healed partition): the higher id
+  // keeps it. An old epoch's coordinator learns of ours.
+  if (epoch == epoch_.max() && from > self_) {
+    BecomeFollower(ctx, from, epoch);
+  } else {
+    ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
+  }
+}
+
+void BullyNode::OnElectionTimer(sim::Context& ctx, sim::TimerId timer) {
+  if (silence_timer_.Fired(timer)) {
+    Believe(ctx, sim::kNoNode, epoch_.max());
+    BecomeCandidate(ctx);
+  } else if (election_timer_.Fired(timer)) {
+    if (phase_ == Phase::kAwaitingAnswers) {
+      BecomeLeader(ctx);  // nobody higher is alive
     } else {
-      silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
-    }
-  }
-
-  // etcd's Step: the epoch first, then what every role does with a
-  // challenge, then dispatch by role.
-  void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
-    const bool ours = message.Is(kBullyElection) || message.Is(kBullyAnswer) || message.Is(kBullyCoordinator) ||
-                      message.Is(kBullyHeartbeat);
-    if (!ours) return;  // e.g. the resource's acks to our writes
-    // Every Bully message carries its epoch first.
-    const uint64_t epoch = static_cast<uint64_t>(message.value(0));
-    ObserveEpoch(ctx, epoch);
-    const std::optional<bully::Election> challenge = message.As<bully::Election>();
-    if (challenge) {
-      if (from >= self_) return;  // only lower ids challenge us
-      // Whatever our role, the challenger learns a higher id is alive.
-      ctx.Send(from, bully::Answer{.epoch = Epoch(), .round = challenge->round});
-    }
-    switch (role()) {
-      case Role::kFollower: StepFollower(ctx, from, message, epoch); return;
-      case Role::kCandidate: StepCandidate(ctx, from, message, epoch); return;
-      case Role::kLeader: StepLeader(ctx, from, message, epoch); return;
-    }
-  }
-
- private:
-  // Where a candidate's election stands.
-  enum class Phase {
-    kAwaitingAnswers,      // challenged every higher id; silence means we win
-    kAwaitingCoordinator,  // a higher id answered; it must announce in time
-  };
-
-  static bool IsClaim(const sim::Message& message) {
-    return message.Is(kBullyCoordinator) || message.Is(kBullyHeartbeat);
-  }
-
-  void StepFollower(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
-    if (message.Is(kBullyElection)) {
-      BecomeCandidate(ctx);  // challenged by a lower id: run our own election
-      return;
-    }
-    // A claim of an old epoch (e.g. back from a partition) is answered by the
-    // current leader only, so that it steps down without a storm.
-    if (!IsClaim(message) || epoch < epoch_.max()) return;
-    // From here on epoch == epoch_.max() (ObserveEpoch ran first).
-    if (from == believed_leader() && epoch == belief_epoch()) {
-      silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
-      return;
-    }
-    // Between two coordinators of one epoch, keep the higher id.
-    if (believed_leader() != sim::kNoNode && epoch == belief_epoch() && from < believed_leader()) return;
-    if (from < self_) {
-      BecomeCandidate(ctx);  // we outrank the claimant: bully it
-    } else {
-      BecomeFollower(ctx, from, epoch);
-    }
-  }
-
-  void StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
-    // A challenge is covered by our own running election.
-    if (const auto answer = message.As<bully::Answer>()) {
-      if (phase_ != Phase::kAwaitingAnswers || answer->round != election_round_) return;
-      phase_ = Phase::kAwaitingCoordinator;
-      election_timer_.Arm(ctx, config_.coordinator_timeout_ns);
-      return;
-    }
-    // A lower claimant loses to our running election.
-    if (IsClaim(message) && epoch == epoch_.max() && from > self_) BecomeFollower(ctx, from, epoch);
-  }
-
-  void StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Message& message, uint64_t epoch) {
-    if (message.Is(kBullyElection)) {
-      // Already coordinator: telling the challenger is enough; a fresh
-      // election would only burn an epoch.
-      ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
-      return;
-    }
-    if (!IsClaim(message)) return;
-    // Two coordinators of one epoch (a healed partition): the higher id
-    // keeps it. An old epoch's coordinator learns of ours.
-    if (epoch == epoch_.max() && from > self_) {
-      BecomeFollower(ctx, from, epoch);
-    } else {
-      ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
-    }
-  }
-
-  void OnElectionTimer(sim::Context& ctx, sim::TimerId timer) override {
-    if (silence_timer_.Fired(timer)) {
+      // Someone higher answered but never announced: it died mid-election.
       Believe(ctx, sim::kNoNode, epoch_.max());
       BecomeCandidate(ctx);
-    } else if (election_timer_.Fired(timer)) {
-      if (phase_ == Phase::kAwaitingAnswers) {
-        BecomeLeader(ctx);  // nobody higher is alive
-      } else {
-        // Someone higher answered but never announced: it died mid-election.
-        Believe(ctx, sim::kNoNode, epoch_.max());
-        BecomeCandidate(ctx);
-      }
     }
   }
+}
 
-  sim::Message Heartbeat() const override { return bully::Heartbeat{.epoch = Epoch()}; }
-
-  void OnBecomeFollower(sim::Context& ctx) override { election_timer_.Cancel(ctx); }
-
-  bool StartsAtBoot() const {
-    switch (config_.start_election) {
-      case StartElection::kAll: return true;
-      case StartElection::kLowest: return self_.value() == 0;
-      case StartElection::kHighest: return self_.value() + 1 == config_.base.node_count;
-      case StartElection::kNone: return false;
-    }
-    return false;
+bool BullyNode::StartsAtBoot() const {
+  switch (config_.start_election) {
+    case StartElection::kAll: return true;
+    case StartElection::kLowest: return self_.value() == 0;
+    case StartElection::kHighest: return self_.value() + 1 == config_.base.node_count;
+    case StartElection::kNone: return false;
   }
+  return false;
+}
 
-  // ---- transitions ----
-
-  // Starts (or restarts) this node's own election.
-  void BecomeCandidate(sim::Context& ctx) {
-    SIM_CHECK(role() != Role::kLeader, "a leader does not run an election");
-    silence_timer_.Cancel(ctx);
-    SetRole(ctx, Role::kCandidate);
-    phase_ = Phase::kAwaitingAnswers;
-    ++election_round_;
-    for (uint32_t id = self_.value() + 1; id < config_.base.node_count; ++id) {
-      ctx.Send(sim::NodeId(id), bully::Election{.epoch = Epoch(), .round = election_round_});
-    }
-    // Waited even when there is nobody higher to ask, and by a node that
-    // joined a running cluster at least until listen_until_: a live
-    // coordinator is heard within heartbeat_timeout (or deemed dead), so the
-    // node learns its epoch first and announces a higher one, not the same.
-    const sim::TimeNs listen_left = listen_until_ - ctx.MonotonicNow();
-    election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left));
+void BullyNode::BecomeCandidate(sim::Context& ctx) {
+  SIM_CHECK(role() != Role::kLeader, "a leader does not run an election");
+  silence_timer_.Cancel(ctx);
+  SetRole(ctx, Role::kCandidate);
+  phase_ = Phase::kAwaitingAnswers;
+  ++election_round_;
+  for (uint32_t id = self_.value() + 1; id < config_.base.node_count; ++id) {
+    ctx.Send(sim::NodeId(id), bully::Election{.epoch = Epoch(), .round = election_round_});
   }
+  // Waited even when there is nobody higher to ask, and by a node that
+  // joined a running cluster at least until listen_until_: a live
+  // coordinator is heard within heartbeat_timeout (or deemed dead), so the
+  // node learns its epoch first and announces a higher one, not the same.
+  const sim::TimeNs listen_left = listen_until_ - ctx.MonotonicNow();
+  election_timer_.Arm(ctx, std::max(config_.answer_timeout_ns, listen_left));
+}
 
-  // Announces a new epoch, one above any this node has seen.
-  void BecomeLeader(sim::Context& ctx) {
-    const uint64_t epoch = epoch_.max() + 1;
-    epoch_.Raise(ctx, epoch);
-    election_timer_.Cancel(ctx);
-    ClaimLeadership(ctx, epoch);
-    Broadcast(ctx, bully::Coordinator{.epoch = Epoch()});
-    StartLeading(ctx, epoch);
-  }
+void BullyNode::BecomeLeader(sim::Context& ctx) {
+  const uint64_t epoch = NextEpoch();
+  epoch_.Raise(ctx, epoch);
+  election_timer_.Cancel(ctx);
+  ClaimLeadership(ctx, epoch);
+  Broadcast(ctx, bully::Coordinator{.epoch = Epoch()});
+  StartLeading(ctx, epoch);
+}
 
-  const BullyConfig config_;
-  Phase phase_ = Phase::kAwaitingAnswers;
-  // Monotonic time before which this node may not announce itself (see
-  // BecomeCandidate); stays 0 at the cluster's start.
-  sim::TimeNs listen_until_ = sim::TimeNs(0);
-  // Tells answers to this election from late answers to an earlier one, also
-  // to one of an earlier incarnation (numbered from epoch_.id_base()).
-  int64_t election_round_ = 0;
-  Timer election_timer_;  // candidate: the answer or the announcement is overdue
-};
+}  // namespace bully
+
+namespace {
 
 class Bully final : public Algorithm {
  public:
@@ -227,6 +189,7 @@ class Bully final : public Algorithm {
                              sim::TimeNs(1)),
         OptionSpec::Choice("start_election", {"all", "lowest", "highest", "none"},
                            "which nodes start an election at time 0 (\"none\": only on timeout)"),
+        BugOption(bully::Mutants()),
     };
     return specs;
   }
@@ -258,7 +221,8 @@ class Bully final : public Algorithm {
   // coordinator challenges it and takes over. Bully has no votes, no log
   // and no lease: single_vote, leader_completeness, committed_agreement
   // and lease_validity have nothing to judge.
-  Guarantees guarantees(const OptionValues&) const override {
+  Guarantees guarantees(const OptionValues& options) const override {
+    if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds nothing_missed = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", nothing_missed},
             {"unique_token", nothing_missed},
@@ -272,6 +236,8 @@ class Bully final : public Algorithm {
             {"committed_agreement", FaultKinds::All()},
             {"lease_validity", FaultKinds::All()}};
   }
+
+  const std::vector<Mutant>& mutants() const override { return bully::Mutants(); }
 
   // Only a coordinator announces or heartbeats, stamped with its own epoch.
   // Answers and elections are no votes: Bully has none.
@@ -302,7 +268,7 @@ class Bully final : public Algorithm {
 
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                            const OptionValues& options) const override {
-    BullyConfig config;
+    bully::BullyConfig config;
     config.base.node_count = cluster.node_count;
     config.base.resource = cluster.resource;
     config.base.leader_work = cluster.leader_work;
@@ -310,8 +276,8 @@ class Bully final : public Algorithm {
     config.base.heartbeat_timeout_ns = options.Duration("heartbeat_timeout");
     config.answer_timeout_ns = options.Duration("answer_timeout");
     config.coordinator_timeout_ns = options.Duration("coordinator_timeout");
-    config.start_election = static_cast<StartElection>(options.Int("start_election"));
-    return std::make_unique<BullyNode>(self, config);
+    config.start_election = static_cast<bully::StartElection>(options.Int("start_election"));
+    return bully::CreateNode(options.Int(kBugOption), self, config);
   }
 };
 

@@ -11,6 +11,8 @@
 
 #include "absl/status/status.h"
 #include "algorithms/epoch_election.h"
+#include "algorithms/ring/ring_mutants.h"
+#include "algorithms/ring/ring_node.h"
 #include "electsim/algorithms/epoch.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/algorithms/timer.h"
@@ -20,6 +22,7 @@
 #include "sim/format.h"
 
 namespace algorithms {
+namespace ring {
 namespace {
 
 // The ring hops, ELECTION and ELECTED, sent with their seq absent (SendAround sets it).
@@ -31,323 +34,250 @@ uint64_t EpochOf(const sim::Message& message) {
   return static_cast<uint64_t>(message.value(message.Is(kRingElection) ? ring::Election::kType.IndexOf("epoch") : 0));
 }
 
-// Which nodes start an election at time 0 (index into the option's choices).
-enum class StartElection : int64_t { kAll = 0, kLowest = 1, kNone = 2 };
-
 // A successor that missed every ack of a hop is skipped for this many
 // heartbeat timeouts (or until it is heard from): long enough to cover the
 // rest of the election (a round of up to 4 tries per hop), short enough that
 // a restarted or healed node rejoins the ring.
 constexpr int64_t kDeadMarkTimeouts = 5;
 
-struct RingConfig {
-  EpochElectionConfig base;
-  std::vector<int64_t> ids;  // election id of each ring position (resolved: never empty)
-  sim::TimeNs ack_timeout_ns;
-  int64_t ack_retries = 0;  // re-sends of an unacked hop before its successor is skipped
-  // How long a participant waits for its round's result: (ack_retries + 1)
-  // heartbeat timeouts. Each dead successor costs (ack_retries + 1) ack
-  // timeouts to skip, so the round gets past as many of them (a partitioned
-  // side can face several in a row) as it did with one try each.
-  sim::TimeNs round_timeout_ns;
-  StartElection start_election = StartElection::kAll;
-};
+}  // namespace
 
-// The roles (EpochElectionNode::Role) in Chang-Roberts' terms: a candidate is
-// a participant of the current round, left when the round's ELECTED or a
-// heartbeat of its epoch arrives or when its own id comes home; the leader
-// won round epoch_.max() and is left only for a newer epoch or a larger id
-// leading the same one.
-class RingNode final : public EpochElectionNode {
- public:
-  RingNode(sim::NodeId self, RingConfig config)
-      : EpochElectionNode(self, "ring", config.base), config_(std::move(config)), own_id_(config_.ids[self.value()]) {}
-
-  void OnStart(sim::Context& ctx) override {
-    const bool restarted = epoch_.Boot(ctx);
-    DeclareAtBoot(ctx, own_id_);  // the largest election id wins
-    last_seq_ = epoch_.id_base();
-    // Rounds begun before a crash are not rejoined: their messages may be
-    // half-way round and the node has forgotten what it forwarded.
-    decided_epoch_ = epoch_.max();
-    // A restarted node just listens: the leader's heartbeats reach every node.
-    if (!restarted && StartsAtBoot()) {
-      StartElection(ctx);
-    } else {
-      silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
-    }
+void RingNode::OnStart(sim::Context& ctx) {
+  const bool restarted = epoch_.Boot(ctx);
+  DeclareAtBoot(ctx, own_id_);  // the largest election id wins
+  last_seq_ = epoch_.id_base();
+  // Rounds begun before a crash are not rejoined: their messages may be
+  // half-way round and the node has forgotten what it forwarded.
+  decided_epoch_ = epoch_.max();
+  // A restarted node just listens: the leader's heartbeats reach every node.
+  if (!restarted && StartsAtBoot()) {
+    StartElection(ctx);
+  } else {
+    silence_timer_.Arm(ctx, config_.base.heartbeat_timeout_ns);
   }
+}
 
-  // etcd's Step: the epoch first, then what every role does with the ring's
-  // own bookkeeping (acks), then dispatch by role.
-  void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
-    const bool ours =
-        message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) || message.Is(kRingHeartbeat);
-    if (!ours || from.value() >= config_.base.node_count) return;  // e.g. the resource's acks to our writes
-    dead_until_.erase(from.value());                               // it is alive after all
-    const uint64_t epoch = EpochOf(message);
-    ObserveEpoch(ctx, epoch);
-    if (const auto ack = message.As<ring::Ack>()) {
-      HandleAck(ctx, from, ack->seq);
+void RingNode::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) {
+  const bool ours =
+      message.Is(kRingElection) || message.Is(kRingElected) || message.Is(kRingAck) || message.Is(kRingHeartbeat);
+  if (!ours || from.value() >= config_.base.node_count) return;  // e.g. the resource's acks to our writes
+  dead_until_.erase(from.value());                               // it is alive after all
+  const uint64_t epoch = EpochOf(message);
+  ObserveEpoch(ctx, epoch);
+  if (const auto ack = message.As<ring::Ack>()) {
+    HandleAck(ctx, from, ack->seq);
+    return;
+  }
+  // Ring hops are acknowledged whatever becomes of them: the ack only says
+  // "I am alive", which is what the sender needs to know. A re-sent hop
+  // (same seq) is acked again, because the first ack may be the one that
+  // was lost, and is then passed on at most once by the handlers' own
+  // per-round state: forwarded_ids_, participant_, decided_epoch_ and
+  // forwarded_elected_ already make any repeated ELECTION or ELECTED a no-op,
+  // as they must for the network's own duplicates.
+  if (const auto election = message.As<ring::Election>()) {
+    ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = election->seq});
+  } else if (const auto elected = message.As<ring::Elected>()) {
+    ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = elected->seq});
+  }
+  switch (role()) {
+    case Role::kFollower:
+    case Role::kCandidate: StepElecting(ctx, message, epoch); return;
+    case Role::kLeader: StepLeader(ctx, message, epoch); return;
+  }
+}
+
+void RingNode::StepElecting(sim::Context& ctx, const sim::Message& message, uint64_t epoch) {
+  if (const auto election = message.As<ring::Election>()) {
+    HandleElection(ctx, election->id, epoch);
+  } else if (const auto elected = message.As<ring::Elected>()) {
+    HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
+  } else if (const auto heartbeat = message.As<ring::Heartbeat>()) {
+    HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
+  }
+}
+
+void RingNode::StepLeader(sim::Context& ctx, const sim::Message& message, uint64_t epoch) {
+  if (const auto elected = message.As<ring::Elected>()) {
+    HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
+  } else if (const auto heartbeat = message.As<ring::Heartbeat>()) {
+    HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
+  }
+}
+
+void RingNode::OnElectionTimer(sim::Context& ctx, sim::TimerId timer) {
+  for (auto& [seq, hop] : pending_) {
+    if (hop.ack_timer.Fired(timer)) {
+      HandleAckTimeout(ctx, seq);
       return;
     }
-    // Ring hops are acknowledged whatever becomes of them: the ack only says
-    // "I am alive", which is what the sender needs to know. A re-sent hop
-    // (same seq) is acked again, because the first ack may be the one that
-    // was lost, and is then passed on at most once by the handlers' own
-    // per-round state: forwarded_ids_, participant_, decided_epoch_ and
-    // forwarded_elected_ already make any repeated ELECTION or ELECTED a no-op,
-    // as they must for the network's own duplicates.
-    if (const auto election = message.As<ring::Election>()) {
-      ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = election->seq});
-    } else if (const auto elected = message.As<ring::Elected>()) {
-      ctx.Send(from, ring::Ack{.epoch = Epoch(), .seq = elected->seq});
-    }
-    switch (role()) {
-      case Role::kFollower:
-      case Role::kCandidate: StepElecting(ctx, message, epoch); return;
-      case Role::kLeader: StepLeader(ctx, message, epoch); return;
-    }
   }
+  if (silence_timer_.Fired(timer)) OnSilence(ctx);
+}
 
- private:
-  // A ring hop awaiting its ack.
-  struct PendingHop {
-    sim::Message message;
-    sim::NodeId to;
-    Timer ack_timer;
-    int64_t resends_left = 0;  // before `to` is skipped as dead
-  };
+sim::Message RingNode::Heartbeat() const {
+  return ring::Heartbeat{.epoch = Epoch(), .id = own_id_, .leader = self_.value()};
+}
 
-  // A follower or a participant: elections go round, a leader's word is taken.
-  void StepElecting(sim::Context& ctx, const sim::Message& message, uint64_t epoch) {
-    if (const auto election = message.As<ring::Election>()) {
-      HandleElection(ctx, election->id, epoch);
-    } else if (const auto elected = message.As<ring::Elected>()) {
-      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
-    } else if (const auto heartbeat = message.As<ring::Heartbeat>()) {
-      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
-    }
+void RingNode::OnNewEpoch() {
+  participant_ = false;
+  ForgetForwardedIds();
+}
+
+bool RingNode::StartsAtBoot() const {
+  switch (config_.start_election) {
+    case StartElection::kAll: return true;
+    case StartElection::kLowest: return own_id_ == *std::min_element(config_.ids.begin(), config_.ids.end());
+    case StartElection::kNone: return false;
   }
+  return false;
+}
 
-  // The leader's round is decided, so its elections are over (a newer round
-  // would have made it a follower in ObserveEpoch); only another leader of
-  // this epoch with a larger id takes over (Outranks).
-  void StepLeader(sim::Context& ctx, const sim::Message& message, uint64_t epoch) {
-    if (const auto elected = message.As<ring::Elected>()) {
-      HandleElected(ctx, sim::NodeId(static_cast<uint32_t>(elected->leader)), epoch);
-    } else if (const auto heartbeat = message.As<ring::Heartbeat>()) {
-      HandleHeartbeat(ctx, sim::NodeId(static_cast<uint32_t>(heartbeat->leader)), epoch);
-    }
+void RingNode::StartElection(sim::Context& ctx) {
+  SIM_CHECK(role() != Role::kLeader, "a leader does not start an election");
+  Believe(ctx, sim::kNoNode, epoch_.max());  // suspects whoever led
+  RaiseEpoch(ctx, NextRoundEpoch());
+  BecomeCandidate(ctx);
+  SendAround(ctx, ElectionMessage(own_id_, epoch_.max()));
+}
+
+void RingNode::BecomeCandidate(sim::Context& ctx) {
+  SIM_CHECK(role() != Role::kLeader, "a leader does not join a round");
+  if (!participant_) {
+    participant_ = true;
+    // The round must produce a leader within round_timeout, or this node
+    // starts a newer one.
+    silence_timer_.Arm(ctx, config_.round_timeout_ns);
   }
+  SetRole(ctx, Role::kCandidate);
+}
 
-  void OnElectionTimer(sim::Context& ctx, sim::TimerId timer) override {
-    for (auto& [seq, hop] : pending_) {
-      if (hop.ack_timer.Fired(timer)) {
-        HandleAckTimeout(ctx, seq);
-        return;
-      }
-    }
-    if (silence_timer_.Fired(timer)) StartElection(ctx);
-  }
+void RingNode::BecomeLeader(sim::Context& ctx, uint64_t epoch) {
+  participant_ = false;
+  decided_epoch_ = std::max(decided_epoch_, epoch);
+  ClaimLeadership(ctx, epoch);
+  StartLeading(ctx, epoch);
+  forwarded_elected_ = {epoch, self_};
+  SendAround(ctx, ElectedMessage(self_));
+}
 
-  sim::Message Heartbeat() const override {
-    return ring::Heartbeat{.epoch = Epoch(), .id = own_id_, .leader = self_.value()};
-  }
-
-  // Every new epoch opens a new round: the participant flag and the
-  // forwarded ids belong to one round.
-  void OnNewEpoch() override {
-    participant_ = false;
-    forwarded_ids_.clear();
-  }
-
-  bool StartsAtBoot() const {
-    switch (config_.start_election) {
-      case StartElection::kAll: return true;
-      case StartElection::kLowest: return own_id_ == *std::min_element(config_.ids.begin(), config_.ids.end());
-      case StartElection::kNone: return false;
-    }
-    return false;
-  }
-
-  // ---- transitions ----
-
-  // Opens a new round with this node as initiator.
-  void StartElection(sim::Context& ctx) {
-    SIM_CHECK(role() != Role::kLeader, "a leader does not start an election");
-    Believe(ctx, sim::kNoNode, epoch_.max());  // suspects whoever led
-    RaiseEpoch(ctx, epoch_.max() + 1);
+void RingNode::HandleElection(sim::Context& ctx, int64_t id, uint64_t epoch) {
+  // An older round, or one whose result is already known, is over.
+  if (epoch < epoch_.max() || epoch <= decided_epoch_) return;
+  if (id == own_id_) {
+    BecomeLeader(ctx, epoch);  // our id went all the way round: nobody is larger
+  } else if (id > own_id_) {
+    // Forward each id once per round: with successors skipped, an id whose
+    // owner is unreachable could otherwise circle for ever.
+    if (std::find(forwarded_ids_.begin(), forwarded_ids_.end(), id) != forwarded_ids_.end()) return;
+    forwarded_ids_.push_back(id);
     BecomeCandidate(ctx);
-    SendAround(ctx, ElectionMessage(own_id_, epoch_.max()));
+    SendAround(ctx, ElectionMessage(id, epoch));
+  } else if (!participant_) {
+    BecomeCandidate(ctx);
+    SendAround(ctx, ElectionMessage(own_id_, epoch));
   }
+  // else: a smaller id at a participant, which already sent something larger.
+}
 
-  // Joins the current round (round epoch_.max()).
-  void BecomeCandidate(sim::Context& ctx) {
-    SIM_CHECK(role() != Role::kLeader, "a leader does not join a round");
-    if (!participant_) {
-      participant_ = true;
-      // The round must produce a leader within round_timeout, or this node
-      // starts a newer one.
-      silence_timer_.Arm(ctx, config_.round_timeout_ns);
+void RingNode::HandleElected(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+  if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.base.node_count) return;
+  if (forwarded_elected_ == std::pair{epoch, leader}) return;  // a duplicate
+  if (!Outranks(leader, epoch)) return;
+  forwarded_elected_ = {epoch, leader};
+  decided_epoch_ = std::max(decided_epoch_, epoch);
+  participant_ = false;
+  BecomeFollower(ctx, leader, epoch);
+  SendAround(ctx, ElectedMessage(leader));
+}
+
+void RingNode::HandleHeartbeat(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
+  if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.base.node_count) return;
+  if (!Outranks(leader, epoch)) return;
+  decided_epoch_ = std::max(decided_epoch_, epoch);
+  participant_ = false;
+  BecomeFollower(ctx, leader, epoch);
+}
+
+void RingNode::HandleAck(sim::Context& ctx, sim::NodeId from, int64_t seq) {
+  auto it = pending_.find(seq);
+  if (it == pending_.end() || it->second.to != from) return;
+  it->second.ack_timer.Cancel(ctx);
+  pending_.erase(it);
+}
+
+void RingNode::HandleAckTimeout(sim::Context& ctx, int64_t seq) {
+  auto it = pending_.find(seq);
+  if (it == pending_.end()) return;
+  PendingHop& pending = it->second;
+  // One lost message (the hop or its ack) must not cost a live successor
+  // its place in the ring: re-send to the same node, under the same seq so
+  // that an ack of any copy settles the hop.
+  if (pending.resends_left > 0 && RoundOpen(pending.message)) {
+    --pending.resends_left;
+    ctx.Send(pending.to, pending.message);
+    pending.ack_timer.Arm(ctx, config_.ack_timeout_ns);
+    return;
+  }
+  const PendingHop hop = pending;
+  pending_.erase(it);
+  // A hop whose round ended while it still had re-sends left proves nothing
+  // about its successor.
+  if (hop.resends_left > 0) return;
+  dead_until_[hop.to.value()] = ctx.MonotonicNow() + config_.base.heartbeat_timeout_ns * kDeadMarkTimeouts;
+  // Pass the message on to the next live successor unless its round is over.
+  if (RoundOpen(hop.message)) SendAround(ctx, hop.message);
+}
+
+bool RingNode::RoundOpen(const sim::Message& message) const {
+  const uint64_t epoch = EpochOf(message);
+  if (epoch < epoch_.max()) return false;
+  return !(message.Is(kRingElection) && epoch <= decided_epoch_);
+}
+
+bool RingNode::Outranks(sim::NodeId leader, uint64_t epoch) const {
+  const int64_t claimant = config_.ids[leader.value()];
+  if (role() == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
+  if (believed_leader() == sim::kNoNode || belief_epoch() != epoch || believed_leader() == leader) return true;
+  return claimant > config_.ids[believed_leader().value()];
+}
+
+void RingNode::SendAround(sim::Context& ctx, sim::Message message) {
+  std::optional<sim::NodeId> next;
+  for (uint32_t step = 1; step < config_.base.node_count; ++step) {
+    const uint32_t node = (self_.value() + step) % config_.base.node_count;
+    const auto dead = dead_until_.find(node);
+    if (dead == dead_until_.end() || dead->second <= ctx.MonotonicNow()) {
+      next = sim::NodeId(node);
+      break;
     }
-    SetRole(ctx, Role::kCandidate);
   }
-
-  void BecomeLeader(sim::Context& ctx, uint64_t epoch) {
-    participant_ = false;
-    decided_epoch_ = std::max(decided_epoch_, epoch);
-    ClaimLeadership(ctx, epoch);
-    StartLeading(ctx, epoch);
-    forwarded_elected_ = {epoch, self_};
-    SendAround(ctx, ElectedMessage(self_));
-  }
-
-  // ---- message handlers ----
-
-  // ELECTION(id) of round `epoch` arrived from the predecessor.
-  void HandleElection(sim::Context& ctx, int64_t id, uint64_t epoch) {
-    // An older round, or one whose result is already known, is over.
-    if (epoch < epoch_.max() || epoch <= decided_epoch_) return;
-    if (id == own_id_) {
-      BecomeLeader(ctx, epoch);  // our id went all the way round: nobody is larger
-    } else if (id > own_id_) {
-      // Forward each id once per round: with successors skipped, an id whose
-      // owner is unreachable could otherwise circle for ever.
-      if (std::find(forwarded_ids_.begin(), forwarded_ids_.end(), id) != forwarded_ids_.end()) return;
-      forwarded_ids_.push_back(id);
-      BecomeCandidate(ctx);
-      SendAround(ctx, ElectionMessage(id, epoch));
-    } else if (!participant_) {
-      BecomeCandidate(ctx);
-      SendAround(ctx, ElectionMessage(own_id_, epoch));
-    }
-    // else: a smaller id at a participant, which already sent something larger.
-  }
-
-  // ELECTED naming `leader` for `epoch` arrived from the predecessor.
-  void HandleElected(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.base.node_count) return;
-    if (forwarded_elected_ == std::pair{epoch, leader}) return;  // a duplicate
-    if (!Outranks(leader, epoch)) return;
-    forwarded_elected_ = {epoch, leader};
-    decided_epoch_ = std::max(decided_epoch_, epoch);
-    participant_ = false;
-    BecomeFollower(ctx, leader, epoch);
-    SendAround(ctx, ElectedMessage(leader));
-  }
-
-  void HandleHeartbeat(sim::Context& ctx, sim::NodeId leader, uint64_t epoch) {
-    if (epoch < epoch_.max() || leader == self_ || leader.value() >= config_.base.node_count) return;
-    if (!Outranks(leader, epoch)) return;
-    decided_epoch_ = std::max(decided_epoch_, epoch);
-    participant_ = false;
-    BecomeFollower(ctx, leader, epoch);
-  }
-
-  void HandleAck(sim::Context& ctx, sim::NodeId from, int64_t seq) {
-    auto it = pending_.find(seq);
-    if (it == pending_.end() || it->second.to != from) return;
-    it->second.ack_timer.Cancel(ctx);
-    pending_.erase(it);
-  }
-
-  void HandleAckTimeout(sim::Context& ctx, int64_t seq) {
-    auto it = pending_.find(seq);
-    if (it == pending_.end()) return;
-    PendingHop& pending = it->second;
-    // One lost message (the hop or its ack) must not cost a live successor
-    // its place in the ring: re-send to the same node, under the same seq so
-    // that an ack of any copy settles the hop.
-    if (pending.resends_left > 0 && RoundOpen(pending.message)) {
-      --pending.resends_left;
-      ctx.Send(pending.to, pending.message);
-      pending.ack_timer.Arm(ctx, config_.ack_timeout_ns);
-      return;
-    }
-    const PendingHop hop = pending;
-    pending_.erase(it);
-    // A hop whose round ended while it still had re-sends left proves nothing
-    // about its successor.
-    if (hop.resends_left > 0) return;
-    dead_until_[hop.to.value()] = ctx.MonotonicNow() + config_.base.heartbeat_timeout_ns * kDeadMarkTimeouts;
-    // Pass the message on to the next live successor unless its round is over.
-    if (RoundOpen(hop.message)) SendAround(ctx, hop.message);
-  }
-
-  // ---- helpers ----
-
-  // Whether a ring message still matters: its epoch is current and, for an
-  // ELECTION, that round's leader is not yet known.
-  bool RoundOpen(const sim::Message& message) const {
+  if (!next) {
+    // Nobody else answers: this node is a ring of one. An open round it
+    // carries can only end with itself as leader.
     const uint64_t epoch = EpochOf(message);
-    if (epoch < epoch_.max()) return false;
-    return !(message.Is(kRingElection) && epoch <= decided_epoch_);
+    if (message.Is(kRingElection) && epoch == epoch_.max() && epoch > decided_epoch_) BecomeLeader(ctx, epoch);
+    return;
   }
+  const int64_t seq = ++last_seq_;
+  message.Set(message.Is(kRingElection) ? kElectionSeq : kElectedSeq, seq);
+  ctx.Send(*next, message);
+  PendingHop& hop = pending_.emplace(seq, PendingHop{message, *next, Timer(), config_.ack_retries}).first->second;
+  hop.ack_timer.Arm(ctx, config_.ack_timeout_ns);
+}
 
-  // Whether a claim by `leader` for `epoch` (>= epoch_.max()) beats what this
-  // node holds. Two leaders of one epoch exist only after a partition; the
-  // larger election id keeps it.
-  bool Outranks(sim::NodeId leader, uint64_t epoch) const {
-    const int64_t claimant = config_.ids[leader.value()];
-    if (role() == Role::kLeader) return claimant > own_id_;  // our epoch == epoch here
-    if (believed_leader() == sim::kNoNode || belief_epoch() != epoch || believed_leader() == leader) return true;
-    return claimant > config_.ids[believed_leader().value()];
-  }
+sim::Message RingNode::ElectionMessage(int64_t id, uint64_t epoch) const {
+  return sim::Message(ring::Election{.id = id, .epoch = static_cast<int64_t>(epoch)}, kElectionSeq);
+}
 
-  // Sends `message` to the first successor not marked dead, awaiting its ack.
-  void SendAround(sim::Context& ctx, sim::Message message) {
-    std::optional<sim::NodeId> next;
-    for (uint32_t step = 1; step < config_.base.node_count; ++step) {
-      const uint32_t node = (self_.value() + step) % config_.base.node_count;
-      const auto dead = dead_until_.find(node);
-      if (dead == dead_until_.end() || dead->second <= ctx.MonotonicNow()) {
-        next = sim::NodeId(node);
-        break;
-      }
-    }
-    if (!next) {
-      // Nobody else answers: this node is a ring of one. An open round it
-      // carries can only end with itself as leader.
-      const uint64_t epoch = EpochOf(message);
-      if (message.Is(kRingElection) && epoch == epoch_.max() && epoch > decided_epoch_) BecomeLeader(ctx, epoch);
-      return;
-    }
-    const int64_t seq = ++last_seq_;
-    message.Set(message.Is(kRingElection) ? kElectionSeq : kElectedSeq, seq);
-    ctx.Send(*next, message);
-    PendingHop& hop = pending_.emplace(seq, PendingHop{message, *next, Timer(), config_.ack_retries}).first->second;
-    hop.ack_timer.Arm(ctx, config_.ack_timeout_ns);
-  }
+sim::Message RingNode::ElectedMessage(sim::NodeId leader) const {
+  return sim::Message(ring::Elected{.epoch = Epoch(), .id = config_.ids[leader.value()], .leader = leader.value()},
+                      kElectedSeq);
+}
 
-  // Hops leave without their seq: SendAround numbers each one.
-  sim::Message ElectionMessage(int64_t id, uint64_t epoch) const {
-    return sim::Message(ring::Election{.id = id, .epoch = static_cast<int64_t>(epoch)}, kElectionSeq);
-  }
-  sim::Message ElectedMessage(sim::NodeId leader) const {
-    return sim::Message(ring::Elected{.epoch = Epoch(), .id = config_.ids[leader.value()], .leader = leader.value()},
-                        kElectedSeq);
-  }
+}  // namespace ring
 
-  const RingConfig config_;
-  const int64_t own_id_;
-  // Highest epoch whose leader is known; its election messages are stale.
-  uint64_t decided_epoch_ = 0;
-  // Chang-Roberts' flag: this node has sent an id in round epoch_.max().
-  bool participant_ = false;
-  // Ids larger than ours forwarded in round epoch_.max().
-  std::vector<int64_t> forwarded_ids_;
-  // The last ELECTED passed on, so a duplicate is not passed on again.
-  std::pair<uint64_t, sim::NodeId> forwarded_elected_{0, sim::kNoNode};
-  // Per ring position, the monotonic time until which it is skipped as dead.
-  // (Only the ones marked: memory does not grow with the cluster.)
-  std::map<uint32_t, sim::TimeNs> dead_until_;
-  // Hops awaiting an ack, by sequence number. Numbers never repeat across
-  // restarts (epoch_.id_base()): an ack sent to an earlier incarnation must
-  // not be taken for one of ours.
-  std::map<int64_t, PendingHop> pending_;
-  int64_t last_seq_ = 0;
-};
+namespace {
 
 class Ring final : public Algorithm {
  public:
@@ -379,6 +309,7 @@ class Ring final : public Algorithm {
         OptionSpec::Choice("start_election", {"all", "lowest", "none"},
                            "which nodes start an election at time 0 (\"lowest\": the smallest id; \"none\": only "
                            "on timeout)"),
+        BugOption(ring::Mutants()),
     };
     return specs;
   }
@@ -402,7 +333,8 @@ class Ring final : public Algorithm {
   // round with a new epoch). Epochs only grow, whatever happens. Ring has
   // no votes, no log and no lease: single_vote, leader_completeness,
   // committed_agreement and lease_validity have nothing to judge.
-  Guarantees guarantees(const OptionValues&) const override {
+  Guarantees guarantees(const OptionValues& options) const override {
+    if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds reliable_ring = {FaultKind::kDuplication, FaultKind::kClockStep};
     return {{"election_safety", reliable_ring},
             {"unique_token", reliable_ring},
@@ -416,6 +348,8 @@ class Ring final : public Algorithm {
             {"committed_agreement", FaultKinds::All()},
             {"lease_validity", FaultKinds::All()}};
   }
+
+  const std::vector<Mutant>& mutants() const override { return ring::Mutants(); }
 
   // Only the leader heartbeats, stamped with its epoch. ELECTED starts at
   // the leader but every node forwards it, so it is no evidence of who leads.
@@ -480,7 +414,7 @@ class Ring final : public Algorithm {
 
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                            const OptionValues& options) const override {
-    RingConfig config;
+    ring::RingConfig config;
     config.base.node_count = cluster.node_count;
     config.base.resource = cluster.resource;
     config.base.leader_work = cluster.leader_work;
@@ -495,8 +429,8 @@ class Ring final : public Algorithm {
     config.round_timeout_ns = sim::TimeNs(static_cast<int64_t>(
         std::min<__int128>(static_cast<__int128>(config.base.heartbeat_timeout_ns.ns()) * (config.ack_retries + 1),
                            sim::TimeNs::Max().ns())));
-    config.start_election = static_cast<StartElection>(options.Int("start_election"));
-    return std::make_unique<RingNode>(self, std::move(config));
+    config.start_election = static_cast<ring::StartElection>(options.Int("start_election"));
+    return ring::CreateNode(options.Int(kBugOption), self, std::move(config));
   }
 };
 

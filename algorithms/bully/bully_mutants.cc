@@ -1,0 +1,92 @@
+#include "algorithms/bully/bully_mutants.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "electsim/sim/check.h"
+
+namespace algorithms::bully {
+namespace {
+
+// A follower that hears a lower id's coordinator or heartbeat of the current
+// epoch follows it, as it would a higher one's, instead of bullying it.
+class FollowLowerCoordinator final : public BullyNode {
+ public:
+  using BullyNode::BullyNode;
+
+ protected:
+  void OnLowerClaimant(sim::Context& ctx, sim::NodeId claimant, uint64_t epoch) override {
+    BecomeFollower(ctx, claimant, epoch);
+  }
+};
+
+// A candidate gives its election up for any claim of the current epoch,
+// whoever makes it (the comparison with its own id left out).
+class CandidateYieldsToLower final : public BullyNode {
+ public:
+  using BullyNode::BullyNode;
+
+ protected:
+  bool CandidateYieldsTo(sim::NodeId) const override { return true; }
+};
+
+// A new coordinator numbers its epoch from the leader it last believed in
+// (after a restart: none, epoch 0), not from the highest epoch it has seen.
+class NextEpochFromBelief final : public BullyNode {
+ public:
+  using BullyNode::BullyNode;
+
+ protected:
+  uint64_t NextEpoch() const override { return belief_epoch() + 1; }
+};
+
+using Factory = std::unique_ptr<sim::Process> (*)(sim::NodeId self, BullyConfig config);
+
+template <typename Node>
+std::unique_ptr<sim::Process> Make(sim::NodeId self, BullyConfig config) {
+  return std::make_unique<Node>(self, config);
+}
+
+struct Entry {
+  Mutant mutant;
+  Factory create;
+};
+
+// The one table: each mutant's name, description and fuzz flags, and its node.
+const std::vector<Entry>& Table() {
+  static const std::vector<Entry> table = {
+      {{"follow_lower_coordinator",
+        "a follower follows a lower id's coordinator or heartbeat instead of challenging it", ""},
+       &Make<FollowLowerCoordinator>},
+      {{"candidate_yields_to_lower",
+        "a candidate abandons its election for any coordinator of the current epoch, a lower id's too", ""},
+       &Make<CandidateYieldsToLower>},
+      {{"next_epoch_from_belief",
+        "a new coordinator announces one above the epoch of the leader it last followed, not above the highest "
+        "epoch it has seen",
+        ""},
+       &Make<NextEpochFromBelief>},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<Mutant>& Mutants() {
+  static const std::vector<Mutant> mutants = [] {
+    std::vector<Mutant> list;
+    for (const Entry& entry : Table()) list.push_back(entry.mutant);
+    return list;
+  }();
+  return mutants;
+}
+
+std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, BullyConfig config) {
+  SIM_CHECK(bug >= 0 && static_cast<size_t>(bug) <= Table().size(), "bug is an index into the \"bug\" option");
+  if (bug == 0) return std::make_unique<BullyNode>(self, config);
+  return Table()[static_cast<size_t>(bug - 1)].create(self, config);
+}
+
+}  // namespace algorithms::bully

@@ -1,0 +1,23 @@
+// Ring's mutants: realistic bugs, each a subclass of the reference RingNode
+// that overrides one step (see electsim/algorithms/mutants.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "algorithms/ring/ring_node.h"
+#include "electsim/algorithms/mutants.h"
+#include "electsim/sim/process.h"
+#include "electsim/sim/types.h"
+
+namespace algorithms::ring {
+
+// The mutants, in the order the "bug" option lists them after "none".
+const std::vector<Mutant>& Mutants();
+
+// The node the "bug" option's value `bug` runs: 0 the reference, i the
+// mutant Mutants()[i - 1].
+std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, RingConfig config);
+
+}  // namespace algorithms::ring
