@@ -20,7 +20,7 @@ namespace electsim {
 // Which scenarios the generator draws from a seed. Bump it with any change
 // that makes a seed generate another scenario: shards of one campaign must
 // agree on it, and a merge refuses summaries that do not.
-inline constexpr int kGeneratorVersion = 3;  // 2: the option swarm; 3: leader chains, quick restarts
+inline constexpr int kGeneratorVersion = 3;  // 2: the option swarm; 3: leader chains, quick restarts, focused seeds
 
 struct GeneratorSettings {
   uint32_t nodes_min = 3;
