@@ -1,5 +1,4 @@
 #include "algorithms/raft/raft.h"
-#include "algorithms/raft/raft_mutants.h"
 
 #include <algorithm>
 #include <string>
@@ -7,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/raft/raft_mutants.h"
 #include "electsim/sim/check.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
@@ -502,9 +502,7 @@ bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
          ctx.MonotonicNow() - *last_leader_contact_ < config_.election_timeout_min_ns;
 }
 
-bool RaftNode::MayVoteFor(sim::NodeId candidate) const {
-  return voted_for_ == sim::kNoNode || voted_for_ == candidate;
-}
+bool RaftNode::MayVoteFor(sim::NodeId candidate) const { return voted_for_ == sim::kNoNode || voted_for_ == candidate; }
 
 bool RaftNode::CandidateLogIsUpToDate(int64_t last_index, int64_t last_term) const {
   return log_.IsAtLeastAsUpToDateAsMine(LogIndex(static_cast<uint64_t>(last_index)),

@@ -119,12 +119,10 @@ struct Listed {
 // the ones before.
 const std::vector<Listed>& Table() {
   static const std::vector<Listed> table = {
-      {{"vote_twice", "grants a vote to every candidate of the current term, even after voting", ""},
-       Make<VoteTwice>},
+      {{"vote_twice", "grants a vote to every candidate of the current term, even after voting", ""}, Make<VoteTwice>},
       {{"ignore_higher_term", "a leader ignores messages of a higher term instead of stepping down", ""},
        Make<IgnoreHigherTerm>},
-      {{"skip_log_check", "votes and pre-votes without comparing the candidate's log with its own (section 5.4.1)",
-        ""},
+      {{"skip_log_check", "votes and pre-votes without comparing the candidate's log with its own (section 5.4.1)", ""},
        Make<SkipLogCheck>},
       {{"forget_vote_on_restart", "never stores votedFor, so a restarted node forgets whom it voted for", ""},
        Make<ForgetVoteOnRestart>},

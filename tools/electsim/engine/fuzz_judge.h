@@ -20,9 +20,9 @@ algorithms::FaultKinds FaultKindsInPlay(const Scenario& scenario);
 
 // Which option values a run is judged by.
 enum class GuaranteesOf {
-  kOptions,   // the options the scenario runs with
-  kDefaults,  // the algorithm's defaults against a fencing resource: what a
-              // deliberate bug (an option, an unfenced resource) must break
+  kOptions,    // the options the scenario runs with
+  kDefaults,   // the algorithm's defaults against a fencing resource: what a
+               // deliberate bug (an option, an unfenced resource) must break
   kReference,  // the options the scenario runs with, but "bug" at none: what
                // the reference promises there, which a mutant must break
 };
