@@ -217,6 +217,19 @@ TEST(FuzzJudge_Invariants, OnlyWhatIsDeclaredForTheKindsInPlay) {
   EXPECT_TRUE(JudgedInvariants(Load(buggy), GuaranteesOf::kOptions).empty());
   EXPECT_TRUE(has(JudgedInvariants(Load(buggy), GuaranteesOf::kDefaults), "election_safety"));
   EXPECT_TRUE(has(JudgedInvariants(Load(buggy), GuaranteesOf::kDefaults), "stale_token"));
+  // Judged by the reference, a mutant keeps the options it ran but the reference's table.
+  EXPECT_EQ(JudgedInvariants(Load(buggy), GuaranteesOf::kReference), JudgedInvariants(calm, GuaranteesOf::kOptions));
+}
+
+// Seed 41688 draws a heartbeat of 75 ms against an election timeout of
+// 79 ms: the base latency's jitter alone times a follower out while its
+// leader is heard. Like liveness there, that disruption is a finding.
+TEST(FuzzCli_Swarm, DisruptionIsAFindingWhereTheDrawnTimingsLeaveNoRoom) {
+  const auto run = RunCombined({"fuzz", "--algorithm", "raft", "--seed", "41688"});
+  EXPECT_EQ(run.exit_status, 0) << run.output;
+  EXPECT_NE(run.output.find("heartbeat_interval=75ms"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("disruption"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("every declared guarantee kept"), std::string::npos) << run.output;
 }
 
 std::string TraceHash(const std::string& output) {
