@@ -106,7 +106,7 @@ void BullyNode::StepLeader(sim::Context& ctx, sim::NodeId from, const sim::Messa
   if (!IsClaim(message)) return;
   // Two coordinators of one epoch (a healed partition): the higher id
   // keeps it. An old epoch's coordinator learns of ours.
-  if (epoch == epoch_.max() && from > self_) {
+  if (epoch == epoch_.max() && LeaderYieldsTo(from)) {
     BecomeFollower(ctx, from, epoch);
   } else {
     ctx.Send(from, bully::Coordinator{.epoch = Epoch()});
@@ -121,11 +121,14 @@ void BullyNode::OnElectionTimer(sim::Context& ctx, sim::TimerId timer) {
     if (phase_ == Phase::kAwaitingAnswers) {
       BecomeLeader(ctx);  // nobody higher is alive
     } else {
-      // Someone higher answered but never announced: it died mid-election.
-      Believe(ctx, sim::kNoNode, epoch_.max());
-      BecomeCandidate(ctx);
+      OnCoordinatorOverdue(ctx);
     }
   }
+}
+
+void BullyNode::OnCoordinatorOverdue(sim::Context& ctx) {
+  Believe(ctx, sim::kNoNode, epoch_.max());
+  BecomeCandidate(ctx);
 }
 
 bool BullyNode::StartsAtBoot() const {
@@ -144,7 +147,7 @@ void BullyNode::BecomeCandidate(sim::Context& ctx) {
   SetRole(ctx, Role::kCandidate);
   phase_ = Phase::kAwaitingAnswers;
   ++election_round_;
-  for (uint32_t id = self_.value() + 1; id < config_.base.node_count; ++id) {
+  for (uint32_t id = self_.value() + 1; id < ChallengedIdsEnd(); ++id) {
     ctx.Send(sim::NodeId(id), bully::Election{.epoch = Epoch(), .round = election_round_});
   }
   // Waited even when there is nobody higher to ask, and by a node that

@@ -44,6 +44,36 @@ class NextEpochFromBelief final : public BullyNode {
 
 using Factory = std::unique_ptr<sim::Process> (*)(sim::NodeId self, BullyConfig config);
 
+// Of two coordinators of one epoch, the higher gives the epoch up to the
+// lower: a comparison the wrong way round, met only after a partition heals.
+class LeaderYieldsToLower final : public BullyNode {
+ public:
+  using BullyNode::BullyNode;
+
+ protected:
+  bool LeaderYieldsTo(sim::NodeId claimant) const override { return claimant < self_; }
+};
+
+// The challenge loop stops one short: the highest id is never challenged,
+// so the next highest announces itself while the highest is alive.
+class SkipTopId final : public BullyNode {
+ public:
+  using BullyNode::BullyNode;
+
+ protected:
+  uint32_t ChallengedIdsEnd() const override { return BullyNode::ChallengedIdsEnd() - 1; }
+};
+
+// A candidate that a higher id answered waits for its announcement for
+// good, instead of running its election again when it does not come.
+class WaitForeverForCoordinator final : public BullyNode {
+ public:
+  using BullyNode::BullyNode;
+
+ protected:
+  void OnCoordinatorOverdue(sim::Context&) override {}
+};
+
 template <typename Node>
 std::unique_ptr<sim::Process> Make(sim::NodeId self, BullyConfig config) {
   return std::make_unique<Node>(self, config);
@@ -68,6 +98,15 @@ const std::vector<Entry>& Table() {
         "epoch it has seen",
         ""},
        &Make<NextEpochFromBelief>},
+      {{"leader_yields_to_lower", "of two coordinators of one epoch, the higher gives the epoch up to the lower", ""},
+       &Make<LeaderYieldsToLower>},
+      {{"skip_top_id", "a candidate's challenges stop one short of the highest id, which it never asks", ""},
+       &Make<SkipTopId>},
+      {{"wait_forever_for_coordinator",
+        "a candidate that a higher id answered waits for its announcement for good, never running its election "
+        "again",
+        ""},
+       &Make<WaitForeverForCoordinator>},
   };
   return table;
 }

@@ -43,6 +43,15 @@ class BullyNode : public EpochElectionNode {
   virtual bool CandidateYieldsTo(sim::NodeId claimant) const { return claimant > self_; }
   // The epoch a new coordinator announces: one above any this node has seen.
   virtual uint64_t NextEpoch() const { return epoch_.max() + 1; }
+  // Of two coordinators of one epoch (a healed partition), whether this one
+  // gives the epoch up to `claimant`: the higher id keeps it.
+  virtual bool LeaderYieldsTo(sim::NodeId claimant) const { return claimant > self_; }
+  // A candidate challenges every id from its own + 1 up to (not including)
+  // this one: every higher id in the cluster.
+  virtual uint32_t ChallengedIdsEnd() const { return config_.base.node_count; }
+  // A higher id answered this candidate but announced nothing in time: it
+  // died mid-election, so the candidate runs its election again.
+  virtual void OnCoordinatorOverdue(sim::Context& ctx);
 
   // ---- transitions ----
 

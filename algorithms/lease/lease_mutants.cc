@@ -48,6 +48,31 @@ class ReuseToken final : public LeaseNode {
   std::optional<sim::FencingToken> token_;
 };
 
+// Takes every renewal reply as granted, without looking at the store's
+// answer: a refused renewal extends the view as a granted one does.
+class IgnoreRenewalResult final : public LeaseNode {
+ public:
+  using LeaseNode::LeaseNode;
+
+ protected:
+  void OnRenewResult(sim::Context& ctx, bool, const KeyState& reported, sim::TimeNs sent_at) override {
+    LeaseNode::OnRenewResult(ctx, true, reported, sent_at);
+  }
+};
+
+// Counts a renewal whose reply timed out as granted: the view is extended
+// from when it left, though the store may never have seen it.
+class RenewTimeoutAsGranted final : public LeaseNode {
+ public:
+  using LeaseNode::LeaseNode;
+
+ protected:
+  void OnRenewTimeout(sim::Context& ctx, sim::TimeNs sent_at) override {
+    ExtendView(ctx, sent_at);
+    LeaseNode::OnRenewTimeout(ctx, sent_at);
+  }
+};
+
 template <typename Node>
 std::unique_ptr<sim::Process> Make(sim::NodeId self, LeaseConfig config) {
   return std::make_unique<Node>(self, config);
@@ -76,6 +101,11 @@ const std::vector<Entry>& Table() {
        Make<DeadlineFromReply>},
       {{"reuse_token", "the holder keeps the fencing token of its first lease when it acquires a new one", kFencing},
        Make<ReuseToken>},
+      {{"ignore_renewal_result", "the holder takes every renewal reply as granted, without checking the store's answer",
+        kFencing},
+       Make<IgnoreRenewalResult>},
+      {{"renew_timeout_as_granted", "the holder counts a renewal whose reply timed out as granted", kFencing},
+       Make<RenewTimeoutAsGranted>},
   };
   return table;
 }

@@ -168,6 +168,45 @@ class LeaseNode : public sim::Process {
     return sim::FencingToken(static_cast<uint64_t>(lease.create_rev));
   }
 
+  // Unlike an acquire's, a renewal's reply that finds the node still leader
+  // is never older than what it knows: a later state showing this lease
+  // would need a later successful renewal of ours (a keep-alive leaves the
+  // state as it is; a cas needs the version this reply brings); any other
+  // later state has ended the leadership in Learn.
+  virtual void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_at) {
+    if (ok) {
+      lease_mod_rev_ = reported.mod_rev;
+      ExtendView(ctx, sent_at);
+      return;
+    }
+    if (reported.exists() && reported.holder == Self() && reported.create_rev == lease_create_rev_) {
+      // Renewing by cas, an earlier renewal whose reply was lost moved the
+      // version. Adopt it and renew again; the view stays anchored at the
+      // last acknowledged send, which is earlier than that renewal's and so
+      // still safe. (A keep-alive refused never finds the lease still ours.)
+      lease_mod_rev_ = reported.mod_rev;
+      SendRenew(ctx);
+      return;
+    }
+    StepDown(ctx, StepDownReason::kLost);
+  }
+
+  // The latest renewal, sent at `sent_at`, had no reply within
+  // request_timeout. A lost message is not a lost lease: retry at once and
+  // keep acting on the view from the last acknowledged renewal until it
+  // runs out.
+  virtual void OnRenewTimeout(sim::Context& ctx, sim::TimeNs sent_at) {
+    (void)sent_at;
+    if (state_ == State::kLeader) SendRenew(ctx);
+  }
+
+  // A renewal sent at `sent_at` was granted: the view starts there (never
+  // earlier than it did).
+  void ExtendView(sim::Context& ctx, sim::TimeNs sent_at) {
+    lease_view_start_ = std::max(lease_view_start_, LeaseViewStart(ctx, sent_at));
+    ArmValidityTimer(ctx);
+  }
+
   // ---- what the mutants read ----
 
   const LeaseConfig& config() const { return config_; }
@@ -367,30 +406,6 @@ class LeaseNode : public sim::Process {
                                                                  .ttl = config_.lease_ttl.ns()}));
   }
 
-  // Unlike an acquire's, a renewal's reply that finds the node still leader
-  // is never older than what it knows: a later state showing this lease
-  // would need a later successful renewal of ours (a keep-alive leaves the
-  // state as it is; a cas needs the version this reply brings); any other
-  // later state has ended the leadership in Learn.
-  void OnRenewResult(sim::Context& ctx, bool ok, const KeyState& reported, sim::TimeNs sent_at) {
-    if (ok) {
-      lease_mod_rev_ = reported.mod_rev;
-      lease_view_start_ = std::max(lease_view_start_, LeaseViewStart(ctx, sent_at));
-      ArmValidityTimer(ctx);
-      return;
-    }
-    if (reported.exists() && reported.holder == Self() && reported.create_rev == lease_create_rev_) {
-      // Renewing by cas, an earlier renewal whose reply was lost moved the
-      // version. Adopt it and renew again; the view stays anchored at the
-      // last acknowledged send, which is earlier than that renewal's and so
-      // still safe. (A keep-alive refused never finds the lease still ours.)
-      lease_mod_rev_ = reported.mod_rev;
-      SendRenew(ctx);
-      return;
-    }
-    StepDown(ctx, StepDownReason::kLost);
-  }
-
   void OnLeaseViewEnd(sim::Context& ctx) {
     if (state_ != State::kLeader) return;
     if (LeaseViewValid(ctx)) {
@@ -466,6 +481,7 @@ class LeaseNode : public sim::Process {
     auto it = pending_.find(req);
     if (it == pending_.end()) return;
     const RequestKind kind = it->second.kind;
+    const sim::TimeNs sent_at = it->second.sent_at;
     pending_.erase(it);
     switch (kind) {
       case RequestKind::kAcquire:
@@ -477,9 +493,7 @@ class LeaseNode : public sim::Process {
       case RequestKind::kRenew:
         if (req != renew_req_) return;
         renew_req_ = 0;
-        // A lost message is not a lost lease: retry at once and keep acting on
-        // the view from the last acknowledged renewal until it runs out.
-        if (state_ == State::kLeader) SendRenew(ctx);
+        OnRenewTimeout(ctx, sent_at);
         return;
       case RequestKind::kWatch:
         if (req == watch_req_) watch_req_ = 0;

@@ -175,7 +175,7 @@ void RingNode::HandleElection(sim::Context& ctx, int64_t id, uint64_t epoch) {
     SendAround(ctx, ElectionMessage(id, epoch));
   } else if (!participant_) {
     BecomeCandidate(ctx);
-    SendAround(ctx, ElectionMessage(own_id_, epoch));
+    SendAround(ctx, ElectionMessage(IdSentOnJoining(id), epoch));
   }
   // else: a smaller id at a participant, which already sent something larger.
 }

@@ -46,6 +46,16 @@ class EpochFromDecided final : public RingNode {
 
 using Factory = std::unique_ptr<sim::Process> (*)(sim::NodeId self, RingConfig config);
 
+// A node that joins a round sends on the smaller incoming id instead of its
+// own larger one: with a single initiator, a smaller id wins.
+class ForwardSmallerId final : public RingNode {
+ public:
+  using RingNode::RingNode;
+
+ protected:
+  int64_t IdSentOnJoining(int64_t incoming) const override { return incoming; }
+};
+
 template <typename Node>
 std::unique_ptr<sim::Process> Make(sim::NodeId self, RingConfig config) {
   return std::make_unique<Node>(self, std::move(config));
@@ -68,6 +78,8 @@ const std::vector<Entry>& Table() {
       {{"epoch_from_decided",
         "a new round is numbered one above the last round whose leader is known, not above the highest epoch seen", ""},
        &Make<EpochFromDecided>},
+      {{"forward_smaller_id", "a node joining a round sends on the smaller id it received instead of its own", ""},
+       &Make<ForwardSmallerId>},
   };
   return table;
 }

@@ -58,6 +58,12 @@ class RingNode : public EpochElectionNode {
   virtual uint64_t NextRoundEpoch() const { return epoch_.max() + 1; }
   // A new round begins: the ids forwarded in the last one no longer count.
   virtual void ForgetForwardedIds() { forwarded_ids_.clear(); }
+  // The id a node sends on when it joins a round with `incoming`, smaller
+  // than its own: its own, the larger (Chang and Roberts).
+  virtual int64_t IdSentOnJoining(int64_t incoming) const {
+    (void)incoming;
+    return own_id_;
+  }
 
   // ---- state a mutant may read ----
 
