@@ -42,8 +42,6 @@ class NextEpochFromBelief final : public BullyNode {
   uint64_t NextEpoch() const override { return belief_epoch() + 1; }
 };
 
-using Factory = std::unique_ptr<sim::Process> (*)(sim::NodeId self, BullyConfig config);
-
 // Of two coordinators of one epoch, the higher gives the epoch up to the
 // lower: a comparison the wrong way round, met only after a partition heals.
 class LeaderYieldsToLower final : public BullyNode {
@@ -74,58 +72,41 @@ class WaitForeverForCoordinator final : public BullyNode {
   void OnCoordinatorOverdue(sim::Context&) override {}
 };
 
-template <typename Node>
-std::unique_ptr<sim::Process> Make(sim::NodeId self, BullyConfig config) {
-  return std::make_unique<Node>(self, config);
-}
-
-struct Entry {
-  Mutant mutant;
-  Factory create;
-};
+using Table = algorithms::MutantTable<sim::Process, BullyConfig>;
 
 // The one table: each mutant's name, description and fuzz flags, and its node.
-const std::vector<Entry>& Table() {
-  static const std::vector<Entry> table = {
+const Table& TheTable() {
+  static const Table table({
       {{"follow_lower_coordinator",
         "a follower follows a lower id's coordinator or heartbeat instead of challenging it", ""},
-       &Make<FollowLowerCoordinator>},
+       &Table::Make<FollowLowerCoordinator>},
       {{"candidate_yields_to_lower",
         "a candidate abandons its election for any coordinator of the current epoch, a lower id's too", ""},
-       &Make<CandidateYieldsToLower>},
+       &Table::Make<CandidateYieldsToLower>},
       {{"next_epoch_from_belief",
         "a new coordinator announces one above the epoch of the leader it last followed, not above the highest "
         "epoch it has seen",
         ""},
-       &Make<NextEpochFromBelief>},
+       &Table::Make<NextEpochFromBelief>},
       {{"leader_yields_to_lower", "of two coordinators of one epoch, the higher gives the epoch up to the lower", ""},
-       &Make<LeaderYieldsToLower>},
+       &Table::Make<LeaderYieldsToLower>},
       {{"skip_top_id", "a candidate's challenges stop one short of the highest id, which it never asks", ""},
-       &Make<SkipTopId>},
+       &Table::Make<SkipTopId>},
       {{"wait_forever_for_coordinator",
         "a candidate that a higher id answered waits for its announcement for good, never running its election "
         "again",
         ""},
-       &Make<WaitForeverForCoordinator>},
-  };
+       &Table::Make<WaitForeverForCoordinator>},
+  });
   return table;
 }
 
 }  // namespace
 
-const std::vector<Mutant>& Mutants() {
-  static const std::vector<Mutant> mutants = [] {
-    std::vector<Mutant> list;
-    for (const Entry& entry : Table()) list.push_back(entry.mutant);
-    return list;
-  }();
-  return mutants;
-}
+const std::vector<Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, BullyConfig config) {
-  SIM_CHECK(bug >= 0 && static_cast<size_t>(bug) <= Table().size(), "bug is an index into the \"bug\" option");
-  if (bug == 0) return std::make_unique<BullyNode>(self, config);
-  return Table()[static_cast<size_t>(bug - 1)].create(self, config);
+  return TheTable().Create<BullyNode>(bug, self, std::move(config));
 }
 
 }  // namespace algorithms::bully

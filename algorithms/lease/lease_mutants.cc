@@ -73,15 +73,7 @@ class RenewTimeoutAsGranted final : public LeaseNode {
   }
 };
 
-template <typename Node>
-std::unique_ptr<sim::Process> Make(sim::NodeId self, LeaseConfig config) {
-  return std::make_unique<Node>(self, config);
-}
-
-struct Entry {
-  algorithms::Mutant mutant;
-  std::unique_ptr<sim::Process> (*create)(sim::NodeId, LeaseConfig);
-};
+using Table = algorithms::MutantTable<sim::Process, LeaseConfig>;
 
 // Every mutant is fuzzed against a fencing resource: without one,
 // `--guarantees-of defaults` fails the reference too (a write delayed past
@@ -89,42 +81,33 @@ struct Entry {
 constexpr std::string_view kFencing = "--fencing";
 
 // The one table: each mutant's name, description, fuzz flags and node.
-const std::vector<Entry>& Table() {
-  static const std::vector<Entry> table = {
+const Table& TheTable() {
+  static const Table table({
       {{"full_ttl",
         "the holder acts for the whole TTL on its own clock, leaving no margin for a clock slower than the store's",
         kFencing},
-       Make<FullTtl>},
+       &Table::Make<FullTtl>},
       {{"deadline_from_reply",
         "the holder measures its lease from when the store's reply arrived, not from when it sent the request",
         kFencing},
-       Make<DeadlineFromReply>},
+       &Table::Make<DeadlineFromReply>},
       {{"reuse_token", "the holder keeps the fencing token of its first lease when it acquires a new one", kFencing},
-       Make<ReuseToken>},
+       &Table::Make<ReuseToken>},
       {{"ignore_renewal_result", "the holder takes every renewal reply as granted, without checking the store's answer",
         kFencing},
-       Make<IgnoreRenewalResult>},
+       &Table::Make<IgnoreRenewalResult>},
       {{"renew_timeout_as_granted", "the holder counts a renewal whose reply timed out as granted", kFencing},
-       Make<RenewTimeoutAsGranted>},
-  };
+       &Table::Make<RenewTimeoutAsGranted>},
+  });
   return table;
 }
 
 }  // namespace
 
-const std::vector<algorithms::Mutant>& Mutants() {
-  static const std::vector<algorithms::Mutant> mutants = [] {
-    std::vector<algorithms::Mutant> out;
-    for (const Entry& entry : Table()) out.push_back(entry.mutant);
-    return out;
-  }();
-  return mutants;
-}
+const std::vector<Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, LeaseConfig config) {
-  if (bug == 0) return std::make_unique<LeaseNode>(self, config);
-  SIM_CHECK(bug > 0 && static_cast<size_t>(bug) <= Table().size(), "no such lease mutant");
-  return Table()[static_cast<size_t>(bug - 1)].create(self, config);
+  return TheTable().Create<LeaseNode>(bug, self, std::move(config));
 }
 
 }  // namespace algorithms::lease

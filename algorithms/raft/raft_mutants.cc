@@ -105,66 +105,52 @@ class CommitToLastIndex final : public RaftNode {
   }
 };
 
-template <typename Node>
-std::unique_ptr<RaftNode> Make(sim::NodeId self, RaftConfig config) {
-  return std::make_unique<Node>(self, std::move(config));
-}
-
-struct Listed {
-  Mutant mutant;
-  std::unique_ptr<RaftNode> (*create)(sim::NodeId, RaftConfig);
-};
+using Table = algorithms::MutantTable<RaftNode, RaftConfig>;
 
 // The "bug" option lists them in this order; appending keeps the values of
 // the ones before.
-const std::vector<Listed>& Table() {
-  static const std::vector<Listed> table = {
-      {{"vote_twice", "grants a vote to every candidate of the current term, even after voting", ""}, Make<VoteTwice>},
+const Table& TheTable() {
+  static const Table table({
+      {{"vote_twice", "grants a vote to every candidate of the current term, even after voting", ""},
+       &Table::Make<VoteTwice>},
       {{"ignore_higher_term", "a leader ignores messages of a higher term instead of stepping down", ""},
-       Make<IgnoreHigherTerm>},
+       &Table::Make<IgnoreHigherTerm>},
       {{"skip_log_check", "votes and pre-votes without comparing the candidate's log with its own (section 5.4.1)", ""},
-       Make<SkipLogCheck>},
+       &Table::Make<SkipLogCheck>},
       {{"forget_vote_on_restart", "never stores votedFor, so a restarted node forgets whom it voted for", ""},
-       Make<ForgetVoteOnRestart>},
+       &Table::Make<ForgetVoteOnRestart>},
       {{"commit_previous_term", "a leader commits an earlier term's entry by counting its replicas (Figure 8)", ""},
-       Make<CommitPreviousTerm>},
+       &Table::Make<CommitPreviousTerm>},
       {{"skip_sync", "writes term, vote and log but never syncs them, so a power loss forgets them", ""},
-       Make<SkipSync>},
+       &Table::Make<SkipSync>},
       {{"pre_vote_adopts_term", "a node that grants a pre-vote moves to the term it proposes",
         "--option pre_vote=true --option check_quorum=true"},
-       Make<PreVoteAdoptsTerm>},
+       &Table::Make<PreVoteAdoptsTerm>},
       {{"counts_rejected_votes", "a candidate counts every vote reply of its term, granted or not", ""},
-       Make<CountsRejectedVotes>},
-      {{"quorum_of_half", "takes half the cluster, rounded down, for a majority", ""}, Make<QuorumOfHalf>},
+       &Table::Make<CountsRejectedVotes>},
+      {{"quorum_of_half", "takes half the cluster, rounded down, for a majority", ""}, &Table::Make<QuorumOfHalf>},
       {{"commit_to_last_index",
         "a follower commits up to the leader's commit index or its own last index, not the last index the "
         "message matched",
         ""},
-       Make<CommitToLastIndex>},
-  };
+       &Table::Make<CommitToLastIndex>},
+  });
   return table;
 }
 
 }  // namespace
 
-const std::vector<Mutant>& Mutants() {
-  static const std::vector<Mutant> mutants = [] {
-    std::vector<Mutant> list;
-    for (const Listed& entry : Table()) list.push_back(entry.mutant);
-    return list;
-  }();
-  return mutants;
-}
+const std::vector<Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<RaftNode> CreateNode(int64_t bug, sim::NodeId self, RaftConfig config) {
-  if (bug == 0) return std::make_unique<RaftNode>(self, std::move(config));
-  return Table().at(static_cast<size_t>(bug - 1)).create(self, std::move(config));
+  return TheTable().Create<RaftNode>(bug, self, std::move(config));
 }
 
 std::unique_ptr<RaftNode> CreateNode(std::string_view bug, sim::NodeId self, RaftConfig config) {
   if (bug == "none") return CreateNode(0, self, std::move(config));
-  for (size_t i = 0; i < Table().size(); ++i) {
-    if (Table()[i].mutant.name == bug) return CreateNode(static_cast<int64_t>(i + 1), self, std::move(config));
+  const std::vector<Mutant>& mutants = Mutants();
+  for (size_t i = 0; i < mutants.size(); ++i) {
+    if (mutants[i].name == bug) return CreateNode(static_cast<int64_t>(i + 1), self, std::move(config));
   }
   SIM_CHECK(false, "no Raft mutant of that name");
   return nullptr;

@@ -34,15 +34,7 @@ class KeepExpiredChild final : public Node {
   }
 };
 
-template <typename Mutant>
-std::unique_ptr<sim::Process> Make(sim::NodeId self, Config config) {
-  return std::make_unique<Mutant>(self, config);
-}
-
-struct Entry {
-  algorithms::Mutant mutant;
-  std::unique_ptr<sim::Process> (*create)(sim::NodeId, Config);
-};
+using Table = algorithms::MutantTable<sim::Process, Config>;
 
 // Every mutant is fuzzed against a fencing resource: without one,
 // `--guarantees-of defaults` fails the reference too (a leader's write
@@ -51,35 +43,26 @@ struct Entry {
 constexpr std::string_view kFencing = "--fencing";
 
 // The one table: each mutant's name, description, fuzz flags and node.
-const std::vector<Entry>& Table() {
-  static const std::vector<Entry> table = {
+const Table& TheTable() {
+  static const Table table({
       {{"lead_on_notice",
         "a node that hears its predecessor is gone leads, without checking for a child still below its own", kFencing},
-       Make<LeadOnNotice>},
+       &Table::Make<LeadOnNotice>},
       {{"keep_expired_child",
         "a node that lost its session rejoins with the child it held before, which the store deleted with that "
         "session, instead of creating a new one",
         kFencing},
-       Make<KeepExpiredChild>},
-  };
+       &Table::Make<KeepExpiredChild>},
+  });
   return table;
 }
 
 }  // namespace
 
-const std::vector<algorithms::Mutant>& Mutants() {
-  static const std::vector<algorithms::Mutant> mutants = [] {
-    std::vector<algorithms::Mutant> out;
-    for (const Entry& entry : Table()) out.push_back(entry.mutant);
-    return out;
-  }();
-  return mutants;
-}
+const std::vector<algorithms::Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, Config config) {
-  if (bug == 0) return std::make_unique<Node>(self, config);
-  SIM_CHECK(bug > 0 && static_cast<size_t>(bug) <= Table().size(), "no such zookeeper mutant");
-  return Table()[static_cast<size_t>(bug - 1)].create(self, config);
+  return TheTable().Create<Node>(bug, self, std::move(config));
 }
 
 }  // namespace zookeeper
