@@ -106,7 +106,7 @@ const Table& TheTable() {
 const std::vector<Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, BullyConfig config) {
-  return TheTable().Create<BullyNode>(bug, self, std::move(config));
+  return TheTable().Create<BullyNode>(bug, self, config);
 }
 
 }  // namespace algorithms::bully

@@ -107,7 +107,7 @@ const Table& TheTable() {
 const std::vector<Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, LeaseConfig config) {
-  return TheTable().Create<LeaseNode>(bug, self, std::move(config));
+  return TheTable().Create<LeaseNode>(bug, self, config);
 }
 
 }  // namespace algorithms::lease

@@ -143,14 +143,14 @@ const Table& TheTable() {
 const std::vector<Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<RaftNode> CreateNode(int64_t bug, sim::NodeId self, RaftConfig config) {
-  return TheTable().Create<RaftNode>(bug, self, std::move(config));
+  return TheTable().Create<RaftNode>(bug, self, config);
 }
 
 std::unique_ptr<RaftNode> CreateNode(std::string_view bug, sim::NodeId self, RaftConfig config) {
-  if (bug == "none") return CreateNode(0, self, std::move(config));
+  if (bug == "none") return CreateNode(0, self, config);
   const std::vector<Mutant>& mutants = Mutants();
   for (size_t i = 0; i < mutants.size(); ++i) {
-    if (mutants[i].name == bug) return CreateNode(static_cast<int64_t>(i + 1), self, std::move(config));
+    if (mutants[i].name == bug) return CreateNode(static_cast<int64_t>(i + 1), self, config);
   }
   SIM_CHECK(false, "no Raft mutant of that name");
   return nullptr;

@@ -62,7 +62,7 @@ const Table& TheTable() {
 const std::vector<algorithms::Mutant>& Mutants() { return TheTable().mutants(); }
 
 std::unique_ptr<sim::Process> CreateNode(int64_t bug, sim::NodeId self, Config config) {
-  return TheTable().Create<Node>(bug, self, std::move(config));
+  return TheTable().Create<Node>(bug, self, config);
 }
 
 }  // namespace zookeeper
