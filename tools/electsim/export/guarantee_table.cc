@@ -40,6 +40,8 @@ std::vector<GuaranteeVariant> GuaranteeVariants(const algorithms::Algorithm& alg
   GuaranteeVariant booleans{"", "", nlohmann::json::object(), defaults};
   int boolean_count = 0;
   for (const algorithms::OptionSpec& option : algorithm.options()) {
+    // A mutant is no configuration: it promises nothing (one line says so).
+    if (option.name == algorithms::kBugOption && !algorithm.mutants().empty()) continue;
     std::vector<std::pair<int64_t, nlohmann::json>> values;  // held, as written
     if (option.type == algorithms::OptionType::kBool)
       values.emplace_back(option.default_value == 0, option.default_value == 0);
@@ -123,6 +125,10 @@ std::string FormatGuaranteeChanges(const algorithms::Algorithm& algorithm, int i
       out += fmt::format("{:{}}with {} ({}):\n", "", indent, it->label, difference);
       out += FormatGuarantees(algorithm, it->values, indent + 2);
     }
+  }
+  if (!algorithm.mutants().empty()) {
+    out += fmt::format("{:{}}with any other \"bug\" (a mutant: electsim list --mutants): nothing is guaranteed\n", "",
+                       indent);
   }
   return out;
 }
