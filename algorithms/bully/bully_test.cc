@@ -16,6 +16,7 @@
 #include "algorithms/bully/bully_mutants.h"
 #include "algorithms/bully/bully_node.h"
 #include "algorithms/testing/cluster_harness.h"
+#include "algorithms/testing/mutant_checks.h"
 #include "gtest/gtest.h"
 #include "sim/trace.h"
 
@@ -330,55 +331,9 @@ TEST(BullyTest, Validate_HarnessRefusesToStartWithBadOptions) {
   EXPECT_FALSE(h.validation().ok());
 }
 
-// Index of `name` among the "bug" option's choices; -1 when it is none.
-int64_t BugIndex(const std::string& name) {
-  const std::vector<OptionSpec>& specs = BullyAlgorithm().options();
-  const auto spec = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& s) { return s.name == kBugOption; });
-  if (spec == specs.end()) return -1;
-  const auto choice = std::find(spec->choices.begin(), spec->choices.end(), name);
-  return choice == spec->choices.end() ? -1 : static_cast<int64_t>(choice - spec->choices.begin());
-}
-
 TEST(BullyTest, Mutants_EachIsSelectableByTheBugOptionAndBuildsItsOwnNode) {
-  const std::vector<Mutant>& mutants = BullyAlgorithm().mutants();
-  ASSERT_EQ(&mutants, &bully::Mutants());
-  ASSERT_FALSE(mutants.empty());
-  EXPECT_EQ(BullyAlgorithm().options().back().name, kBugOption);
-  Cluster cluster;
-  cluster.node_count = 5;
-  cluster.resource = NodeId(5);
-
-  // "none", the default, is the reference: it keeps every guarantee.
-  OptionValues reference = OptionValues::Defaults(BullyAlgorithm().options());
-  EXPECT_EQ(BugIndex("none"), 0);
-  EXPECT_EQ(reference.Choice(kBugOption), "none");
-  EXPECT_EQ(ChosenMutant(mutants, reference), nullptr);
-  EXPECT_FALSE(BullyAlgorithm().guarantees(reference).empty());
-  const std::unique_ptr<sim::Process> reference_node = BullyAlgorithm().CreateNode(NodeId(0), cluster, reference);
-  ASSERT_NE(reference_node, nullptr);
-  EXPECT_EQ(typeid(*reference_node), typeid(bully::BullyNode));
-
-  for (size_t i = 0; i < mutants.size(); ++i) {
-    const std::string name(mutants[i].name);
-    SCOPED_TRACE(name);
-    EXPECT_FALSE(mutants[i].description.empty());
-    const int64_t bug = BugIndex(name);
-    ASSERT_EQ(bug, static_cast<int64_t>(i) + 1);
-    OptionValues options = OptionValues::Defaults(BullyAlgorithm().options());
-    options.Set(kBugOption, bug);
-    EXPECT_EQ(options.Choice(kBugOption), name);
-    EXPECT_EQ(ChosenMutant(mutants, options), &mutants[i]);
-    EXPECT_TRUE(BullyAlgorithm().guarantees(options).empty()) << "a mutant promises nothing";
-    const std::unique_ptr<sim::Process> node = BullyAlgorithm().CreateNode(NodeId(0), cluster, options);
-    ASSERT_NE(node, nullptr);
-    EXPECT_NE(typeid(*node), typeid(bully::BullyNode)) << "a mutant runs its own subclass";
-    EXPECT_NE(dynamic_cast<const bully::BullyNode*>(node.get()), nullptr) << "a mutant is a BullyNode";
-    // And a cluster of them runs.
-    ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
-                     [bug](OptionValues& o) { o.Set(kBugOption, bug); });
-    ASSERT_TRUE(h.validation().ok()) << h.validation();
-    EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
-  }
+  ASSERT_EQ(&BullyAlgorithm().mutants(), &bully::Mutants());
+  testing::ExpectEveryMutantSelectable<bully::BullyNode>(BullyAlgorithm());
 }
 
 uint64_t RunHash(uint64_t seed) {

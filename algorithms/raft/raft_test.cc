@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/raft/raft_mutants.h"
 #include "algorithms/testing/cluster_harness.h"
+#include "algorithms/testing/mutant_checks.h"
 #include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
 #include "sim/trace.h"
@@ -78,6 +80,11 @@ TEST(Raft_Registry, FindsRaftByName) {
   for (const OptionSpec& spec : RaftAlgorithm().options()) names.insert(spec.name);
   EXPECT_EQ(names, (std::set<std::string>{"bug", "check_quorum", "election_timeout_max", "election_timeout_min",
                                           "heartbeat_interval", "pre_vote"}));
+}
+
+TEST(Raft_Mutants, EachIsSelectableByTheBugOptionAndBuildsItsOwnNode) {
+  ASSERT_EQ(&RaftAlgorithm().mutants(), &raft::Mutants());
+  testing::ExpectEveryMutantSelectable<raft::RaftNode>(RaftAlgorithm());
 }
 
 TEST(Raft_Healthy, FiveNodesElectOneLeaderThatEveryoneBelieves) {
