@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -172,6 +173,104 @@ TEST(Runner_Faults, DuringAMomentTheFaultLandsRightAfterTheHandlerThatReachedIt)
                       vocab::kLeaseRequest, sim::TraceKind::kClock);
   ExpectFaultAtMoment("lease", R"({"at": "0s", "pause": 0, "for": "100ms", "during": "renewal"})", 0,
                       vocab::kLeaseRequest, sim::TraceKind::kPause);
+}
+
+// What node `node` sent in the instant of its first `moment` (in the handler
+// that reached it, before or after the observation), and what became of
+// each of those messages: delivered to whom, or dropped and why.
+class MomentSends final : public sim::TraceSink {
+ public:
+  MomentSends(uint32_t node, const sim::RecordType& moment) : node_(node), moment_(moment) {}
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (!moment_time && r.node == sim::NodeId(node_) && r.kind == sim::TraceKind::kObserve && r.payload->Is(moment_)) {
+      moment_time = r.time;
+    }
+    if (r.kind == sim::TraceKind::kSend && r.node == sim::NodeId(node_))
+      sends_[r.message_id] = {r.time, r.peer.value()};
+    const auto sent = sends_.find(r.message_id);
+    if (sent == sends_.end()) return;
+    if (r.kind == sim::TraceKind::kDeliver) fates_[r.message_id] = {sent->second.second, "delivered"};
+    if (r.kind == sim::TraceKind::kDrop) fates_[r.message_id] = {sent->second.second, std::string(r.detail)};
+  }
+  // Receiver -> "delivered" or the drop's reason, for what was sent at the moment.
+  std::map<uint32_t, std::string> Fates() const {
+    std::map<uint32_t, std::string> fates;
+    for (const auto& [id, fate] : fates_) {
+      if (moment_time && sends_.at(id).first == *moment_time) fates[fate.first] = fate.second;
+    }
+    return fates;
+  }
+  std::optional<sim::TimeNs> moment_time;
+
+ private:
+  uint32_t node_;
+  const sim::RecordType& moment_;
+  std::map<uint64_t, std::pair<sim::TimeNs, uint32_t>> sends_;  // message id -> (time, receiver)
+  std::map<uint64_t, std::pair<uint32_t, std::string>> fates_;  // message id -> (receiver, fate)
+};
+
+// An isolation or a one-way cut "during" a moment lands after the handler
+// that reached it, as every such fault does, and what that handler sent is
+// still on the wire: the cut loses it. A candidate's vote requests go out as
+// it takes its term (node 2 is the first to campaign with this seed).
+TEST(Runner_Faults, ACutDuringAMomentLosesWhatTheNodeSentThen) {
+  const auto fates = [](const std::string& step) {
+    MomentSends sends(2, vocab::kTermChange);
+    RunText(fmt::format(R"({{"nodes": 3, "duration": "3s", "algorithm": "raft", "faults": [{}],
+                            "liveness": {{"after": "2s", "within": "1s"}}}})",
+                        step),
+            &sends);
+    EXPECT_TRUE(sends.moment_time.has_value()) << step;
+    return sends.Fates();
+  };
+  using Fates = std::map<uint32_t, std::string>;
+  EXPECT_EQ(fates(R"({"at": "0s", "isolate": 2, "for": "1s", "during": "term"})"),
+            (Fates{{0, "partition"}, {1, "partition"}}));
+  EXPECT_EQ(fates(R"({"at": "0s", "cut": {"from": 2, "to": 0}, "for": "1s", "during": "term"})"),
+            (Fates{{0, "partition"}, {1, "delivered"}}));
+  // Without a fault, both requests arrive: the cut above is what lost one.
+  EXPECT_EQ(fates(R"({"at": "2s", "pause": 0, "for": "1ms"})"), (Fates{{0, "delivered"}, {1, "delivered"}}));
+}
+
+// Latencies drawn from a range, so that no other message reaches the node
+// in the very instant it commits (those already due would run first).
+TEST(Runner_Faults, ACrashDuringACommitLandsRightAfterTheNodeCommitted) {
+  MomentWatcher watcher(2, vocab::kLogCommit, sim::TraceKind::kCrash);
+  RunText(R"({"nodes": 3, "duration": "3s", "algorithm": "raft", "network": {"latency": {"uniform": ["1ms", "5ms"]}},
+              "faults": [{"at": "1s", "crash": 2, "for": "100ms", "during": "commit"}],
+              "liveness": {"after": "2s", "within": "1s"}})",
+          &watcher);
+  ASSERT_TRUE(watcher.moment_index.has_value());
+  ASSERT_TRUE(watcher.fault_index.has_value());
+  EXPECT_GT(*watcher.fault_index, *watcher.moment_index);
+  EXPECT_EQ(watcher.fault_time, watcher.moment_time);
+  EXPECT_GT(watcher.fault_time, sim::TimeNs::Seconds(1));
+  EXPECT_EQ(watcher.inputs_between, 0);
+}
+
+// The first write begun (by whom, when) and the first crash.
+class FirstWriteAndCrash final : public sim::TraceSink {
+ public:
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (!write && r.kind == sim::TraceKind::kObserve && r.payload->Is(vocab::kWriteBegin)) write = {r.node, r.time};
+    if (!crash && r.kind == sim::TraceKind::kCrash) crash = {r.node, r.time};
+  }
+  std::optional<std::pair<sim::NodeId, sim::TimeNs>> write, crash;
+};
+
+// "leader" with "during" while nobody leads waits for the next leader's
+// moment rather than being skipped: at time 0 no node leads yet.
+TEST(Runner_Faults, ALeaderStepDuringAMomentWhileNoneLeadsWaitsForTheNextLeader) {
+  FirstWriteAndCrash watcher;
+  const RunResult result = RunText(R"({"nodes": 3, "duration": "3s", "algorithm": "raft",
+      "faults": [{"at": "0s", "crash": "leader", "for": "100ms", "during": "write"}],
+      "liveness": {"after": "2s", "within": "1s"}})",
+                                   &watcher);
+  EXPECT_TRUE(result.notes.empty()) << result.notes[0];
+  ASSERT_TRUE(watcher.write.has_value());
+  ASSERT_TRUE(watcher.crash.has_value());
+  EXPECT_EQ(watcher.crash, watcher.write);
+  EXPECT_GT(watcher.crash->second, sim::TimeNs(0));
 }
 
 // A moment that does not come within the step's "within" skips the step: Raft

@@ -1,6 +1,7 @@
 // The scenario loader: what it accepts and, above all, how it rejects.
 #include "tools/electsim/language/scenario.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -106,6 +107,24 @@ TEST(Scenario_Errors, CutsAndLinksNeedTwoDifferentNodes) {
 TEST(Scenario_Errors, OnlyElectionNodesCanBePausedDuringAWrite) {
   const std::string error = ErrorOf(Variant("\"crash\": \"leader\"", "\"pause\": \"resource\", \"during\": \"write\""));
   EXPECT_NE(error.find("at /faults/0/pause: expected an election node or \"leader\""), std::string::npos) << error;
+}
+
+// A cut "during" waits for a moment of its "from" node, whose sends it cuts.
+TEST(Scenario_Errors, OnlyAnElectionNodesSendsAreCutDuringAMoment) {
+  std::string error =
+      ErrorOf(Variant("\"crash\": \"leader\"", "\"cut\": {\"from\": \"resource\", \"to\": 1}, \"during\": \"write\""));
+  EXPECT_NE(error.find("at /faults/0/cut/from: expected an election node or \"leader\""), std::string::npos) << error;
+  error = ErrorOf(Variant("\"crash\": \"leader\"", "\"partition\": [[0]], \"during\": \"write\""));
+  EXPECT_NE(error.find("/faults/0"), std::string::npos) << error;  // a partition has no node of its own
+  std::string text =
+      Variant("\"crash\": \"leader\"", "\"cut\": {\"from\": \"leader\", \"to\": 1}, \"during\": \"commit\"");
+  text.replace(text.find("\"liveness\": {"), 13, "\"liveness\": {\"after\": \"1500ms\", ");
+  auto cut = ParseScenario(text, "x.json");
+  ASSERT_TRUE(cut.ok()) << cut.status();
+  const auto step = std::find_if(cut->faults.begin(), cut->faults.end(),
+                                 [](const FaultStep& f) { return f.action == FaultStep::Action::kCut; });
+  ASSERT_NE(step, cut->faults.end());
+  EXPECT_EQ(step->during, FaultStep::Moment::kCommit);
 }
 
 TEST(Scenario_Load, ACrashCanLoseUnsyncedWrites) {

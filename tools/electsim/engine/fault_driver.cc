@@ -49,6 +49,7 @@ void ClusterWatch::OnRecord(const sim::TraceRecord& r) {
                           : r.payload->Is(vocab::kVote)         ? Moment::kVote
                           : r.payload->Is(vocab::kTermChange)   ? Moment::kTerm
                           : r.payload->Is(vocab::kLeaseRequest) ? Moment::kRenewal
+                          : r.payload->Is(vocab::kLogCommit)    ? Moment::kCommit
                                                                 : Moment::kNone;
     if (moment != Moment::kNone) listener_->OnMoment(node, moment);
   }
@@ -116,40 +117,50 @@ void FaultDriver::OnLeaderClaimed() { RunAll(on_claimed_); }
 void FaultDriver::OnLeaderKnown() { RunAll(on_known_); }
 
 void FaultDriver::OnMoment(uint32_t node, FaultStep::Moment moment) {
-  // Pending triggers for this node and moment run (a trigger may arm further ones).
+  // Pending triggers for this node and moment run (a trigger may arm further
+  // ones); one waiting for the next leader takes the first leader to get there.
   std::vector<AtMoment> due;
   for (auto it = at_moment_.begin(); it != at_moment_.end();) {
-    if (it->node == node && it->moment == moment) {
+    const bool next_leader = it->node == kNextLeader.value() && IsLeader(sim::NodeId(node));
+    if ((it->node == node || next_leader) && it->moment == moment) {
       due.push_back(std::move(*it));
       it = at_moment_.erase(it);
     } else {
       ++it;
     }
   }
-  for (AtMoment& trigger : due) trigger.action();
+  for (AtMoment& trigger : due) trigger.action(sim::NodeId(node));
 }
 
-void FaultDriver::WhenDue(const FaultStep& step, sim::NodeId node, std::function<void()> fault) {
+sim::NodeId FaultDriver::ResolveActor(const NodeSelector& selector, const FaultStep& step) {
+  const bool wait_for_leader = step.during != FaultStep::Moment::kNone && selector.kind == NodeSelector::Kind::kLeader;
+  if (wait_for_leader && watch_.view().LatestLeader() == sim::kNoNode) return kNextLeader;
+  return Resolve(selector, step);
+}
+
+void FaultDriver::WhenDue(const FaultStep& step, sim::NodeId node, std::function<void(sim::NodeId)> fault) {
   if (step.during == FaultStep::Moment::kNone) {
-    fault();
+    fault(node);
     return;
   }
-  if (node.value() >= scenario_.nodes) {
+  if (node != kNextLeader && node.value() >= scenario_.nodes) {
     Skip(step, fmt::format("only election nodes reach a {}", FaultStep::MomentName(step.during)));
     return;
   }
   // Right after the handler that reached the moment returns: a fault lands
   // between handlers, never inside one.
   const uint64_t id = ++moment_triggers_;
-  at_moment_.push_back(
-      {node.value(), step.during, id, [this, fault = std::move(fault)] { (void)sim_.ScheduleAt(sim_.now(), fault); }});
+  at_moment_.push_back({node.value(), step.during, id, [this, fault = std::move(fault)](sim::NodeId reached) {
+                          (void)sim_.ScheduleAt(sim_.now(), [fault, reached] { fault(reached); });
+                        }});
   if (!step.within) return;
   (void)sim_.ScheduleAt(sim_.now() + *step.within, [this, &step, node, id] {
     const auto pending =
         std::find_if(at_moment_.begin(), at_moment_.end(), [id](const AtMoment& t) { return t.id == id; });
     if (pending == at_moment_.end()) return;  // it came
     at_moment_.erase(pending);
-    Skip(step, fmt::format("node {} reached no {} within {}", node.value(), FaultStep::MomentName(step.during),
+    const std::string who = node == kNextLeader ? "no leader" : fmt::format("node {}", node.value());
+    Skip(step, fmt::format("{} reached no {} within {}", who, FaultStep::MomentName(step.during),
                            sim::FormatDuration(*step.within)));
   });
 }
@@ -291,10 +302,10 @@ void FaultDriver::ApplyToNode(const FaultStep& step, const std::function<absl::S
 }
 
 void FaultDriver::ApplyCrash(const FaultStep& step) {
-  const sim::NodeId node = Resolve(step.node, step);
+  const sim::NodeId actor = ResolveActor(step.node, step);
   const sim::CrashKind kind = step.lose_unsynced ? sim::CrashKind::kPowerLoss : sim::CrashKind::kProcess;
-  if (node == sim::kNoNode) return;
-  WhenDue(step, node, [this, &step, node, kind] {
+  if (actor == sim::kNoNode) return;
+  WhenDue(step, actor, [this, &step, kind](sim::NodeId node) {
     const bool was_leader = IsLeader(node);
     if (!ApplyProcessFault(step, node, sim_.Crash(node, kind))) return;
     LeaderHit(step, FailoverEpisode::Hit::kCrash, node, was_leader);
@@ -303,49 +314,55 @@ void FaultDriver::ApplyCrash(const FaultStep& step) {
 }
 
 void FaultDriver::ApplyClock(const FaultStep& step) {
-  const sim::NodeId node = Resolve(step.node, step);
-  if (node == sim::kNoNode) return;
-  WhenDue(step, node, [this, &step, node] {
+  const sim::NodeId actor = ResolveActor(step.node, step);
+  if (actor == sim::kNoNode) return;
+  WhenDue(step, actor, [this, &step](sim::NodeId node) {
     Check(step, step.action == FaultStep::Action::kClockDrift ? sim_.SetClockDrift(node, step.drift_ppm)
                                                               : sim_.StepWallClock(node, step.shift));
   });
 }
 
 void FaultDriver::ApplyPause(const FaultStep& step) {
-  const sim::NodeId node = Resolve(step.node, step);
-  if (node == sim::kNoNode) return;
-  auto pause = [this, node, &step] {
+  const sim::NodeId actor = ResolveActor(step.node, step);
+  if (actor == sim::kNoNode) return;
+  auto pause = [this, &step](sim::NodeId node) {
     const bool was_leader = IsLeader(node);
     if (!ApplyProcessFault(step, node, sim_.Pause(node))) return;
     LeaderHit(step, FailoverEpisode::Hit::kPause, node, was_leader);
     UndoProcessFaultLater(step, node, "resume", [this, node] { return sim_.Resume(node); });
   };
-  WhenDue(step, node, pause);
+  WhenDue(step, actor, pause);
 }
 
 void FaultDriver::ApplyPartition(const FaultStep& step) {
-  std::vector<std::vector<sim::NodeId>> groups;
-  // The shared services stay reachable from every side of a partition
-  // unless a group names them (a replicated store, a blob store). Isolate
-  // pulls the node's cable: it reaches nothing, services included.
-  std::vector<sim::NodeId> bystanders;
   if (step.action == FaultStep::Action::kIsolate) {
-    const sim::NodeId node = Resolve(step.node, step);
-    if (node == sim::kNoNode) return;
-    groups.push_back({node});
-  } else {
-    for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
-      if (service != sim::kNoNode) bystanders.push_back(service);
-    }
-    for (const auto& group : step.groups) {
-      groups.emplace_back();
-      for (const NodeSelector& selector : group) {
-        const sim::NodeId node = Resolve(selector, step);
-        if (node == sim::kNoNode) return;
-        groups.back().push_back(node);
-      }
+    // Isolate pulls the node's cable: it reaches nothing, services included.
+    // With "during", at its moment, with what that handler sent still on
+    // the wire (and lost with the cable).
+    const sim::NodeId actor = ResolveActor(step.node, step);
+    if (actor != sim::kNoNode) WhenDue(step, actor, [this, &step](sim::NodeId node) { Partition(step, {{node}}, {}); });
+    return;
+  }
+  // The shared services stay reachable from every side of a partition
+  // unless a group names them (a replicated store, a blob store).
+  std::vector<sim::NodeId> bystanders;
+  for (const sim::NodeId service : {cluster_.resource, cluster_.store}) {
+    if (service != sim::kNoNode) bystanders.push_back(service);
+  }
+  std::vector<std::vector<sim::NodeId>> groups;
+  for (const auto& group : step.groups) {
+    groups.emplace_back();
+    for (const NodeSelector& selector : group) {
+      const sim::NodeId node = Resolve(selector, step);
+      if (node == sim::kNoNode) return;
+      groups.back().push_back(node);
     }
   }
+  Partition(step, groups, bystanders);
+}
+
+void FaultDriver::Partition(const FaultStep& step, const std::vector<std::vector<sim::NodeId>>& groups,
+                            const std::vector<sim::NodeId>& bystanders) {
   const sim::NodeId leader = watch_.view().LatestLeader();
   auto links = sim_.Partition(groups, bystanders);
   if (!links.ok()) {
@@ -401,14 +418,16 @@ std::vector<uint32_t> FaultDriver::MajoritySideWithoutLeader(const std::vector<s
 }
 
 void FaultDriver::ApplyCut(const FaultStep& step) {
-  const sim::NodeId from = Resolve(step.node, step);
+  const sim::NodeId actor = ResolveActor(step.node, step);
   const sim::NodeId to = Resolve(step.to, step);
-  if (from == sim::kNoNode || to == sim::kNoNode) return;
-  if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
-    Check(step, status);
-    return;
-  }
-  RestoreCutsLater(step, sim::CutSet{.links = {sim::Link{from, to}}});
+  if (actor == sim::kNoNode || to == sim::kNoNode) return;
+  WhenDue(step, actor, [this, &step, to](sim::NodeId from) {
+    if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
+      Check(step, status);
+      return;
+    }
+    RestoreCutsLater(step, sim::CutSet{.links = {sim::Link{from, to}}});
+  });
 }
 
 }  // namespace electsim

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -38,7 +39,7 @@ class ClusterWatch final : public sim::TraceSink {
     // other live node believes it.
     virtual void OnLeaderKnown() = 0;
     // Election node `node` reached `moment` (began a write, granted a vote,
-    // took a term, sent a lease request).
+    // took a term, sent a lease request, committed an entry).
     virtual void OnMoment(uint32_t node, FaultStep::Moment moment) = 0;
   };
 
@@ -50,7 +51,7 @@ class ClusterWatch final : public sim::TraceSink {
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override {
     return checkers::ClusterView::observation_types().With(
-        {&vocab::kWriteBegin, &vocab::kVote, &vocab::kTermChange, &vocab::kLeaseRequest});
+        {&vocab::kWriteBegin, &vocab::kVote, &vocab::kTermChange, &vocab::kLeaseRequest, &vocab::kLogCommit});
   }
   const checkers::ClusterView& view() const { return view_; }
 
@@ -104,8 +105,17 @@ class FaultDriver final : public ClusterWatch::Listener {
   void ApplyClock(const FaultStep& step);
   // Runs `fault` on `node` now, or, for a step with "during", right after the
   // handler in which the node next reaches that moment returns.
-  void WhenDue(const FaultStep& step, sim::NodeId node, std::function<void()> fault);
+  void WhenDue(const FaultStep& step, sim::NodeId node, std::function<void(sim::NodeId)> fault);
+  // The node a process or clock step acts on (`selector`: its "node", or a
+  // cut's "from"): for "leader" with "during" while no node leads, the next
+  // leader, found at its moment (kNextLeader).
+  sim::NodeId ResolveActor(const NodeSelector& selector, const FaultStep& step);
+  static constexpr sim::NodeId kNextLeader{std::numeric_limits<uint32_t>::max() - 1};
   void ApplyPartition(const FaultStep& step);
+  // Cuts `groups` apart (`bystanders` stay reachable from every side) and
+  // restores them after the step's "for".
+  void Partition(const FaultStep& step, const std::vector<std::vector<sim::NodeId>>& groups,
+                 const std::vector<sim::NodeId>& bystanders);
   void ApplyCut(const FaultStep& step);
   bool IsLeader(sim::NodeId node) const;
   // Tells the failover tracker that `step` hit `node`, if it was the leader;
@@ -148,10 +158,10 @@ class FaultDriver final : public ClusterWatch::Listener {
   std::vector<std::function<void()>> on_claimed_;
   std::vector<std::function<void()>> on_known_;
   struct AtMoment {
-    uint32_t node;
+    uint32_t node;  // or kNextLeader
     FaultStep::Moment moment;
     uint64_t id;
-    std::function<void()> action;
+    std::function<void(sim::NodeId)> action;
   };
   std::vector<AtMoment> at_moment_;
   uint64_t moment_triggers_ = 0;

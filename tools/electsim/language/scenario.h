@@ -80,12 +80,14 @@ struct FaultStep {
   std::vector<std::vector<NodeSelector>> groups;  // partition
   std::optional<sim::TimeNs> for_ns;              // undo after this long (in a Scenario: for_range->min)
   std::optional<TimeRange> for_range;
-  // A moment of the node's own a crash, pause or clock step waits for
-  // ("during"): the fault lands as soon as the handler that reached it
-  // returns, where faults hurt (FoundationDB's BUGGIFY puts them there too):
-  // a write begun (write_begin), a vote granted (vote), a term taken (term),
-  // a lease request sent (lease.request).
-  enum class Moment { kNone, kWrite, kVote, kTerm, kRenewal };
+  // A moment of the node's own a crash, pause, isolation, one-way cut (of
+  // its "from" node) or clock step waits for ("during"): the fault lands as
+  // soon as the handler that reached it returns, where faults hurt
+  // (FoundationDB's BUGGIFY puts them there too): a write begun
+  // (write_begin), a vote granted (vote), a term taken (term), a lease
+  // request sent (lease.request), an entry committed (log.commit). A cut
+  // then drops what that handler sent, as it drops every message in flight.
+  enum class Moment { kNone, kWrite, kVote, kTerm, kRenewal, kCommit };
   Moment during = Moment::kNone;
   // With "during": how long after its time the step waits for the moment
   // ("within"); past it the step is skipped. Unset: as long as the run lasts.
@@ -94,7 +96,7 @@ struct FaultStep {
   int64_t drift_ppm = 0;
   sim::TimeNs shift;
   sim::LinkConfig link;  // network, link
-  // "write", "vote", "term", "renewal"; "" for kNone.
+  // "write", "vote", "term", "renewal", "commit"; "" for kNone.
   static std::string_view MomentName(Moment moment);
   // "crash the leader for 3s": for trace notes and reports.
   std::string Describe() const;

@@ -32,6 +32,7 @@ std::string_view FaultStep::MomentName(Moment moment) {
     case Moment::kVote: return "vote";
     case Moment::kTerm: return "term";
     case Moment::kRenewal: return "renewal";
+    case Moment::kCommit: return "commit";
   }
   return "";
 }
@@ -227,10 +228,10 @@ void ReadStepTime(const Reader& reader, const json& value, const std::string& pa
 
 FaultStep::Moment ReadMoment(const Reader& reader, const json& value, const std::string& step_path) {
   using Moment = FaultStep::Moment;
-  for (Moment moment : {Moment::kWrite, Moment::kVote, Moment::kTerm, Moment::kRenewal}) {
+  for (Moment moment : {Moment::kWrite, Moment::kVote, Moment::kTerm, Moment::kRenewal, Moment::kCommit}) {
     if (value == FaultStep::MomentName(moment)) return moment;
   }
-  reader.Fail(Reader::Child(step_path, "during"), "\"write\", \"vote\", \"term\" or \"renewal\"", &value);
+  reader.Fail(Reader::Child(step_path, "during"), "\"write\", \"vote\", \"term\", \"renewal\" or \"commit\"", &value);
   return Moment::kNone;
 }
 
@@ -255,7 +256,10 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
       RequireMomentNode(reader, step, action_path, body);
       break;
     case FaultStep::Action::kPartition: ReadPartition(reader, body, action_path, s, step); break;
-    case FaultStep::Action::kCut: ReadEnds(reader, body, action_path, s, "a node always reaches itself", step); break;
+    case FaultStep::Action::kCut:
+      ReadEnds(reader, body, action_path, s, "a node always reaches itself", step);
+      RequireMomentNode(reader, step, Reader::Child(action_path, "from"), body.at("from"));  // its sends are cut
+      break;
     case FaultStep::Action::kHeal: break;
     case FaultStep::Action::kClockDrift:
       step.node = ReadNodeSelector(reader, body.at("node"), Reader::Child(action_path, "node"), s);
