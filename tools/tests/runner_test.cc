@@ -180,9 +180,12 @@ TEST(Runner_Faults, DuringAMomentTheFaultLandsRightAfterTheHandlerThatReachedIt)
 // each of those messages: delivered to whom, or dropped and why.
 class MomentSends final : public sim::TraceSink {
  public:
-  MomentSends(uint32_t node, const sim::RecordType& moment) : node_(node), moment_(moment) {}
+  // `first_field`: the observation's first field must hold it (a role).
+  MomentSends(uint32_t node, const sim::RecordType& moment, std::optional<int64_t> first_field = std::nullopt)
+      : node_(node), moment_(moment), first_field_(first_field) {}
   void OnRecord(const sim::TraceRecord& r) override {
-    if (!moment_time && r.node == sim::NodeId(node_) && r.kind == sim::TraceKind::kObserve && r.payload->Is(moment_)) {
+    if (!moment_time && r.node == sim::NodeId(node_) && r.kind == sim::TraceKind::kObserve && r.payload->Is(moment_) &&
+        (!first_field_ || r.payload->value(0) == *first_field_)) {
       moment_time = r.time;
     }
     if (r.kind == sim::TraceKind::kSend && r.node == sim::NodeId(node_))
@@ -205,6 +208,7 @@ class MomentSends final : public sim::TraceSink {
  private:
   uint32_t node_;
   const sim::RecordType& moment_;
+  std::optional<int64_t> first_field_;
   std::map<uint64_t, std::pair<sim::TimeNs, uint32_t>> sends_;  // message id -> (time, receiver)
   std::map<uint64_t, std::pair<uint32_t, std::string>> fates_;  // message id -> (receiver, fate)
 };
@@ -271,6 +275,54 @@ TEST(Runner_Faults, ALeaderStepDuringAMomentWhileNoneLeadsWaitsForTheNextLeader)
   ASSERT_TRUE(watcher.crash.has_value());
   EXPECT_EQ(watcher.crash, watcher.write);
   EXPECT_GT(watcher.crash->second, sim::TimeNs(0));
+}
+
+// Who took the leader role, in order, and each node's first crash.
+class Elections final : public sim::TraceSink {
+ public:
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind == sim::TraceKind::kObserve && r.payload->Is(vocab::kRoleChange) &&
+        r.payload->value(0) == static_cast<int64_t>(vocab::Role::kLeader)) {
+      leaders.emplace_back(r.node.value(), r.time);
+    }
+    if (r.kind == sim::TraceKind::kCrash) crashes.emplace_back(r.node.value(), r.time);
+  }
+  std::vector<std::pair<uint32_t, sim::TimeNs>> leaders, crashes;
+};
+
+// {"next_leader": N} waits for the Nth election after the step's time: a
+// chain of leaders, each crashed as it takes office, is one step each.
+TEST(Runner_Faults, NextLeaderIsTheNthNodeToTakeTheRoleAfterTheStep) {
+  Elections elections;
+  const RunResult result = RunText(R"({"nodes": 3, "duration": "4s", "algorithm": "raft",
+      "faults": [{"at": "1s", "crash": "leader", "for": "2s"},
+                 {"at": "1s", "crash": {"next_leader": 1}, "for": "1500ms"},
+                 {"at": "1s", "pause": {"next_leader": 2}, "for": "100ms", "during": "write", "within": "1s"}],
+      "liveness": {"after": "3500ms", "within": "500ms"}})",
+                                   &elections);
+  ASSERT_GE(elections.leaders.size(), 3u);
+  ASSERT_EQ(elections.crashes.size(), 2u);
+  // The first leader after 1s was crashed right as it took the role.
+  const auto first_after = std::find_if(elections.leaders.begin(), elections.leaders.end(),
+                                        [](const auto& l) { return l.second > sim::TimeNs::Seconds(1); });
+  ASSERT_NE(first_after, elections.leaders.end());
+  EXPECT_EQ(elections.crashes[1], *first_after);
+  // The second had none left to elect it: two of three nodes were down. Its
+  // step waited a second for the election, then was skipped.
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("the leader 2 elections on was not elected within 1s"), std::string::npos)
+      << result.notes[0];
+}
+
+// "campaign": the node just took the candidate role. A Raft candidate sends
+// its vote requests in that handler, so a cut then loses them.
+TEST(Runner_Faults, ACutDuringACampaignLosesTheVoteRequests) {
+  MomentSends sends(2, vocab::kRoleChange, static_cast<int64_t>(vocab::Role::kCandidate));
+  RunText(R"({"nodes": 3, "duration": "3s", "algorithm": "raft",
+      "faults": [{"at": "0s", "isolate": 2, "for": "1s", "during": "campaign"}],
+      "liveness": {"after": "2s", "within": "1s"}})",
+          &sends);
+  EXPECT_EQ(sends.Fates(), (std::map<uint32_t, std::string>{{0, "partition"}, {1, "partition"}}));
 }
 
 // A moment that does not come within the step's "within" skips the step: Raft

@@ -109,6 +109,21 @@ TEST(Scenario_Errors, OnlyElectionNodesCanBePausedDuringAWrite) {
   EXPECT_NE(error.find("at /faults/0/pause: expected an election node or \"leader\""), std::string::npos) << error;
 }
 
+// {"next_leader": N} names the node a step acts on, never a node it acts
+// for or against: not a restart's, a cut's "to" or a partition's member.
+TEST(Scenario_Errors, NextLeaderOnlyForTheNodeAStepActsOn) {
+  ASSERT_TRUE(ParseScenario(Variant("\"crash\": \"leader\"", "\"crash\": {\"next_leader\": 2}"), "x.json").ok());
+  std::string error =
+      ErrorOf(Variant("\"crash\": \"leader\", \"for\": \"500ms\"", "\"restart\": {\"next_leader\": 1}"));
+  EXPECT_NE(error.find("at /faults/0/restart: expected a node: an id in [0, 4], \"leader\", \"resource\""),
+            std::string::npos)
+      << error;
+  error = ErrorOf(Variant("\"crash\": \"leader\"", "\"cut\": {\"from\": 1, \"to\": {\"next_leader\": 1}}"));
+  EXPECT_NE(error.find("at /faults/0/cut/to: expected a node"), std::string::npos) << error;
+  error = ErrorOf(Variant("\"crash\": \"leader\"", "\"crash\": {\"next_leader\": 0}"));
+  EXPECT_NE(error.find("/faults/0/crash"), std::string::npos) << error;
+}
+
 // A cut "during" waits for a moment of its "from" node, whose sends it cuts.
 TEST(Scenario_Errors, OnlyAnElectionNodesSendsAreCutDuringAMoment) {
   std::string error =

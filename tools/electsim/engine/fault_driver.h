@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,7 +40,8 @@ class ClusterWatch final : public sim::TraceSink {
     // other live node believes it.
     virtual void OnLeaderKnown() = 0;
     // Election node `node` reached `moment` (began a write, granted a vote,
-    // took a term, sent a lease request, committed an entry).
+    // took a term, sent a lease request, committed an entry, began an
+    // election).
     virtual void OnMoment(uint32_t node, FaultStep::Moment moment) = 0;
   };
 
@@ -110,6 +112,13 @@ class FaultDriver final : public ClusterWatch::Listener {
   // cut's "from"): for "leader" with "during" while no node leads, the next
   // leader, found at its moment (kNextLeader).
   sim::NodeId ResolveActor(const NodeSelector& selector, const FaultStep& step);
+  // Runs `fault` on the node `selector` names (a step's actor), once it is
+  // due: {"next_leader": N} waits for the Nth election from now, then, as
+  // any step, for its moment if the step has "during".
+  void OnActor(const FaultStep& step, const NodeSelector& selector, std::function<void(sim::NodeId)> fault);
+  // Runs `then` with the node that takes the leader role in the
+  // `elections`th election from now, unless `waiting` was cleared first.
+  void AfterElections(uint32_t elections, std::shared_ptr<bool> waiting, std::function<void(sim::NodeId)> then);
   static constexpr sim::NodeId kNextLeader{std::numeric_limits<uint32_t>::max() - 1};
   void ApplyPartition(const FaultStep& step);
   // Cuts `groups` apart (`bystanders` stay reachable from every side) and

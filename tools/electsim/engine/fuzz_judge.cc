@@ -13,7 +13,9 @@ using algorithms::FaultKinds;
 FaultKinds DriftFaults(const Scenario& scenario, const FaultStep& step) {
   const auto bound = scenario.algorithm->clock_drift_bound(scenario.options);
   if (!bound) return {FaultKind::kClockDrift};
-  const bool election_node = step.node.kind == NodeSelector::Kind::kId || step.node.kind == NodeSelector::Kind::kLeader;
+  const bool election_node = step.node.kind == NodeSelector::Kind::kId ||
+                             step.node.kind == NodeSelector::Kind::kLeader ||
+                             step.node.kind == NodeSelector::Kind::kNextLeader;
   const bool within = election_node ? step.drift_ppm >= bound->slowest_ppm : step.drift_ppm == 0;
   return {within ? FaultKind::kClockDrift : FaultKind::kPause};
 }

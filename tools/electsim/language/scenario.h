@@ -23,9 +23,12 @@ namespace electsim {
 
 // Names a node in a fault step; "leader" is resolved when the step runs.
 struct NodeSelector {
-  enum class Kind { kId, kLeader, kStore, kResource };
+  // kNextLeader ({"next_leader": N}): the Nth node to take the leader role
+  // after the step's time (a leader already in office does not count), for
+  // the node a crash, pause, isolation, clock step or cut's "from" acts on.
+  enum class Kind { kId, kLeader, kStore, kResource, kNextLeader };
   Kind kind = Kind::kId;
-  uint32_t id = 0;
+  uint32_t id = 0;  // kId: the node; kNextLeader: N, from 1
   std::string Describe() const;
   friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
@@ -85,9 +88,10 @@ struct FaultStep {
   // soon as the handler that reached it returns, where faults hurt
   // (FoundationDB's BUGGIFY puts them there too): a write begun
   // (write_begin), a vote granted (vote), a term taken (term), a lease
-  // request sent (lease.request), an entry committed (log.commit). A cut
-  // then drops what that handler sent, as it drops every message in flight.
-  enum class Moment { kNone, kWrite, kVote, kTerm, kRenewal, kCommit };
+  // request sent (lease.request), an entry committed (log.commit), an
+  // election begun (role: candidate). A cut then drops what that handler
+  // sent, as it drops every message in flight.
+  enum class Moment { kNone, kWrite, kVote, kTerm, kRenewal, kCommit, kCampaign };
   Moment during = Moment::kNone;
   // With "during": how long after its time the step waits for the moment
   // ("within"); past it the step is skipped. Unset: as long as the run lasts.
@@ -96,7 +100,7 @@ struct FaultStep {
   int64_t drift_ppm = 0;
   sim::TimeNs shift;
   sim::LinkConfig link;  // network, link
-  // "write", "vote", "term", "renewal", "commit"; "" for kNone.
+  // "write", "vote", "term", "renewal", "commit", "campaign"; "" for kNone.
   static std::string_view MomentName(Moment moment);
   // "crash the leader for 3s": for trace notes and reports.
   std::string Describe() const;
@@ -171,6 +175,8 @@ struct Scenario {
 inline constexpr uint32_t kMaxNodes = 100000;
 // A clock runs at most this many millionths fast or slow (clock.drift_ppm).
 inline constexpr int64_t kMaxDriftPpm = 499'999;
+// {"next_leader": N}: at most this many elections ahead.
+inline constexpr int64_t kMaxNextLeader = 100;
 
 // `source` names the text in messages (a file path).
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source);

@@ -21,6 +21,7 @@ std::string NodeSelector::Describe() const {
     case Kind::kLeader: return "the leader";
     case Kind::kStore: return "the store";
     case Kind::kResource: return "the resource";
+    case Kind::kNextLeader: return id == 1 ? "the next leader" : fmt::format("the leader {} elections on", id);
   }
   return "?";
 }
@@ -33,6 +34,7 @@ std::string_view FaultStep::MomentName(Moment moment) {
     case Moment::kTerm: return "term";
     case Moment::kRenewal: return "renewal";
     case Moment::kCommit: return "commit";
+    case Moment::kCampaign: return "campaign";
   }
   return "";
 }
@@ -88,7 +90,7 @@ void ReadPartition(const Reader& reader, const json& body, const std::string& pa
     std::vector<NodeSelector> group;
     for (size_t i = 0; i < body[g].size(); ++i) {
       const std::string node_path = Reader::Child(group_path, i);
-      group.push_back(ReadNodeSelector(reader, body[g][i], node_path, s));
+      group.push_back(ReadNodeSelector(reader, body[g][i], node_path, s, /*actor=*/false));
       for (const auto& earlier : step.groups) {
         if (std::count(earlier.begin(), earlier.end(), group.back())) {
           reader.Fail(node_path,
@@ -105,9 +107,9 @@ void ReadPartition(const Reader& reader, const json& body, const std::string& pa
 
 // "from" and "to" of a cut or a link: two different nodes.
 void ReadEnds(const Reader& reader, const json& body, const std::string& path, const Scenario& s,
-              std::string_view why_different, FaultStep& step) {
-  step.node = ReadNodeSelector(reader, body.at("from"), Reader::Child(path, "from"), s);
-  step.to = ReadNodeSelector(reader, body.at("to"), Reader::Child(path, "to"), s);
+              std::string_view why_different, bool from_acts, FaultStep& step) {
+  step.node = ReadNodeSelector(reader, body.at("from"), Reader::Child(path, "from"), s, from_acts);
+  step.to = ReadNodeSelector(reader, body.at("to"), Reader::Child(path, "to"), s, /*actor=*/false);
   if (step.to == step.node) {
     reader.Fail(Reader::Child(path, "to"), fmt::format("a node other than \"from\" ({})", why_different));
   }
@@ -172,11 +174,19 @@ void ResolveStepReferences(const Reader& reader, std::vector<FaultStep>& steps) 
   }
 }
 
-NodeSelector ReadNodeSelector(const Reader& reader, const json& value, const std::string& path, const Scenario& s) {
-  const std::string expected =
-      fmt::format("a node: an id in [0, {}], \"leader\", \"resource\"{}", s.nodes - 1,
-                  s.algorithm->uses_store() ? " or \"store\"" : " (this algorithm has no store)");
+NodeSelector ReadNodeSelector(const Reader& reader, const json& value, const std::string& path, const Scenario& s,
+                              bool actor) {
+  const std::string expected = fmt::format(
+      "a node: an id in [0, {}], \"leader\"{}, \"resource\"{}", s.nodes - 1, actor ? ", {\"next_leader\": N}" : "",
+      s.algorithm->uses_store() ? " or \"store\"" : " (this algorithm has no store)");
   NodeSelector selector;
+  if (value.is_object()) {
+    const json* n = Reader::Find(value, "next_leader");
+    if (!actor || n == nullptr || value.size() != 1) reader.Fail(path, expected, &value);
+    selector.kind = NodeSelector::Kind::kNextLeader;
+    selector.id = static_cast<uint32_t>(reader.Integer(*n, Reader::Child(path, "next_leader"), 1, kMaxNextLeader));
+    return selector;
+  }
   if (value.is_string()) {
     const std::string& name = value.get_ref<const std::string&>();
     if (name == "leader") {
@@ -228,10 +238,12 @@ void ReadStepTime(const Reader& reader, const json& value, const std::string& pa
 
 FaultStep::Moment ReadMoment(const Reader& reader, const json& value, const std::string& step_path) {
   using Moment = FaultStep::Moment;
-  for (Moment moment : {Moment::kWrite, Moment::kVote, Moment::kTerm, Moment::kRenewal, Moment::kCommit}) {
+  for (Moment moment :
+       {Moment::kWrite, Moment::kVote, Moment::kTerm, Moment::kRenewal, Moment::kCommit, Moment::kCampaign}) {
     if (value == FaultStep::MomentName(moment)) return moment;
   }
-  reader.Fail(Reader::Child(step_path, "during"), "\"write\", \"vote\", \"term\", \"renewal\" or \"commit\"", &value);
+  reader.Fail(Reader::Child(step_path, "during"),
+              "\"write\", \"vote\", \"term\", \"renewal\", \"commit\" or \"campaign\"", &value);
   return Moment::kNone;
 }
 
@@ -251,18 +263,22 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
     case FaultStep::Action::kRestart:
     case FaultStep::Action::kPause:
     case FaultStep::Action::kResume:
-    case FaultStep::Action::kIsolate:
-      step.node = ReadNodeSelector(reader, body, action_path, s);
+    case FaultStep::Action::kIsolate: {
+      // A restart or resume acts on a node that is down or paused, which no
+      // election makes leader.
+      const bool acts = step.action != FaultStep::Action::kRestart && step.action != FaultStep::Action::kResume;
+      step.node = ReadNodeSelector(reader, body, action_path, s, acts);
       RequireMomentNode(reader, step, action_path, body);
       break;
+    }
     case FaultStep::Action::kPartition: ReadPartition(reader, body, action_path, s, step); break;
     case FaultStep::Action::kCut:
-      ReadEnds(reader, body, action_path, s, "a node always reaches itself", step);
+      ReadEnds(reader, body, action_path, s, "a node always reaches itself", /*from_acts=*/true, step);
       RequireMomentNode(reader, step, Reader::Child(action_path, "from"), body.at("from"));  // its sends are cut
       break;
     case FaultStep::Action::kHeal: break;
     case FaultStep::Action::kClockDrift:
-      step.node = ReadNodeSelector(reader, body.at("node"), Reader::Child(action_path, "node"), s);
+      step.node = ReadNodeSelector(reader, body.at("node"), Reader::Child(action_path, "node"), s, /*actor=*/true);
       if (const json* drift = Reader::Find(body, "drift_ppm")) {
         step.drift_ppm = reader.Integer(*drift, Reader::Child(action_path, "drift_ppm"), -kMaxDriftPpm, kMaxDriftPpm);
       } else {
@@ -278,7 +294,7 @@ void ReadStepAction(const Reader& reader, const json& body, const std::string& a
     case FaultStep::Action::kLink:
       step.link = s.network;
       ReadLinkSettings(reader, body, action_path, step.link);
-      ReadEnds(reader, body, action_path, s, "messages to oneself do not cross the network", step);
+      ReadEnds(reader, body, action_path, s, "messages to oneself do not cross the network", /*from_acts=*/false, step);
       break;
     case FaultStep::Action::kClockShift: break;
   }

@@ -80,8 +80,10 @@ FaultStep ReadFaultStep(const Reader& reader, const nlohmann::json& value, const
 // After every step is read: "after": {"step": NAME} becomes an index, and a
 // step may not wait (through others) for itself.
 void ResolveStepReferences(const Reader& reader, std::vector<FaultStep>& steps);
+// `actor`: the node the step acts on (a crash's, pause's, isolation's or
+// clock step's node, a cut's "from"), which may also be {"next_leader": N}.
 NodeSelector ReadNodeSelector(const Reader& reader, const nlohmann::json& value, const std::string& path,
-                              const Scenario& s);
+                              const Scenario& s, bool actor);
 
 // scenario_expect.cc: "checkers" (or the default set), "liveness" and
 // "expect", in that order: an expected violation must name a checker that runs.
