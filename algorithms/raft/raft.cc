@@ -625,6 +625,8 @@ class Raft final : public Algorithm {
 
   const std::vector<Mutant>& mutants() const override { return raft::Mutants(); }
 
+  bool replicates_log() const override { return true; }
+
   // Raft's failure detection is the top of its randomized timeout range.
   std::optional<BenchTiming> bench_timing() const override {
     return BenchTiming{"heartbeat_interval", "election_timeout_max"};

@@ -141,6 +141,51 @@ TEST(ScenarioGenerator_LeaseMix, AClockStepWithACutFromOrToTheStore) {
   EXPECT_EQ(LeaseMixes("raft"), 0);
 }
 
+// Leader chains: a link for each next leader, each cut off as it takes
+// office on seeds that drew cuts or partitions; with a log, the last link
+// waits for a commit. And some cuts and isolations wait for a campaign.
+struct ChainCounts {
+  int next_leader_crashes = 0, cut_off_at_write = 0, at_commit = 0, at_campaign = 0;
+};
+ChainCounts Chains(const std::string& name, const std::string& kinds) {
+  ChainCounts counts;
+  GeneratorSettings settings;
+  settings.fault_kinds = *ParseFaultKindList(kinds);
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const json document = GenerateScenario(
+        Named(name), json::object(),
+        ParseScenarioJson({{"nodes", 3}, {"duration", "1s"}, {"algorithm", name}}, "probe")->options, seed, settings);
+    for (const json& step : document["faults"]) {
+      const std::string during = step.value("during", "");
+      const bool next = step.contains("crash") && step["crash"].is_object();
+      if (next) ++counts.next_leader_crashes;
+      if (next && during == "commit") ++counts.at_commit;
+      const json* actor = step.contains("isolate") ? &step["isolate"]
+                          : step.contains("cut")   ? &step["cut"]["from"]
+                                                   : nullptr;
+      if (actor != nullptr && actor->is_object() && during == "write") ++counts.cut_off_at_write;
+      if (actor != nullptr && during == "campaign") ++counts.at_campaign;
+    }
+  }
+  return counts;
+}
+
+TEST(ScenarioGenerator_Chains, NextLeadersCutOffAsTheyTakeOfficeAndWithALogACommit) {
+  const ChainCounts raft = Chains("raft", "crash,partition,one_way_cut");
+  EXPECT_GT(raft.next_leader_crashes, 30);
+  EXPECT_GT(raft.cut_off_at_write, 30);
+  EXPECT_GT(raft.at_commit, 10);
+  EXPECT_GT(raft.at_campaign, 10);
+  const ChainCounts bully = Chains("bully", "crash,partition,one_way_cut");
+  EXPECT_GT(bully.next_leader_crashes, 30);
+  EXPECT_EQ(bully.at_commit, 0);  // no log
+  // Without cuts or partitions drawn, a chain cuts nobody off.
+  const ChainCounts crashes_only = Chains("raft", "crash");
+  EXPECT_GT(crashes_only.next_leader_crashes, 30);
+  EXPECT_EQ(crashes_only.cut_off_at_write, 0);
+  EXPECT_EQ(crashes_only.at_campaign, 0);
+}
+
 TEST(ScenarioGenerator_Drift, LeaseHolderNeverSlowerThanItsMarginAllows) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     const json scenario = Generate("lease", seed, {{"safety_margin", 0.9}});  // outlives the loop over its steps
@@ -281,14 +326,14 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   const std::string set = " --set algorithm.options.heartbeat_interval=20ms";
   const auto fuzz = RunCombined(
       "fuzz --algorithm raft --fencing --option bug=vote_twice --guarantees-of defaults "
-      "--seeds 1..1 --max-repros 1 --shrink-runs 0 --repro-dir " +
+      "--seeds 2..2 --max-repros 1 --shrink-runs 0 --repro-dir " +
       dir / "" + set);
   ASSERT_EQ(fuzz.exit_status, 1) << fuzz.output;
-  const json repro = json::parse(Read(dir / "fuzz-raft-seed1.repro.json"));
+  const json repro = json::parse(Read(dir / "fuzz-raft-seed2.repro.json"));
   EXPECT_EQ(repro["scenario"]["algorithm"]["options"]["heartbeat_interval"], "20ms") << repro.dump();
-  const std::string timeline = Read(dir / "fuzz-raft-seed1.html");
+  const std::string timeline = Read(dir / "fuzz-raft-seed2.html");
   EXPECT_EQ(timeline.rfind("<!DOCTYPE html>", 0), 0u) << timeline.substr(0, 200);
-  EXPECT_NE(fuzz.output.find("fuzz-raft-seed1.html"), std::string::npos) << fuzz.output;
+  EXPECT_NE(fuzz.output.find("fuzz-raft-seed2.html"), std::string::npos) << fuzz.output;
   // The reproduce command carries --set, and a bad --set is bad input.
   EXPECT_NE(fuzz.output.find(set), std::string::npos) << fuzz.output;
   const auto bad = RunCombined("fuzz --algorithm raft --seeds 1..2 --set network.drop=2");

@@ -105,6 +105,10 @@ class Algorithm {
   // Whether the cluster needs a store process (lease-over-CAS does).
   virtual bool uses_store() const { return false; }
 
+  // Whether the nodes replicate a log and report its commits (log.commit),
+  // the moment a fault "during": "commit" waits for.
+  virtual bool replicates_log() const { return false; }
+
   virtual std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                                    const OptionValues& options) const = 0;
   // The store process; only called when uses_store().

@@ -22,7 +22,12 @@ class Generator {
  public:
   Generator(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, uint64_t seed,
             const GeneratorSettings& settings)
-      : algorithm_(algorithm), values_(values), settings_(settings), rng_(sim::Rng::ForStream(seed, "fuzz.generator")) {
+      : algorithm_(algorithm),
+        values_(values),
+        settings_(settings),
+        rng_(sim::Rng::ForStream(seed, "fuzz.generator")),
+        chain_rng_(sim::Rng::ForStream(seed, "fuzz.generator.chain")),
+        moment_rng_(sim::Rng::ForStream(seed, "fuzz.generator.moments")) {
     nodes_ = static_cast<uint32_t>(rng_.Between(settings.nodes_min, settings.nodes_max));
     duration_ms_ = rng_.Between(settings.duration_min.ns() / 1'000'000, settings.duration_max.ns() / 1'000'000);
     // Faults start in the first 40% of the run and last at most 20% of it;
@@ -133,7 +138,9 @@ class Generator {
         json from = Node(), to = Node();
         if (OneIn(2)) (OneIn(2) ? from : to) = "leader";
         if (from == to) to = (to.get<uint64_t>() + 1) % nodes_;
-        PushFor(at, "cut", {{"from", from}, {"to", to}}, for_ms);
+        json step = {{"cut", {{"from", from}, {"to", to}}}, {"for", Millis(for_ms)}};
+        if (from != "leader") AtCampaign(at, step);
+        Push(at, std::move(step));
         break;
       }
       case FaultKind::kCrash:
@@ -191,6 +198,13 @@ class Generator {
     step["during"] = moment;
     step["within"] = Millis(std::max<int64_t>(1, fault_window_end_ms_ - at_ms));
   }
+  // A quarter of the cuts and isolations of a node wait for it to begin an
+  // election: what it sends then (its challenges, its answers, its vote
+  // requests) is lost, and the peers decide without it. (From a stream of
+  // its own: generator 4 added it without moving the seed's other draws.)
+  void AtCampaign(int64_t at_ms, json& step) {
+    if (moment_rng_.Below(4) == 0) AtMoment(at_ms, step, "campaign");
+  }
   bool Votes() const { return !algorithm_.message_roles().vote_grants.empty(); }
   const char* CrashMoment() {
     switch (rng_.Below(3)) {
@@ -203,17 +217,68 @@ class Generator {
   // Leader after leader crashed mid-write: each appended an entry that
   // reached few or none of its peers, and the next leader, elected in the
   // meantime, finds the logs disagreeing (the paper's Figure 8 is such a
-  // chain). Each crash waits for the leader of its time to begin a write.
+  // chain). The first link crashes the leader in office as it begins a
+  // write; each further link waits for the next leader and crashes it as it
+  // begins its first write, right after sending its first entry. On seeds
+  // that drew partitions or one-way cuts, each further link also cuts that
+  // leader off in the same instant, so that the entry reaches nobody (a
+  // crash alone leaves it on the wire). With a log, the last link waits
+  // for that leader's first commit instead: a leader that reports a commit
+  // and dies before its followers hear of it. (The link times drawn below
+  // are those of generator 3, kept so that the seed's other steps stay as
+  // they were; the draws generator 4 added come from a stream of their own.)
   void AddLeaderChain(FaultKind kind) {
-    int64_t at = At();
-    const int64_t links = rng_.Between(2, 4);
-    for (int64_t i = 0; i < links && at < fault_window_end_ms_; ++i) {
-      json step = {{"crash", "leader"}, {"for", Millis(Lasting(50, 600))}};
-      if (kind == FaultKind::kPowerLoss) step["lose_unsynced"] = true;
-      AtMoment(at, step, "write");
-      Push(at, std::move(step));
-      at += rng_.Between(100, 700);
+    const int64_t at = At();
+    int64_t end = at;
+    int64_t links = rng_.Between(2, 4);
+    std::vector<int64_t> down_ms;
+    for (int64_t i = 0; i < links && end < fault_window_end_ms_; ++i) {
+      down_ms.push_back(Lasting(50, 600));
+      end += rng_.Between(100, 700);
     }
+    // Figure 8 takes two lost entries of two terms, and a third leader that
+    // commits: with a log, one link more.
+    if (algorithm_.replicates_log())
+      down_ms.push_back(chain_rng_.Between(50, std::min<int64_t>(600, longest_fault_ms_)));
+    links = static_cast<int64_t>(down_ms.size());
+    for (int64_t i = 0; i < links; ++i) {
+      const json actor = i == 0 ? json("leader") : json{{"next_leader", i}};
+      json step = {{"crash", actor}, {"for", Millis(down_ms[static_cast<size_t>(i)])}};
+      if (kind == FaultKind::kPowerLoss) step["lose_unsynced"] = true;
+      const char* moment = i > 0 && i + 1 == links && algorithm_.replicates_log() ? "commit" : "write";
+      AtMoment(at, step, moment);
+      Push(at, std::move(step));
+      if (i > 0) CutOff(at, actor, moment);
+    }
+  }
+
+  // `actor`, at its next `moment` after `at_ms`, cut off from every peer
+  // for a moment, so that what it sent then is lost: an isolation, or one-
+  // way cuts to every other node, as the seed drew partitions or cuts.
+  void CutOff(int64_t at_ms, const json& actor, const char* moment) {
+    std::vector<FaultKind> ways;
+    for (FaultKind way : {FaultKind::kPartition, FaultKind::kOneWayCut}) {
+      if (Drawn(way)) ways.push_back(way);
+    }
+    if (ways.empty()) return;
+    // Past the calm latency, so that the messages in flight are lost.
+    const int64_t for_ms = chain_rng_.Between(base_latency_max_ms_ + 1, 100);
+    if (ways[chain_rng_.Below(ways.size())] == FaultKind::kPartition) {
+      json step = {{"isolate", actor}, {"for", Millis(for_ms)}};
+      AtMoment(at_ms, step, moment);
+      Push(at_ms, std::move(step));
+      return;
+    }
+    // One of them is the leader itself, whose cut is skipped.
+    for (uint32_t to = 0; to < nodes_; ++to) {
+      json step = {{"cut", {{"from", actor}, {"to", to}}}, {"for", Millis(for_ms)}};
+      AtMoment(at_ms, step, moment);
+      Push(at_ms, std::move(step));
+    }
+  }
+
+  bool Drawn(FaultKind kind) const {
+    return std::find(kinds_.begin(), kinds_.end(), algorithms::FaultKindName(kind)) != kinds_.end();
   }
 
   // What a lease deadline fears most: the holder's clock stepped while the
@@ -221,10 +286,7 @@ class Generator {
   // Drawn for an algorithm with a store, on half the seeds whose swarm has
   // both clock steps and one-way cuts.
   void AddLeaseMix() {
-    const auto drawn = [&](FaultKind kind) {
-      return std::find(kinds_.begin(), kinds_.end(), algorithms::FaultKindName(kind)) != kinds_.end();
-    };
-    if (!algorithm_.uses_store() || !drawn(FaultKind::kClockStep) || !drawn(FaultKind::kOneWayCut) || OneIn(2)) {
+    if (!algorithm_.uses_store() || !Drawn(FaultKind::kClockStep) || !Drawn(FaultKind::kOneWayCut) || OneIn(2)) {
       return;
     }
     const int64_t at = At(), for_ms = Lasting(100, 4000), step_ms = Lasting(50, 10000);
@@ -242,7 +304,12 @@ class Generator {
     const int64_t at = At(), for_ms = Lasting(100, 5000);
     switch (rng_.Below(4)) {
       case 0: PushFor(at, "partition", json::array({json::array({"leader"})}), for_ms); return;
-      case 1: PushFor(at, "isolate", LeaderOrNode(), for_ms); return;
+      case 1: {
+        json step = {{"isolate", LeaderOrNode()}, {"for", Millis(for_ms)}};
+        if (step["isolate"] != "leader") AtCampaign(at, step);
+        Push(at, std::move(step));
+        return;
+      }
       default: break;
     }
     std::vector<uint64_t> order(nodes_);
@@ -276,6 +343,8 @@ class Generator {
   const algorithms::OptionValues& values_;
   const GeneratorSettings& settings_;
   sim::Rng rng_;
+  sim::Rng chain_rng_;   // generator 4's leader-chain draws
+  sim::Rng moment_rng_;  // generator 4's cuts at a campaign
   uint32_t nodes_ = 0;
   int64_t duration_ms_ = 0;
   int64_t fault_window_end_ms_ = 0;

@@ -20,7 +20,10 @@ namespace electsim {
 // Which scenarios the generator draws from a seed. Bump it with any change
 // that makes a seed generate another scenario: shards of one campaign must
 // agree on it, and a merge refuses summaries that do not.
-inline constexpr int kGeneratorVersion = 3;  // 2: the option swarm; 3: leader chains, quick restarts, focused seeds
+// 2: the option swarm; 3: leader chains, quick restarts, focused seeds;
+// 4: chains of next leaders, cut off as they take office, the last crashed
+// as it commits (with a log); some cuts and isolations at a campaign.
+inline constexpr int kGeneratorVersion = 4;
 
 struct GeneratorSettings {
   uint32_t nodes_min = 3;
