@@ -143,9 +143,10 @@ TEST(ScenarioGenerator_LeaseMix, AClockStepWithACutFromOrToTheStore) {
 
 // Leader chains: a link for each next leader, each cut off as it takes
 // office on seeds that drew cuts or partitions; with a log, the last link
-// waits for a commit. And some cuts and isolations wait for a campaign.
+// waits for a commit. And some cuts and isolations wait for a campaign,
+// some of them a crashed node's, after its restart.
 struct ChainCounts {
-  int next_leader_crashes = 0, cut_off_at_write = 0, at_commit = 0, at_campaign = 0;
+  int next_leader_crashes = 0, cut_off_at_write = 0, at_commit = 0, at_campaign = 0, cut_off_at_restart = 0;
 };
 ChainCounts Chains(const std::string& name, const std::string& kinds) {
   ChainCounts counts;
@@ -155,7 +156,16 @@ ChainCounts Chains(const std::string& name, const std::string& kinds) {
     const json document = GenerateScenario(
         Named(name), json::object(),
         ParseScenarioJson({{"nodes", 3}, {"duration", "1s"}, {"algorithm", name}}, "probe")->options, seed, settings);
-    for (const json& step : document["faults"]) {
+    const json& faults = document["faults"];
+    for (size_t i = 0; i + 1 < faults.size(); ++i) {
+      // An isolation at its campaign, then the crash of the same node at once.
+      const json &step = faults[i], &next = faults[i + 1];
+      if (step.value("during", "") == "campaign" && step.contains("isolate") && next.contains("crash") &&
+          next["crash"] == step["isolate"] && next["at"] == step["at"]) {
+        ++counts.cut_off_at_restart;
+      }
+    }
+    for (const json& step : faults) {
       const std::string during = step.value("during", "");
       const bool next = step.contains("crash") && step["crash"].is_object();
       if (next) ++counts.next_leader_crashes;
@@ -176,6 +186,7 @@ TEST(ScenarioGenerator_Chains, NextLeadersCutOffAsTheyTakeOfficeAndWithALogAComm
   EXPECT_GT(raft.cut_off_at_write, 30);
   EXPECT_GT(raft.at_commit, 10);
   EXPECT_GT(raft.at_campaign, 10);
+  EXPECT_GT(raft.cut_off_at_restart, 5);
   const ChainCounts bully = Chains("bully", "crash,partition,one_way_cut");
   EXPECT_GT(bully.next_leader_crashes, 30);
   EXPECT_EQ(bully.at_commit, 0);  // no log
@@ -184,6 +195,7 @@ TEST(ScenarioGenerator_Chains, NextLeadersCutOffAsTheyTakeOfficeAndWithALogAComm
   EXPECT_GT(crashes_only.next_leader_crashes, 30);
   EXPECT_EQ(crashes_only.cut_off_at_write, 0);
   EXPECT_EQ(crashes_only.at_campaign, 0);
+  EXPECT_EQ(crashes_only.cut_off_at_restart, 0);
 }
 
 TEST(ScenarioGenerator_Drift, LeaseHolderNeverSlowerThanItsMarginAllows) {

@@ -166,7 +166,7 @@ void FaultDriver::OnActor(const FaultStep& step, const NodeSelector& selector, s
 
 void FaultDriver::AfterElections(uint32_t elections, std::shared_ptr<bool> waiting,
                                  std::function<void(sim::NodeId)> then) {
-  on_claimed_.push_back([this, elections, waiting, then = std::move(then)]() mutable {
+  on_claimed_.emplace_back([this, elections, waiting, then = std::move(then)]() mutable {
     if (!*waiting) return;
     if (elections > 1) {
       AfterElections(elections - 1, std::move(waiting), std::move(then));
@@ -199,9 +199,10 @@ void FaultDriver::WhenDue(const FaultStep& step, sim::NodeId node, std::function
         std::find_if(at_moment_.begin(), at_moment_.end(), [id](const AtMoment& t) { return t.id == id; });
     if (pending == at_moment_.end()) return;  // it came
     at_moment_.erase(pending);
-    const std::string who = node == kNextLeader ? "no leader" : fmt::format("node {}", node.value());
-    Skip(step, fmt::format("{} reached no {} within {}", who, FaultStep::MomentName(step.during),
-                           sim::FormatDuration(*step.within)));
+    const std::string_view moment = FaultStep::MomentName(step.during);
+    const std::string what = node == kNextLeader ? fmt::format("no leader reached a {}", moment)
+                                                 : fmt::format("node {} reached no {}", node.value(), moment);
+    Skip(step, fmt::format("{} within {}", what, sim::FormatDuration(*step.within)));
   });
 }
 
@@ -224,7 +225,7 @@ void FaultDriver::Arm(size_t i) {
     (void)sim_.ScheduleAt(sim_.now() + steps_[i].after->delay.min, [this, i] { Fire(i); });
   };
   switch (trigger.event) {
-    case Trigger::Event::kLeaderElected: on_claimed_.push_back(fire_later); return;
+    case Trigger::Event::kLeaderElected: on_claimed_.emplace_back(fire_later); return;
     case Trigger::Event::kLeaderKnown: WhenLeaderKnown(fire_later); return;
     case Trigger::Event::kStepDone: fire_later(); return;
   }

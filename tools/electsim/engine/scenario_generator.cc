@@ -160,6 +160,8 @@ class Generator {
           AtMoment(at, step, CrashMoment());
           if (OneIn(2)) step["for"] = Millis(rng_.Between(1, 2 * base_latency_max_ms_));
         }
+        // First in the file: "leader" is still the leader the crash takes.
+        CutOffAtRestart(at, step["crash"]);
         Push(at, std::move(step));
         break;
       }
@@ -198,6 +200,19 @@ class Generator {
     step["during"] = moment;
     step["within"] = Millis(std::max<int64_t>(1, fault_window_end_ms_ - at_ms));
   }
+  // On seeds that drew partitions, a quarter of the crashed nodes come back
+  // with their network down for a moment (a rebooted machine whose link is
+  // not up yet): `node` is isolated as it first campaigns, which for a
+  // crashed node is after its restart. It decides alone, then rejoins.
+  void CutOffAtRestart(int64_t at_ms, const json& node) {
+    if (!Drawn(FaultKind::kPartition) || moment_rng_.Below(4) != 0) return;
+    json step = {
+        {"isolate", node},
+        {"for", Millis(moment_rng_.Between(100, std::max<int64_t>(100, std::min<int64_t>(1000, longest_fault_ms_))))}};
+    AtMoment(at_ms, step, "campaign");
+    Push(at_ms, std::move(step));
+  }
+
   // A quarter of the cuts and isolations of a node wait for it to begin an
   // election: what it sends then (its challenges, its answers, its vote
   // requests) is lost, and the peers decide without it. (From a stream of
