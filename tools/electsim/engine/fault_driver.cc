@@ -120,35 +120,31 @@ void FaultDriver::OnLeaderClaimed() { RunAll(on_claimed_); }
 void FaultDriver::OnLeaderKnown() { RunAll(on_known_); }
 
 void FaultDriver::OnMoment(uint32_t node, FaultStep::Moment moment) {
-  // Pending triggers for this node and moment run (a trigger may arm further
-  // ones); one waiting for the next leader takes the first leader to get there.
+  // Pending triggers for this node and moment run (a trigger may arm further ones).
   std::vector<AtMoment> due;
   for (auto it = at_moment_.begin(); it != at_moment_.end();) {
-    const bool next_leader = it->node == kNextLeader.value() && IsLeader(sim::NodeId(node));
-    if ((it->node == node || next_leader) && it->moment == moment) {
+    if (it->node == node && it->moment == moment) {
       due.push_back(std::move(*it));
       it = at_moment_.erase(it);
     } else {
       ++it;
     }
   }
-  for (AtMoment& trigger : due) trigger.action(sim::NodeId(node));
-}
-
-sim::NodeId FaultDriver::ResolveActor(const NodeSelector& selector, const FaultStep& step) {
-  const bool wait_for_leader = step.during != FaultStep::Moment::kNone && selector.kind == NodeSelector::Kind::kLeader;
-  if (wait_for_leader && watch_.view().LatestLeader() == sim::kNoNode) return kNextLeader;
-  return Resolve(selector, step);
+  for (AtMoment& trigger : due) trigger.action();
 }
 
 void FaultDriver::OnActor(const FaultStep& step, const NodeSelector& selector, std::function<void(sim::NodeId)> fault) {
-  if (selector.kind != NodeSelector::Kind::kNextLeader) {
-    const sim::NodeId actor = ResolveActor(selector, step);
+  // {"next_leader": N} waits for the Nth election; so does "leader" with a
+  // moment to wait for while no node leads: the next leader's moment.
+  const bool no_leader_yet = selector.kind == NodeSelector::Kind::kLeader && step.during != FaultStep::Moment::kNone &&
+                             watch_.view().LatestLeader() == sim::kNoNode;
+  if (selector.kind != NodeSelector::Kind::kNextLeader && !no_leader_yet) {
+    const sim::NodeId actor = Resolve(selector, step);
     if (actor != sim::kNoNode) WhenDue(step, actor, std::move(fault));
     return;
   }
   auto waiting = std::make_shared<bool>(true);
-  AfterElections(selector.id, waiting, [this, &step, fault = std::move(fault)](sim::NodeId leader) {
+  AfterElections(no_leader_yet ? 1 : selector.id, waiting, [this, &step, fault = std::move(fault)](sim::NodeId leader) {
     if (step.during != FaultStep::Moment::kNone) {
       WhenDue(step, leader, fault);
       return;
@@ -157,10 +153,11 @@ void FaultDriver::OnActor(const FaultStep& step, const NodeSelector& selector, s
     (void)sim_.ScheduleAt(sim_.now(), [fault, leader] { fault(leader); });
   });
   if (!step.within) return;
-  (void)sim_.ScheduleAt(step.at + *step.within, [this, &step, waiting, selector] {
+  (void)sim_.ScheduleAt(step.at + *step.within, [this, &step, waiting, selector, no_leader_yet] {
     if (!*waiting) return;
     *waiting = false;
-    Skip(step, fmt::format("{} was not elected within {}", selector.Describe(), sim::FormatDuration(*step.within)));
+    const std::string what = no_leader_yet ? "no leader was" : selector.Describe() + " was not";
+    Skip(step, fmt::format("{} elected within {}", what, sim::FormatDuration(*step.within)));
   });
 }
 
@@ -182,15 +179,15 @@ void FaultDriver::WhenDue(const FaultStep& step, sim::NodeId node, std::function
     fault(node);
     return;
   }
-  if (node != kNextLeader && node.value() >= scenario_.nodes) {
+  if (node.value() >= scenario_.nodes) {
     Skip(step, fmt::format("only election nodes reach a {}", FaultStep::MomentName(step.during)));
     return;
   }
   // Right after the handler that reached the moment returns: a fault lands
   // between handlers, never inside one.
   const uint64_t id = ++moment_triggers_;
-  at_moment_.push_back({node.value(), step.during, id, [this, fault = std::move(fault)](sim::NodeId reached) {
-                          (void)sim_.ScheduleAt(sim_.now(), [fault, reached] { fault(reached); });
+  at_moment_.push_back({node.value(), step.during, id, [this, node, fault = std::move(fault)] {
+                          (void)sim_.ScheduleAt(sim_.now(), [fault, node] { fault(node); });
                         }});
   if (!step.within) return;
   // From the step's time: a step for a next leader may have waited for its election.
@@ -199,10 +196,8 @@ void FaultDriver::WhenDue(const FaultStep& step, sim::NodeId node, std::function
         std::find_if(at_moment_.begin(), at_moment_.end(), [id](const AtMoment& t) { return t.id == id; });
     if (pending == at_moment_.end()) return;  // it came
     at_moment_.erase(pending);
-    const std::string_view moment = FaultStep::MomentName(step.during);
-    const std::string what = node == kNextLeader ? fmt::format("no leader reached a {}", moment)
-                                                 : fmt::format("node {} reached no {}", node.value(), moment);
-    Skip(step, fmt::format("{} within {}", what, sim::FormatDuration(*step.within)));
+    Skip(step, fmt::format("node {} reached no {} within {}", node.value(), FaultStep::MomentName(step.during),
+                           sim::FormatDuration(*step.within)));
   });
 }
 

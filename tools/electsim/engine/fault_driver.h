@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -108,18 +107,14 @@ class FaultDriver final : public ClusterWatch::Listener {
   // Runs `fault` on `node` now, or, for a step with "during", right after the
   // handler in which the node next reaches that moment returns.
   void WhenDue(const FaultStep& step, sim::NodeId node, std::function<void(sim::NodeId)> fault);
-  // The node a process or clock step acts on (`selector`: its "node", or a
-  // cut's "from"): for "leader" with "during" while no node leads, the next
-  // leader, found at its moment (kNextLeader).
-  sim::NodeId ResolveActor(const NodeSelector& selector, const FaultStep& step);
   // Runs `fault` on the node `selector` names (a step's actor), once it is
   // due: {"next_leader": N} waits for the Nth election from now, then, as
-  // any step, for its moment if the step has "during".
+  // any step, for its moment if the step has "during". "leader" with
+  // "during" while no node leads waits for the next election.
   void OnActor(const FaultStep& step, const NodeSelector& selector, std::function<void(sim::NodeId)> fault);
   // Runs `then` with the node that takes the leader role in the
   // `elections`th election from now, unless `waiting` was cleared first.
   void AfterElections(uint32_t elections, std::shared_ptr<bool> waiting, std::function<void(sim::NodeId)> then);
-  static constexpr sim::NodeId kNextLeader{std::numeric_limits<uint32_t>::max() - 1};
   void ApplyPartition(const FaultStep& step);
   // Cuts `groups` apart (`bystanders` stay reachable from every side) and
   // restores them after the step's "for".
@@ -167,10 +162,10 @@ class FaultDriver final : public ClusterWatch::Listener {
   std::vector<std::function<void()>> on_claimed_;
   std::vector<std::function<void()>> on_known_;
   struct AtMoment {
-    uint32_t node;  // or kNextLeader
+    uint32_t node;
     FaultStep::Moment moment;
     uint64_t id;
-    std::function<void(sim::NodeId)> action;
+    std::function<void()> action;
   };
   std::vector<AtMoment> at_moment_;
   uint64_t moment_triggers_ = 0;

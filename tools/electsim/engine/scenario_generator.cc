@@ -359,7 +359,7 @@ class Generator {
   const GeneratorSettings& settings_;
   sim::Rng rng_;
   sim::Rng chain_rng_;   // generator 4's leader-chain draws
-  sim::Rng moment_rng_;  // generator 4's cuts at a campaign
+  sim::Rng moment_rng_;  // generator 4's cuts at a campaign and at a restart
   uint32_t nodes_ = 0;
   int64_t duration_ms_ = 0;
   int64_t fault_window_end_ms_ = 0;
