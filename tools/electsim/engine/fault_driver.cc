@@ -38,12 +38,37 @@ std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
   return steps;
 }
 
+// The moments the scenario's steps wait for ("during").
+std::vector<FaultStep::Moment> MomentsWaitedFor(const Scenario& scenario) {
+  std::vector<FaultStep::Moment> moments;
+  for (const FaultStep& step : scenario.faults) moments.push_back(step.during);
+  return moments;
+}
+
 }  // namespace
+
+ClusterWatch::ClusterWatch(checkers::ClusterView& view, Listener* listener,
+                           const std::vector<FaultStep::Moment>& moments)
+    : view_(view), listener_(listener), observation_types_(checkers::ClusterView::observation_types()) {
+  using Moment = FaultStep::Moment;
+  for (const Moment moment : moments) {
+    if (moment != Moment::kNone) moments_ |= 1u << static_cast<unsigned>(moment);
+  }
+  // Each type once: a set holds only so many.
+  const std::pair<Moment, const sim::RecordType*> observed[] = {
+      {Moment::kWrite, &vocab::kWriteBegin}, {Moment::kVote, &vocab::kVote},
+      {Moment::kTerm, &vocab::kTermChange},  {Moment::kRenewal, &vocab::kLeaseRequest},
+      {Moment::kCommit, &vocab::kLogCommit},  // a campaign is a role change, which the view reads anyway
+  };
+  for (const auto& [moment, type] : observed) {
+    if (Wants(moment)) observation_types_ = observation_types_.With({type});
+  }
+}
 
 void ClusterWatch::OnRecord(const sim::TraceRecord& r) {
   const uint32_t node = r.node.value();
   const bool observation = r.kind == sim::TraceKind::kObserve && r.payload != nullptr;
-  if (observation && node < view_.node_count()) {
+  if (moments_ != 0 && observation && node < view_.node_count()) {
     using Moment = FaultStep::Moment;
     const Moment moment =
         r.payload->Is(vocab::kWriteBegin)     ? Moment::kWrite
@@ -54,7 +79,7 @@ void ClusterWatch::OnRecord(const sim::TraceRecord& r) {
         : r.payload->Is(vocab::kRoleChange) && r.payload->value(0) == static_cast<int64_t>(vocab::Role::kCandidate)
             ? Moment::kCampaign
             : Moment::kNone;
-    if (moment != Moment::kNone) listener_->OnMoment(node, moment);
+    if (moment != Moment::kNone && Wants(moment)) listener_->OnMoment(node, moment);
   }
   if (!view_.Apply(r)) return;
   if (observation && r.payload->Is(vocab::kRoleChange) && view_.node(node).role == vocab::Role::kLeader) {
@@ -67,7 +92,7 @@ FaultDriver::FaultDriver(const Scenario& scenario, uint64_t seed, sim::Simulator
     : scenario_(scenario),
       cluster_(scenario.cluster()),
       sim_(sim),
-      watch_(view, this),
+      watch_(view, this, MomentsWaitedFor(scenario)),
       steps_(DrawStepTimes(scenario, seed)),
       tracks_steps_(scenario.stop_when_leader_known),
       process_faults_(scenario.total_nodes(), 0) {

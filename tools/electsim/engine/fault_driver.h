@@ -45,20 +45,23 @@ class ClusterWatch final : public sim::TraceSink {
   };
 
   // `view` (without message roles) may be shared with other sinks (see
-  // ClusterView::Apply); it must outlive the watch.
-  ClusterWatch(checkers::ClusterView& view, Listener* listener) : view_(view), listener_(listener) {}
+  // ClusterView::Apply); it must outlive the watch. `moments`: those the
+  // scenario's steps wait for ("during"), the only ones reported; the watch
+  // reads no other record for them.
+  ClusterWatch(checkers::ClusterView& view, Listener* listener, const std::vector<FaultStep::Moment>& moments);
   void OnRecord(const sim::TraceRecord& record) override;
-  // What can change the view (write_begin is an observation).
+  // What can change the view, and the observations of the moments waited for.
   sim::TraceKinds kinds() const override { return view_.kinds(); }
-  sim::ObservationTypes observation_types() const override {
-    return checkers::ClusterView::observation_types().With(
-        {&vocab::kWriteBegin, &vocab::kVote, &vocab::kTermChange, &vocab::kLeaseRequest, &vocab::kLogCommit});
-  }
+  sim::ObservationTypes observation_types() const override { return observation_types_; }
   const checkers::ClusterView& view() const { return view_; }
 
  private:
+  bool Wants(FaultStep::Moment moment) const { return (moments_ & (1u << static_cast<unsigned>(moment))) != 0; }
+
   checkers::ClusterView& view_;
   Listener* listener_;
+  uint32_t moments_ = 0;  // bit per FaultStep::Moment
+  sim::ObservationTypes observation_types_;
 };
 
 class FaultDriver final : public ClusterWatch::Listener {
