@@ -15,8 +15,8 @@ void EpochElectionNode::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t)
   OnElectionTimer(ctx, timer);
 }
 
-void EpochElectionNode::DeclareAtBoot(sim::Context& ctx, int64_t rank) {
-  ctx.Observe(vocab::Rank(rank));
+void EpochElectionNode::DeclareAtBoot(sim::Context& ctx, int64_t rank, RankPromise promise) {
+  ctx.Observe(promise == RankPromise::kAnytime ? vocab::RankAnytime(rank) : vocab::Rank(rank));
   ctx.Observe(vocab::Hearing(base_config_.heartbeat_timeout_ns, base_config_.heartbeat_timeout_ns));
 }
 

@@ -61,10 +61,17 @@ class EpochElectionNode : public sim::Process {
   // The node is about to become a follower (from any role).
   virtual void OnBecomeFollower(sim::Context& ctx) { (void)ctx; }
 
+  // When the promise of who wins holds (vocabulary.h, declare.rank and
+  // declare.rank_anytime).
+  enum class RankPromise {
+    kOnceStable,  // once the faults are over and the cluster has settled
+    kAnytime,     // also whenever every live node believes in one leader
+  };
   // States at boot what the checkers judge the algorithm's promises by:
-  // this node's `rank` (the highest live rank wins) and that it hears its
-  // leader while heartbeats arrive within heartbeat_timeout.
-  void DeclareAtBoot(sim::Context& ctx, int64_t rank);
+  // this node's `rank` (the highest live rank wins, from when `promise`
+  // says) and that it hears its leader while heartbeats arrive within
+  // heartbeat_timeout.
+  void DeclareAtBoot(sim::Context& ctx, int64_t rank, RankPromise promise);
 
   // Epoch handling, first for every message: a newer epoch is recorded and
   // a leader that learns of it no longer leads, whatever the message says.

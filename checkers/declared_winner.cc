@@ -1,18 +1,25 @@
 // declared_winner (off by default): an algorithm that promises who wins
 // (vocab::kRank: Bully and Ring the highest live id, ZooKeeper's recipe the
-// lowest live sequence number) keeps that promise once the cluster is
-// stable. Stable means: the faults are over (CheckerConfig::liveness_after,
-// or OnFaultsOver) and one live node has held the leader role, believed in
-// by every other live node, for kSettle. Then that leader must be, of the
-// live nodes that state a rank, one of the highest rank. Each stretch of
-// one known leader is judged once, when it has lasted kSettle, or at the
-// end of the run if it has by then.
+// lowest live sequence) keeps that promise once the cluster is stable.
+// Stable means: the faults are over (CheckerConfig::liveness_after, or
+// OnFaultsOver) and one live node has held the leader role, believed in by
+// every other live node, for kSettle. Then that leader must be, of the live
+// nodes that state a rank, one of the highest rank. Each stretch of one
+// known leader is judged once, when it has lasted kSettle, or at the end of
+// the run if it has by then.
+//
+// A node that states its rank with vocab::kRankAnytime (Bully) promises
+// more: it never believes in a leader ranked below it. Against such a node
+// a stretch is judged once it has lasted kSettle, whether the faults are
+// over or not: every live node agreeing on a lower leader is the broken
+// promise, whatever the network did.
 //
 // A node that states no rank is never compared, so an algorithm that
 // promises no winner (Raft, the lease) is never judged. A crash forgets a
 // node's rank until its next process states one.
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "checkers/cluster_view.h"
@@ -47,7 +54,7 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
   // What the cluster view reads, plus the ranks; where each instant starts.
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override {
-    return ClusterView::observation_types().With({&vocab::kRank});
+    return ClusterView::observation_types().With({&vocab::kRank, &vocab::kRankAnytime});
   }
   bool reads_instant_starts() const override { return true; }
 
@@ -66,7 +73,11 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
     if (r.node.value() < ranks_.size()) {
       if (r.kind == sim::TraceKind::kCrash) ranks_[r.node.value()].reset();
       if (r.kind == sim::TraceKind::kObserve && r.payload != nullptr) {
-        if (const auto rank = r.payload->As<vocab::RankDeclared>()) ranks_[r.node.value()] = rank->rank;
+        if (const auto rank = r.payload->As<vocab::RankDeclared>()) {
+          ranks_[r.node.value()] = Rank{.value = rank->rank, .anytime = false};
+        } else if (const auto anytime = r.payload->As<vocab::RankAnytimeDeclared>()) {
+          ranks_[r.node.value()] = Rank{.value = anytime->rank, .anytime = true};
+        }
       }
     }
     if (view_.Apply(r)) changed_ = true;
@@ -86,7 +97,13 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
   struct Stretch {
     sim::NodeId leader;
     sim::TimeNs since;
-    bool judged = false;
+    bool judged_anytime = false;  // against the nodes whose rank holds anytime
+    bool judged = false;          // against every node, the faults over
+  };
+  // A rank as a node states it.
+  struct Rank {
+    int64_t value = 0;
+    bool anytime = false;  // vocab::kRankAnytime
   };
 
   // The instant at now_ is over; the next record is at `next`.
@@ -107,31 +124,45 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
   // The state of the last instant has held until `until`.
   void JudgeIfSettled(sim::TimeNs until, uint64_t index) {
     if (!stretch_ || stretch_->judged || violation()) return;
+    if (!stretch_->judged_anytime && until - stretch_->since >= kSettle) {
+      stretch_->judged_anytime = true;
+      if (Judge(stretch_->since, /*anytime_only=*/true, index)) return;
+    }
     const sim::TimeNs calm_since = std::max(stretch_->since, faults_over_);
     if (faults_over_ == sim::TimeNs::Max() || until - calm_since < kSettle) return;
     stretch_->judged = true;
+    Judge(calm_since, /*anytime_only=*/false, index);
+  }
+
+  // Reports the first live node, of those judged, that outranks the
+  // stretch's leader; `calm_since` is where the settled time began.
+  bool Judge(sim::TimeNs calm_since, bool anytime_only, uint64_t index) {
     const sim::NodeId leader = stretch_->leader;
-    const std::optional<int64_t> leader_rank = ranks_[leader.value()];
+    const std::optional<Rank>& leader_rank = ranks_[leader.value()];
     for (uint32_t i = 0; i < ranks_.size(); ++i) {
-      if (!view_.IsLive(i) || !ranks_[i]) continue;
-      if (leader_rank && *ranks_[i] <= *leader_rank) continue;
+      const std::optional<Rank>& rank = ranks_[i];
+      if (!view_.IsLive(i) || !rank || (anytime_only && !rank->anytime)) continue;
+      if (leader_rank && rank->value <= leader_rank->value) continue;
+      // Before the faults are over, only a node that never follows a lower rank is judged.
+      const std::string_view never_follows = anytime_only ? " and never follows a lower one" : "";
       Report({.time = calm_since + kSettle,
               .trace_index = index,
               .nodes = {leader, sim::NodeId(i)},
               .term = view_.node(leader.value()).role_term,
-              .message =
-                  fmt::format("node {} led, known to every live node, from {} to past {}, but live node {} "
-                              "states a higher rank ({} against {}): the algorithm promises the highest",
-                              leader.value(), sim::FormatSeconds(calm_since), sim::FormatSeconds(calm_since + kSettle),
-                              i, *ranks_[i], leader_rank ? fmt::format("{}", *leader_rank) : "none")});
-      return;
+              .message = fmt::format("node {} led, known to every live node, from {} to past {}, but live node {} "
+                                     "states a higher rank ({} against {}){}: the algorithm promises the highest",
+                                     leader.value(), sim::FormatSeconds(calm_since),
+                                     sim::FormatSeconds(calm_since + kSettle), i, rank->value,
+                                     leader_rank ? fmt::format("{}", leader_rank->value) : "none", never_follows)});
+      return true;
     }
+    return false;
   }
 
   std::unique_ptr<ClusterView> own_view_;
   ClusterView& view_;
   // Each election node's stated rank, while its process lives.
-  std::vector<std::optional<int64_t>> ranks_;
+  std::vector<std::optional<Rank>> ranks_;
   sim::TimeNs faults_over_;
   sim::TimeNs now_;
   uint64_t last_index_ = 0;

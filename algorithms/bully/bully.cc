@@ -23,7 +23,9 @@ namespace bully {
 
 void BullyNode::OnStart(sim::Context& ctx) {
   const bool restarted = epoch_.Boot(ctx);
-  DeclareAtBoot(ctx, self_.value());  // the highest live id wins
+  // The highest live id wins, and a node never follows a lower id (it
+  // challenges its claim): no agreement on a lower one, faults or not.
+  DeclareAtBoot(ctx, self_.value(), RankPromise::kAnytime);
   election_round_ = epoch_.id_base();
   // A node that boots into a running cluster (a restart, or a first boot
   // held back by a pause) may find a coordinator it has not heard of yet.
@@ -221,7 +223,9 @@ class Bully final : public Algorithm {
   // only grow, whatever happens: they reach the disk at once (Persist), so
   // a power loss is a crash to Bully. Who wins is Bully's one promise that
   // faults do not break: once messages flow again, any live node above the
-  // coordinator challenges it and takes over. Bully has no votes, no log
+  // coordinator challenges it and takes over; and since no node ever
+  // follows a lower id, the cluster never agrees on a lower one, during the
+  // faults either (declare.rank_anytime). Bully has no votes, no log
   // and no lease: single_vote, leader_completeness, committed_agreement
   // and lease_validity have nothing to judge.
   Guarantees guarantees(const OptionValues& options) const override {

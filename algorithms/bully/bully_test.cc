@@ -236,6 +236,32 @@ TEST(BullyTest, PartitionFromStart_EachSideElectsItsOwnLeader) {
   EXPECT_TRUE(h.tracker().AgreeOnSingleLeader(h.AllNodes()));
 }
 
+// Two coordinators of one epoch meet when the partition heals. Whatever the
+// order their claims arrive in, no node, either coordinator included, ever
+// believes in a lower id than its own: the promise Bully states with
+// declare.rank_anytime. `bug` "leader_yields_to_lower" breaks it.
+bool SomeNodeBelievesALowerIdAfterTheHeal(const std::string& bug) {
+  ClusterHarness h(BullyAlgorithm(), 5, 1, sim::LinkConfig::Fixed(TimeNs::Millis(1)),
+                   [&](OptionValues& o) { o.Set(kBugOption, testing::BugIndex(BullyAlgorithm(), bug)); });
+  EXPECT_TRUE(h.validation().ok()) << h.validation();
+  EXPECT_TRUE(h.sim().Partition({{NodeId(0), NodeId(1)}, {NodeId(2), NodeId(3), NodeId(4)}}).ok());
+  EXPECT_TRUE(h.sim().RunUntil(TimeNs::Seconds(1)).ok());
+  EXPECT_EQ(h.tracker().Leaders(), (std::vector<uint32_t>{1, 4}));
+  h.sim().HealNetwork();
+  for (TimeNs at = TimeNs::Seconds(1); at <= TimeNs::Seconds(3); at += TimeNs::Millis(1)) {
+    EXPECT_TRUE(h.sim().RunUntil(at).ok());
+    for (uint32_t node = 0; node < 5; ++node) {
+      if (h.tracker().believed_leader[node] != vocab::kNobody && h.tracker().believed_leader[node] < node) return true;
+    }
+  }
+  return false;
+}
+
+TEST(BullyTest, HealedSplit_NoNodeEverBelievesALowerId) {
+  EXPECT_FALSE(SomeNodeBelievesALowerIdAfterTheHeal("none"));
+  EXPECT_TRUE(SomeNodeBelievesALowerIdAfterTheHeal("leader_yields_to_lower"));
+}
+
 // Message counts with a fixed 1 ms latency and no loss (all default timeouts
 // are far above the 2 ms round trip, so no timer fires during the election).
 class BullyCountTest : public ::testing::TestWithParam<uint32_t> {};

@@ -44,7 +44,9 @@ constexpr int64_t kDeadMarkTimeouts = 5;
 
 void RingNode::OnStart(sim::Context& ctx) {
   const bool restarted = epoch_.Boot(ctx);
-  DeclareAtBoot(ctx, own_id_);  // the largest election id wins
+  // The largest election id wins, once the faults are over: a node a round
+  // skipped follows its winner until it is heard again.
+  DeclareAtBoot(ctx, own_id_, RankPromise::kOnceStable);
   last_seq_ = epoch_.id_base();
   // Rounds begun before a crash are not rejoined: their messages may be
   // half-way round and the node has forgotten what it forwarded.

@@ -195,6 +195,55 @@ TEST(DeclaredWinner_Quiet, WrongLeaderBeforeTheFaultsEndOrForLessThanASecond) {
   EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
 }
 
+// As Ranked, with ranks that hold anytime (Bully's): no node follows a lower one.
+TraceBuilder RankedAnytime(uint32_t leader) {
+  TraceBuilder t;
+  t.Boot(3);
+  for (uint32_t node = 0; node < 3; ++node) t.Observe(Ms(0), node, vocab::RankAnytime(10 * (node + 1)));
+  t.Lead(Ms(100), leader, 1);
+  for (uint32_t node = 0; node < 3; ++node) {
+    if (node != leader) t.Believe(Ms(100), node, leader, 1);
+  }
+  return t;
+}
+
+TEST(DeclaredWinner_Fires, AnAnytimeRankIsJudgedWhileTheFaultsLast) {
+  // The faults end at 10s; node 2 has followed node 1 for a second by 1.1s.
+  auto checker = RunChecker("declared_winner", CalmFrom(3, Ms(10000)), RankedAnytime(1), Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(1), NodeId(2)}));
+  EXPECT_EQ(v.time, Ms(1100));
+  EXPECT_EQ(v.message,
+            "node 1 led, known to every live node, from 0.100000s to past 1.100000s, but live node 2 states a higher "
+            "rank (30 against 20) and never follows a lower one: the algorithm promises the highest");
+}
+
+TEST(DeclaredWinner_Quiet, AnAnytimeRankFollowsALowerLeaderForLessThanASecond) {
+  TraceBuilder t = RankedAnytime(1);
+  t.Follow(Ms(900), 1, 2);  // node 2 takes over before the second is up
+  t.Lead(Ms(900), 2, 2);
+  t.Believe(Ms(900), 0, 2, 2);
+  t.Believe(Ms(900), 1, 2, 2);
+  auto checker = RunChecker("declared_winner", CalmFrom(3, Ms(10000)), t, Ms(5000));
+  EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
+}
+
+TEST(DeclaredWinner_Quiet, WhileTheFaultsLastOnlyAnytimeRanksAreJudged) {
+  // Node 0 states an anytime rank, nodes 1 and 2 plain ones: node 1 leading
+  // over node 2 before the faults end breaks no promise node 2 made.
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(0), 0, vocab::RankAnytime(10));
+  t.Observe(Ms(0), 1, vocab::Rank(20));
+  t.Observe(Ms(0), 2, vocab::Rank(30));
+  t.Lead(Ms(100), 1, 1);
+  t.Believe(Ms(100), 0, 1, 1);
+  t.Believe(Ms(100), 2, 1, 1);
+  auto checker = RunChecker("declared_winner", CalmFrom(3, Ms(10000)), t, Ms(5000));
+  EXPECT_FALSE(checker->violation()) << DescribeViolation(*checker->violation());
+}
+
 TEST(DeclaredWinner_Quiet, NoRanksNoJudgement) {
   TraceBuilder t;
   t.Boot(3);

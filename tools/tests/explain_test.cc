@@ -244,7 +244,7 @@ TEST_F(ExplainTest, EditedRepro_WarnsOfTheHashFirstThenExplainsTheRunAsItIs) {
   repro["scenario"]["faults"][0]["partition"] = json::parse("[[0,1,2],[3,4]]");
   const Outcome moved = Explain(Write("moved.repro.json", repro.dump()));
   EXPECT_EQ(moved.output.rfind("warning: the trace hash differs from the repro's: 0x", 0), 0u) << moved.output;
-  EXPECT_NE(moved.output.find("0xd90c6938fbe00dfa when the repro was written"), std::string::npos) << moved.output;
+  EXPECT_NE(moved.output.find("0x8f27ddf9ee1e00fa when the repro was written"), std::string::npos) << moved.output;
   EXPECT_NE(moved.output.find("node 2 timed out and became leader of epoch 1 at 0.100000s"), std::string::npos)
       << moved.output;
   repro["scenario"]["faults"] = json::array();

@@ -86,6 +86,12 @@ inline constexpr sim::RecordType kHearing{"declare.hearing", {"within", "over"}}
 // election id; ZooKeeper's recipe: minus its sequence number, the lowest
 // leads). Field: rank.
 inline constexpr sim::RecordType kRank{"declare.rank", {"rank"}};
+// As declare.rank, and a stronger promise: the node never believes in a
+// leader of lower rank than its own (Bully challenges a lower id's claim and
+// never follows it). So whenever every live node has believed in one leader
+// for a while, that leader is of the highest live rank, while the faults
+// last too, not only once they are over. Field: rank.
+inline constexpr sim::RecordType kRankAnytime{"declare.rank_anytime", {"rank"}};
 // The node acts as a lease holder only within `margin` millionths of a
 // lease's TTL, counted on its own monotonic clock from sending the request
 // the store granted (lease.request, lease.grant). Field: margin.
@@ -194,6 +200,10 @@ struct HearingDeclared {
 };
 struct RankDeclared {
   static constexpr const sim::RecordType& kType = kRank;
+  int64_t rank = 0;
+};
+struct RankAnytimeDeclared {
+  static constexpr const sim::RecordType& kType = kRankAnytime;
   int64_t rank = 0;
 };
 struct LeaseMarginDeclared {
@@ -318,6 +328,7 @@ inline sim::Observation Hearing(sim::TimeNs within, sim::TimeNs over) {
   return HearingDeclared{.within = within.ns(), .over = over.ns()};
 }
 inline sim::Observation Rank(int64_t rank) { return RankDeclared{.rank = rank}; }
+inline sim::Observation RankAnytime(int64_t rank) { return RankAnytimeDeclared{.rank = rank}; }
 inline sim::Observation LeaseMargin(int64_t margin_ppm) { return LeaseMarginDeclared{.margin = margin_ppm}; }
 inline sim::Observation LeaseRequest(int64_t req) { return LeaseRequested{.req = req}; }
 inline sim::Observation LeaseGrant(int64_t token, int64_t holder, int64_t req, sim::TimeNs ttl) {
