@@ -95,6 +95,10 @@ class QuorumOfHalf final : public RaftNode {
   uint32_t quorum() const override { return std::max<uint32_t>(1, config().node_count / 2); }
 };
 
+// Equivalent in this Raft (its table entry says why): the bound matters
+// only for a follower holding entries past the match that are not the
+// leader's, which one entry per message and truncation at the first
+// conflict never leave. With batched AppendEntries it would not be.
 class CommitToLastIndex final : public RaftNode {
  public:
   using RaftNode::RaftNode;
@@ -132,7 +136,9 @@ const Table& TheTable() {
       {{"commit_to_last_index",
         "a follower commits up to the leader's commit index or its own last index, not the last index the "
         "message matched",
-        ""},
+        "",
+        "one entry per AppendEntries, a back-up of one entry per rejection and truncation at the first conflict "
+        "leave no entry past the match that is not the leader's own (results/fuzz.md)"},
        &Table::Make<CommitToLastIndex>},
   });
   return table;

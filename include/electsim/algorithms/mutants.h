@@ -29,6 +29,10 @@ struct Mutant {
   // What `electsim fuzz` needs to reach the mutated step, as flags (options
   // the step depends on, --fencing); empty when the defaults reach it.
   std::string_view fuzz_flags;
+  // Empty, or why no run can tell this mutant from the reference: an
+  // equivalent mutant, which tools/mutation-score leaves out of the score
+  // (and fails on if a seed kills it after all: then the claim is wrong).
+  std::string_view equivalent = {};
 };
 
 inline constexpr std::string_view kBugOption = "bug";

@@ -45,11 +45,11 @@ int List() {
 
 // One mutant a line, tab-separated under a header, for tools/mutation-score.
 int ListMutants() {
-  std::cout << "algorithm\tmutant\tfuzz_flags\tdescription\n";
+  std::cout << "algorithm\tmutant\tfuzz_flags\tdescription\tequivalent\n";
   for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
     for (const algorithms::Mutant& mutant : algorithm->mutants()) {
-      std::cout << fmt::format("{}\t{}\t{}\t{}\n", algorithm->name(), mutant.name, mutant.fuzz_flags,
-                               mutant.description);
+      std::cout << fmt::format("{}\t{}\t{}\t{}\t{}\n", algorithm->name(), mutant.name, mutant.fuzz_flags,
+                               mutant.description, mutant.equivalent);
     }
   }
   return CommandOutcome().Finish();
