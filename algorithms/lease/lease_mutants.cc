@@ -79,6 +79,10 @@ using Table = algorithms::MutantTable<sim::Process, LeaseConfig>;
 // `--guarantees-of defaults` fails the reference too (a write delayed past
 // the next holder's is stale), so a failure would say nothing of the bug.
 constexpr std::string_view kFencing = "--fencing";
+// A refused renewal that still finds the lease ours (the step the mutant
+// changes) takes a compare-and-swap renewal: a refused keep-alive never
+// does, and Learn steps the holder down before the result is read.
+constexpr std::string_view kFencingCas = "--fencing --option renew=cas";
 
 // The one table: each mutant's name, description, fuzz flags and node.
 const Table& TheTable() {
@@ -94,7 +98,7 @@ const Table& TheTable() {
       {{"reuse_token", "the holder keeps the fencing token of its first lease when it acquires a new one", kFencing},
        &Table::Make<ReuseToken>},
       {{"ignore_renewal_result", "the holder takes every renewal reply as granted, without checking the store's answer",
-        kFencing},
+        kFencingCas},
        &Table::Make<IgnoreRenewalResult>},
       {{"renew_timeout_as_granted", "the holder counts a renewal whose reply timed out as granted", kFencing},
        &Table::Make<RenewTimeoutAsGranted>},
