@@ -118,8 +118,6 @@ std::vector<double> Values(const std::vector<BenchTrial>& trials, const Measure&
   return values;
 }
 
-std::string Optional(const std::optional<int64_t>& value) { return value ? std::to_string(*value) : std::string(); }
-
 }  // namespace
 
 BenchTrial MeasureTrial(const RunResult& result, bool every_election) {
