@@ -1,0 +1,107 @@
+"""tools/tidy-select picks the units a change can have touched (ctest lint.tidy_select)."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SELECT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tidy-select")
+
+# inc/b.h includes inc/a.h; u1 includes inc/b.h; u2 includes inc/c.h by <...>;
+# u3 includes other/b.h, which has the same name as inc/b.h; u4 includes nothing.
+FILES = {
+    "inc/a.h": "// a\n",
+    "inc/b.h": '#include "inc/a.h"\n',
+    "inc/c.h": "// c\n",
+    "other/b.h": "// another b.h\n",
+    "src/u1.cc": '#include "inc/b.h"\n#include <vector>\n',
+    "src/u2.cc": "#include <inc/c.h>\n",
+    "src/u3.cc": '#include "other/b.h"\n',
+    "src/u4.cc": "int x;\n",
+    ".clang-tidy": "Checks: ''\n",
+}
+UNITS = ["src/u1.cc", "src/u2.cc", "src/u3.cc", "src/u4.cc"]
+
+
+def git(root, *args):
+    subprocess.run(["git", "-C", root, *args], check=True, capture_output=True)
+
+
+class TidySelectTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.realpath(self.tmp.name)
+        for path, text in FILES.items():
+            self.write(path, text)
+        git(self.root, "init", "-q")
+        git(self.root, "add", ".")
+        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
+                                     text=True).stdout.strip()
+        self.db = os.path.join(self.root, "build", "compile_commands.json")
+        os.makedirs(os.path.dirname(self.db))
+        with open(self.db, "w") as f:
+            json.dump([{"directory": os.path.join(self.root, "build"), "file": os.path.join(self.root, u),
+                        "command": f"clang++ -I{self.root} -c {os.path.join(self.root, u)}"} for u in UNITS], f)
+        with open(os.path.join(self.root, ".git", "info", "exclude"), "a") as f:
+            f.write("build/\n")
+        self.units_file = os.path.join(self.root, "build", "units")
+        with open(self.units_file, "w") as f:
+            f.write("\n".join(UNITS) + "\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, path, text):
+        full = os.path.join(self.root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+
+    def select(self, *base):
+        base = base or (self.commit, "14.0.6")
+        out = subprocess.run([sys.executable, SELECT, self.db, self.root, self.units_file, "14.0.6", *base],
+                             check=True, capture_output=True, text=True).stdout
+        units = sorted(line[5:] for line in out.splitlines() if line.startswith("unit "))
+        names = sorted(line[5:] for line in out.splitlines() if line.startswith("name "))
+        return units, names, out.splitlines()[0]
+
+    def test_nothing_changed_selects_nothing(self):
+        self.assertEqual(self.select()[:2], ([], []))
+
+    def test_a_header_selects_its_includers_directly_or_not_and_same_names(self):
+        self.write("inc/a.h", "// a, changed\n")
+        units, names, _ = self.select()
+        # u1 through inc/b.h; u3 because other/b.h has inc/b.h's name.
+        self.assertEqual(units, ["src/u1.cc", "src/u3.cc"])
+        self.assertEqual(names, ["a.h", "b.h", "u1.cc", "u3.cc"])
+
+    def test_an_angle_include_counts(self):
+        self.write("inc/c.h", "// c, changed\n")
+        self.assertEqual(self.select()[0], ["src/u2.cc"])
+
+    def test_a_unit_selects_itself(self):
+        self.write("src/u4.cc", "int y;\n")
+        self.assertEqual(self.select()[:2], (["src/u4.cc"], ["u4.cc"]))
+
+    def test_an_untracked_header_now_included_counts(self):
+        self.write("inc/d.h", "// new\n")
+        self.write("src/u4.cc", '#include "inc/d.h"\n')
+        self.assertEqual(self.select()[0], ["src/u4.cc"])
+
+    def test_the_lint_configuration_selects_every_unit(self):
+        self.write(".clang-tidy", "Checks: 'bugprone-*'\n")
+        units, _, why = self.select()
+        self.assertEqual(units, UNITS)
+        self.assertIn(".clang-tidy", why)
+
+    def test_an_unknown_commit_another_version_or_none_select_every_unit(self):
+        self.assertEqual(self.select("0" * 40, "14.0.6")[0], UNITS)
+        self.assertEqual(self.select(self.commit, "15.0.0")[0], UNITS)
+        self.assertEqual(self.select("only-one-word")[0], UNITS)
+
+
+if __name__ == "__main__":
+    unittest.main()
