@@ -24,7 +24,9 @@ constexpr sim::TimeNs kMillisecond = sim::TimeNs::Millis(1);
 // the subsets of this many steps.
 constexpr size_t kSmallSchedule = 3;
 
-std::string Millis(int64_t ns) { return fmt::format("{}ms", (ns + kMillisecond.ns() - 1) / kMillisecond.ns()); }
+std::string MillisRoundedUp(int64_t ns) {
+  return fmt::format("{}ms", (ns + kMillisecond.ns() - 1) / kMillisecond.ns());
+}
 
 class Shrinker {
  public:
@@ -191,14 +193,14 @@ class Shrinker {
     const sim::TimeNs end = sim::TimeNs::Millis(end_ms);
     if (end >= out_.scenario.duration) return;
     json candidate = out_.document;
-    candidate["duration"] = Millis(end.ns());
+    candidate["duration"] = MillisRoundedUp(end.ns());
     json kept = json::array();
     for (size_t i = 0; i < out_.scenario.faults.size(); ++i) {
       if (out_.scenario.faults[i].at <= end) kept.push_back(candidate["faults"][i]);
     }
     if (candidate.contains("faults")) candidate["faults"] = std::move(kept);
     Try(candidate, fmt::format("run cut from {} to {}, just after the violation",
-                               sim::FormatDuration(out_.scenario.duration), Millis(end.ns())));
+                               sim::FormatDuration(out_.scenario.duration), MillisRoundedUp(end.ns())));
   }
 
   // ddmin over the steps: remove chunks of size/n, from halves down to
@@ -243,9 +245,9 @@ class Shrinker {
         if (!for_ns || *for_ns <= kMillisecond) break;
         const int64_t half = std::max(kMillisecond.ns(), for_ns->ns() / 2);
         json candidate = out_.document;
-        candidate["faults"][i]["for"] = Millis(half);
+        candidate["faults"][i]["for"] = MillisRoundedUp(half);
         if (!Try(candidate, fmt::format("step /faults/{} shortened from {} to {}", i, sim::FormatDuration(*for_ns),
-                                        Millis(half)))) {
+                                        MillisRoundedUp(half)))) {
           break;
         }
       }

@@ -13,7 +13,7 @@ namespace {
 using sim::AppendJsonString;
 
 // Trace-event timestamps are microseconds; three decimals keep every nanosecond.
-std::string Micros(sim::TimeNs t) { return fmt::format("{}.{:03}", t.ns() / 1000, t.ns() % 1000); }
+std::string MicrosText(sim::TimeNs t) { return fmt::format("{}.{:03}", t.ns() / 1000, t.ns() % 1000); }
 
 // Every simulated process is a thread of one process, so that Perfetto shows
 // the whole cluster in one group, one track per node, in id order.
@@ -67,12 +67,12 @@ class PerfettoExporter final : public TraceExporter {
       AppendJsonString(message, checkers::DescribeViolation(v));
       Event(fmt::format(R"({{"ph":"i","s":"g","pid":{},"tid":0,"ts":{},"name":{},"cat":"violation",)"
                         R"("cname":"terrible","args":{{"message":{},"trace_index":{}}}}})",
-                        kPid, Micros(v.time), name, message, v.trace_index));
+                        kPid, MicrosText(v.time), name, message, v.trace_index));
       // On the track of each node involved too, where the eye already is.
       for (const sim::NodeId node : v.nodes) {
         Event(fmt::format(R"({{"ph":"i","s":"t","pid":{},"tid":{},"ts":{},"name":{},"cat":"violation",)"
                           R"("cname":"terrible","args":{{"message":{}}}}})",
-                          kPid, Tid(node.value()), Micros(v.time), name, message));
+                          kPid, Tid(node.value()), MicrosText(v.time), name, message));
       }
     }
     output_->Write("\n]}\n");
@@ -92,7 +92,7 @@ class PerfettoExporter final : public TraceExporter {
     AppendJsonString(name, what);
     const uint32_t tid = r.node == sim::kNoNode ? 0 : Tid(r.node.value());
     Event(fmt::format(R"({{"ph":"i","s":"{}","pid":{},"tid":{},"ts":{},"name":{},"cat":"fault","args":{{"i":{}}}}})",
-                      scope, kPid, tid, Micros(r.time), name, r.index));
+                      scope, kPid, tid, MicrosText(r.time), name, r.index));
   }
 
   void OnSpan(const TimelineTracker::Span& span) {
@@ -100,7 +100,7 @@ class PerfettoExporter final : public TraceExporter {
         span.term >= 0 ? fmt::format("{} (term {})", span.state, span.term) : std::string(span.state);
     Event(fmt::format(
         R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}","cat":"role","args":{{"state":"{}"}}}})", kPid,
-        Tid(span.node), Micros(span.start), Micros(span.end - span.start), name, span.state));
+        Tid(span.node), MicrosText(span.start), MicrosText(span.end - span.start), name, span.state));
   }
 
   void OnFlow(const TimelineTracker::Flow& flow) {
@@ -109,10 +109,10 @@ class PerfettoExporter final : public TraceExporter {
     std::string name;
     AppendJsonString(name, flow.type);
     Event(fmt::format(R"({{"ph":"s","id":{},"pid":{},"tid":{},"ts":{},"name":{},"cat":"msg","args":{{"msg":{}}}}})", id,
-                      kPid, Tid(flow.from), Micros(flow.sent), name, flow.message_id));
+                      kPid, Tid(flow.from), MicrosText(flow.sent), name, flow.message_id));
     Event(fmt::format(
         R"({{"ph":"f","bp":"e","id":{},"pid":{},"tid":{},"ts":{},"name":{},"cat":"msg","args":{{"msg":{}}}}})", id,
-        kPid, Tid(flow.to), Micros(flow.delivered), name, flow.message_id));
+        kPid, Tid(flow.to), MicrosText(flow.delivered), name, flow.message_id));
   }
 
   std::unique_ptr<TraceOutput> output_;
