@@ -505,7 +505,8 @@ TEST(Lease_Mutants, NoneBuildsTheReference) {
   EXPECT_FALSE(lease.guarantees(o).empty());
   const std::unique_ptr<sim::Process> node = lease.CreateNode(sim::NodeId(0), ThreeNodesAndAStore(), o);
   ASSERT_NE(node, nullptr);
-  EXPECT_EQ(typeid(*node), typeid(lease::LeaseNode));
+  const sim::Process& process = *node;  // typeid of a plain reference: no side effect
+  EXPECT_EQ(typeid(process), typeid(lease::LeaseNode));
 }
 
 TEST(Lease_Mutants, EachIsSelectableByTheBugOptionAndBuildsANode) {
@@ -524,7 +525,8 @@ TEST(Lease_Mutants, EachIsSelectableByTheBugOptionAndBuildsANode) {
     const std::unique_ptr<sim::Process> node = lease.CreateNode(sim::NodeId(0), ThreeNodesAndAStore(), o);
     ASSERT_NE(node, nullptr);
     EXPECT_NE(dynamic_cast<lease::LeaseNode*>(node.get()), nullptr);
-    EXPECT_NE(typeid(*node), typeid(lease::LeaseNode));
+    const sim::Process& process = *node;
+    EXPECT_NE(typeid(process), typeid(lease::LeaseNode));
   }
 }
 
