@@ -106,8 +106,10 @@ TEST_F(CliOutputsTest, Sweep_NamesEveryFailingSeedAndWritesCappedReplayableRepro
 }
 
 TEST_F(CliOutputsTest, SweepOfBadInput_ExitsTwoNamingTheFile) {
-  // Valid key by key, but the storm fills the simulator's event cap.
-  const std::string storm = Write("storm.json", R"({"nodes": 3, "duration": "2s", "algorithm": {"name": "bully",
+  // Valid key by key, but the storm fills the simulator's event cap (a
+  // small one, soon filled).
+  const std::string storm = Write("storm.json", R"({"nodes": 3, "duration": "2s", "pending_events_memory_mib": 10,
+      "algorithm": {"name": "bully",
       "options": {"heartbeat_interval": "1ns", "heartbeat_timeout": "2ns", "answer_timeout": "1ns",
                   "coordinator_timeout": "2ns"}}})");
   const Finished sweep = RunElectsim({"sweep", storm, "--seeds", "3", "--jobs", "2", "--repro-dir", OutDir()});

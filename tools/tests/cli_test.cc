@@ -356,8 +356,10 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
 
 TEST_F(CliTest, AMessageStormIsBadInputNotAnEndlessRun) {
   // Valid one by one, but a heartbeat every nanosecond over 1ms links piles
-  // up messages until the simulator's pending-event cap stops the run.
-  const std::string path = Write("storm.json", R"({"nodes": 3, "duration": "2s", "algorithm": {"name": "bully",
+  // up messages until the simulator's pending-event cap stops the run (a
+  // small budget stops it sooner, as surely).
+  const std::string path = Write("storm.json", R"({"nodes": 3, "duration": "2s", "pending_events_memory_mib": 10,
+      "algorithm": {"name": "bully",
       "options": {"heartbeat_interval": "1ns", "heartbeat_timeout": "2ns", "answer_timeout": "1ns",
                   "coordinator_timeout": "2ns"}}})");
   const Outcome out = Electsim("run " + path);
