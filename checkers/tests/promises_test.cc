@@ -143,12 +143,12 @@ CheckerConfig CalmFrom(uint32_t node_count, TimeNs faults_over) {
   return CheckerConfig{.node_count = node_count, .liveness_after = faults_over};
 }
 
-// Three nodes of ranks 10, 20, 30 (node 0, 1, 2); `leader` leads term 1 from
-// 100ms and every other node believes it.
-TraceBuilder Ranked(uint32_t leader) {
+// Three nodes of ranks 10, 20, 30 (node 0, 1, 2), each stated by `rank`;
+// `leader` leads term 1 from 100ms and every other node believes it.
+TraceBuilder Ranked(uint32_t leader, sim::Observation (*rank)(int64_t) = vocab::Rank) {
   TraceBuilder t;
   t.Boot(3);
-  for (uint32_t node = 0; node < 3; ++node) t.Observe(Ms(0), node, vocab::Rank(10 * (node + 1)));
+  for (uint32_t node = 0; node < 3; ++node) t.Observe(Ms(0), node, rank(10 * (node + 1)));
   t.Lead(Ms(100), leader, 1);
   for (uint32_t node = 0; node < 3; ++node) {
     if (node != leader) t.Believe(Ms(100), node, leader, 1);
@@ -196,16 +196,7 @@ TEST(DeclaredWinner_Quiet, WrongLeaderBeforeTheFaultsEndOrForLessThanASecond) {
 }
 
 // As Ranked, with ranks that hold anytime (Bully's): no node follows a lower one.
-TraceBuilder RankedAnytime(uint32_t leader) {
-  TraceBuilder t;
-  t.Boot(3);
-  for (uint32_t node = 0; node < 3; ++node) t.Observe(Ms(0), node, vocab::RankAnytime(10 * (node + 1)));
-  t.Lead(Ms(100), leader, 1);
-  for (uint32_t node = 0; node < 3; ++node) {
-    if (node != leader) t.Believe(Ms(100), node, leader, 1);
-  }
-  return t;
-}
+TraceBuilder RankedAnytime(uint32_t leader) { return Ranked(leader, vocab::RankAnytime); }
 
 TEST(DeclaredWinner_Fires, AnAnytimeRankIsJudgedWhileTheFaultsLast) {
   // The faults end at 10s; node 2 has followed node 1 for a second by 1.1s.
