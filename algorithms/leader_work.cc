@@ -1,6 +1,10 @@
 #include "electsim/algorithms/leader_work.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 #include "electsim/vocab/vocabulary.h"
 
@@ -51,40 +55,66 @@ class SharedResource final : public sim::Process {
   SharedResource(bool fencing, bool exclusive_token) : fencing_(fencing), exclusive_token_(exclusive_token) {}
 
   void OnStart(sim::Context& ctx) override {
-    highest_ = ctx.Load("highest_token").value_or(0);
-    highest_writer_ = ctx.Load("highest_token_writer").value_or(-1);
+    unkeyed_.token = ctx.Load("highest_token").value_or(0);
+    unkeyed_.writer = ctx.Load("highest_token_writer").value_or(-1);
+    keyed_.clear();  // a key's part is loaded when a write first names it
   }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& message) override {
     const std::optional<ResourceWrite> write = message.As<ResourceWrite>();
     if (!write) return;
+    const std::optional<int64_t> key = vocab::KeyOf(message);
+    Highest& highest = key ? PartOf(ctx, *key) : unkeyed_;
     const int64_t token = write->token;
     const int64_t seq = write->seq;
     const int64_t writer = from.value();
     const bool taken_by_another =
-        exclusive_token_ && token == highest_ && highest_writer_ >= 0 && highest_writer_ != writer;
-    const bool accept = !fencing_ || (token >= highest_ && !taken_by_another);
-    ctx.Observe(
-        sim::Observation(accept ? vocab::kResourceAccept : vocab::kResourceReject, {token, writer, seq, highest_}));
-    if (accept && token > highest_) {
-      highest_ = token;
-      ctx.Persist("highest_token", highest_);
+        exclusive_token_ && token == highest.token && highest.writer >= 0 && highest.writer != writer;
+    const bool accept = !fencing_ || (token >= highest.token && !taken_by_another);
+    sim::Observation decision(accept ? vocab::kResourceAccept : vocab::kResourceReject,
+                              {token, writer, seq, highest.token});
+    if (key) decision = vocab::WithKey(decision, *key);
+    ctx.Observe(decision);
+    if (accept && token > highest.token) {
+      highest.token = token;
+      ctx.Persist(StorageName("highest_token", key), highest.token);
     }
-    if (accept && exclusive_token_ && token == highest_ && highest_writer_ != writer) {
-      highest_writer_ = writer;
-      ctx.Persist("highest_token_writer", highest_writer_);
+    if (accept && exclusive_token_ && token == highest.token && highest.writer != writer) {
+      highest.writer = writer;
+      ctx.Persist(StorageName("highest_token_writer", key), highest.writer);
     }
-    ctx.Send(from, ResourceAck{.token = token, .seq = seq, .accepted = accept ? 1 : 0, .highest = highest_});
+    sim::Message ack = ResourceAck{.token = token, .seq = seq, .accepted = accept ? 1 : 0, .highest = highest.token};
+    if (key) ack.Set(4, *key);
+    ctx.Send(from, ack);
   }
 
   void OnTimer(sim::Context&, sim::TimerId, uint64_t) override {}
 
  private:
+  struct Highest {
+    int64_t token = 0;  // highest token accepted so far (also in stable storage)
+    // Who wrote it first, with exclusive_token (also in stable storage); -1: nobody yet.
+    int64_t writer = -1;
+  };
+
+  // "highest_token", or "key/7/highest_token" for a key's part.
+  static std::string StorageName(std::string_view field, std::optional<int64_t> key) {
+    return key ? absl::StrCat("key/", *key, "/", absl::string_view(field.data(), field.size())) : std::string(field);
+  }
+
+  Highest& PartOf(sim::Context& ctx, int64_t key) {
+    auto [it, inserted] = keyed_.try_emplace(key);
+    if (inserted) {
+      it->second.token = ctx.Load(StorageName("highest_token", key)).value_or(0);
+      it->second.writer = ctx.Load(StorageName("highest_token_writer", key)).value_or(-1);
+    }
+    return it->second;
+  }
+
   bool fencing_;
   bool exclusive_token_;
-  int64_t highest_ = 0;  // highest token accepted so far (also in stable storage)
-  // Who wrote highest_ first, with exclusive_token (also in stable storage); -1: nobody yet.
-  int64_t highest_writer_ = -1;
+  Highest unkeyed_;
+  std::map<int64_t, Highest> keyed_;  // per key, those written since the start
 };
 
 }  // namespace

@@ -28,7 +28,7 @@ std::string ChildName(int64_t dir, int64_t seq, std::string_view field) {
 
 bool IsKeyRequest(const sim::Message& m) {
   return m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) || m.Is(kStoreKeepAlive) || m.Is(kStoreDelete) ||
-         m.Is(kStoreWatch);
+         m.Is(kStoreDeleteKey) || m.Is(kStoreWatch);
 }
 bool IsSessionRequest(const sim::Message& m) {
   return m.Is(SessionOpenRequest::kType) || m.Is(SessionPingRequest::kType) || m.Is(CreateRequest::kType) ||
@@ -79,13 +79,15 @@ class Store final : public sim::Process {
       ok = PutIfAbsent(ctx, key, put->holder, sim::TimeNs(put->ttl));
       if (ok) ReportGrant(ctx, key, req, put->ttl);
     } else if (const auto cas = m.As<CasRequest>()) {
-      ok = Cas(ctx, key, cas->version, cas->holder, sim::TimeNs(cas->ttl));
+      ok = Cas(ctx, from, key, cas->version, cas->holder, sim::TimeNs(cas->ttl));
       if (ok) ReportGrant(ctx, key, req, cas->ttl);
     } else if (const auto keep_alive = m.As<KeepAliveRequest>()) {
       ok = KeepAlive(ctx, key, keep_alive->create_rev, keep_alive->holder, sim::TimeNs(keep_alive->ttl));
       if (ok) ReportGrant(ctx, key, req, keep_alive->ttl);
     } else if (const auto del = m.As<DeleteRequest>()) {
-      ok = DeleteIfVersion(ctx, key, del->version);
+      ok = DeleteIfVersion(ctx, from, key, del->version);
+    } else if (m.Is(kStoreDeleteKey)) {
+      ok = DeleteAny(ctx, from, key);
     } else if (m.Is(kStoreWatch)) {
       AddWatcher(key, from);
     }
@@ -122,10 +124,11 @@ class Store final : public sim::Process {
   }
 
   // Compare-and-swap on the version; also the lease renewal (the TTL restarts).
-  bool Cas(sim::Context& ctx, int64_t key, int64_t version, int64_t holder, sim::TimeNs ttl) {
+  bool Cas(sim::Context& ctx, sim::NodeId from, int64_t key, int64_t version, int64_t holder, sim::TimeNs ttl) {
     auto it = keys_.find(key);
     if (it == keys_.end() || it->second.mod_rev != version) return false;
     Entry& e = it->second;
+    ReportIfTaken(ctx, from, key, e, vocab::kKeyTakenByOverwrite);
     if (e.holder != holder) ReportEnd(ctx, e);  // the lease goes to another holder
     e.holder = holder;
     e.mod_rev = NextRevision(ctx);
@@ -144,11 +147,27 @@ class Store final : public sim::Process {
     return true;
   }
 
-  bool DeleteIfVersion(sim::Context& ctx, int64_t key, int64_t version) {
+  bool DeleteIfVersion(sim::Context& ctx, sim::NodeId from, int64_t key, int64_t version) {
     auto it = keys_.find(key);
     if (it == keys_.end() || it->second.mod_rev != version) return false;
+    ReportIfTaken(ctx, from, key, it->second, vocab::kKeyTakenByDelete);
     Remove(ctx, key, EventKind::kDelete);
     return true;
+  }
+
+  bool DeleteAny(sim::Context& ctx, sim::NodeId from, int64_t key) {
+    auto it = keys_.find(key);
+    if (it == keys_.end()) return false;
+    ReportIfTaken(ctx, from, key, it->second, vocab::kKeyTakenByDelete);
+    Remove(ctx, key, EventKind::kDelete);
+    return true;
+  }
+
+  // A request of `from` is about to delete or overwrite `e`: evidence for
+  // owner_displaced when another node holds it.
+  static void ReportIfTaken(sim::Context& ctx, sim::NodeId from, int64_t key, const Entry& e, int64_t how) {
+    if (e.holder == static_cast<int64_t>(from.value())) return;
+    ctx.Observe(vocab::KeyTaken{.key = key, .holder = e.holder, .token = e.create_rev, .by = from.value(), .how = how});
   }
 
   // Removes every key whose TTL has run out on the monotonic clock (in key order,

@@ -11,4 +11,12 @@ std::string_view RoleName(Role role) {
   return "unknown";
 }
 
+sim::Observation WithKey(sim::Observation observation, int64_t key) {
+  const int index = observation.type() == nullptr ? -1 : observation.type()->IndexOf(kFieldKey);
+  SIM_CHECK(index >= 0, "WithKey needs a record type with a key field");
+  for (int i = observation.size(); i < index; ++i) observation.Set(i, 0);
+  observation.Set(index, key);
+  return observation;
+}
+
 }  // namespace vocab

@@ -13,14 +13,16 @@
 
 namespace algorithms {
 
-// Resource protocol messages.
+// Resource protocol messages. A write may name a key (an owner of many
+// shards writes each shard's part under that shard's token): the resource
+// then fences each key on its own, and the ack and its records carry the key.
 struct ResourceWrite {
-  static constexpr sim::RecordType kType{"resource.write", {"token", "seq"}};
+  static constexpr sim::RecordType kType{"resource.write", {"token", "seq", "key"}};
   int64_t token = 0;
   int64_t seq = 0;
 };
 struct ResourceAck {
-  static constexpr sim::RecordType kType{"resource.ack", {"token", "seq", "accepted", "highest"}};
+  static constexpr sim::RecordType kType{"resource.ack", {"token", "seq", "accepted", "highest", "key"}};
   int64_t token = 0;
   int64_t seq = 0;
   int64_t accepted = 0;  // 1 when the write was accepted

@@ -13,6 +13,7 @@
 //   store.cas            {req, key, version, holder, ttl}    -> store.reply
 //   store.keep_alive     {req, key, create_rev, holder, ttl} -> store.reply
 //   store.delete         {req, key, version}                 -> store.reply
+//   store.delete_key     {req, key}                          -> store.reply
 //   store.watch          {req, key}                          -> store.reply, then store.event on changes
 //   store.reply  {req, ok, holder, create_rev, mod_rev, rev}
 //   store.event  {key, kind, holder, create_rev, mod_rev, rev}
@@ -22,6 +23,11 @@
 // create_rev and holder, its TTL starts again; nothing is written, so no
 // revision moves and no watcher hears of it. A cas on the key's own version
 // also restarts the TTL (a Kubernetes Lease renewal), but as a write.
+// delete_key is a plain delete, not conditioned on any version (etcd's
+// Delete without a transaction, a Redis DEL): the unlock whose use by an old
+// owner deletes its successor's lock. Whenever a request of one node deletes
+// or overwrites a key another node holds, the store reports it
+// (vocab::kKeyTaken), the evidence the owner_displaced checker judges.
 // Replies and events always carry the key's current state, also on failure,
 // so a failed put_if_absent doubles as a read. An absent key reads as
 // holder -1 (vocab::kNobody), create_rev 0, mod_rev 0.
@@ -99,6 +105,11 @@ struct DeleteRequest {
   int64_t req = 0;
   int64_t key = 0;
   int64_t version = 0;  // expected mod_rev
+};
+struct DeleteKeyRequest {
+  static constexpr sim::RecordType kType{"store.delete_key", {"req", "key"}};
+  int64_t req = 0;
+  int64_t key = 0;
 };
 struct WatchRequest {
   static constexpr sim::RecordType kType{"store.watch", {"req", "key"}};
@@ -194,6 +205,7 @@ inline constexpr const sim::RecordType& kStorePutIfAbsent = PutIfAbsentRequest::
 inline constexpr const sim::RecordType& kStoreCas = CasRequest::kType;
 inline constexpr const sim::RecordType& kStoreKeepAlive = KeepAliveRequest::kType;
 inline constexpr const sim::RecordType& kStoreDelete = DeleteRequest::kType;
+inline constexpr const sim::RecordType& kStoreDeleteKey = DeleteKeyRequest::kType;
 inline constexpr const sim::RecordType& kStoreWatch = WatchRequest::kType;
 inline constexpr const sim::RecordType& kStoreReply = Reply::kType;
 inline constexpr const sim::RecordType& kStoreEvent = Event::kType;
@@ -201,7 +213,7 @@ inline constexpr const sim::RecordType& kStoreEvent = Event::kType;
 // Keys are small integers (messages carry integers only); names appear only
 // in stable storage, where they make a store's state readable.
 inline constexpr int64_t kLeaderKey = 0;
-inline constexpr int64_t kMaxKeyId = 1023;
+inline constexpr int64_t kMaxKeyId = (int64_t{1} << 20) - 1;
 
 enum class EventKind : int64_t {
   // The key was created or overwritten (put_if_absent, cas).

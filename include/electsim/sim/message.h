@@ -79,7 +79,10 @@ class RecordType {
 };
 
 // A struct that is a record: a `static constexpr RecordType kType` and one
-// int64_t member per field, in order, and nothing else.
+// int64_t member per field, in order, and nothing else. It may stop short of
+// the type's last fields: those are optional trailing fields (a key, say)
+// that old writers never set, read by name (Payload::Get), so adding one to a
+// type changes no existing record.
 template <typename T>
 concept Record = requires {
   { T::kType } -> std::convertible_to<const RecordType&>;
@@ -95,6 +98,9 @@ struct Field {
 class Payload {
  public:
   static constexpr int kMaxFields = RecordType::kMaxFields;
+  // How many of its type's fields a record struct holds.
+  template <Record T>
+  static constexpr int kStructFields = static_cast<int>(sizeof(T) / sizeof(int64_t));
 
   Payload() = default;
   // A record of `type` whose first values.size() fields are set; the rest
@@ -103,12 +109,12 @@ class Payload {
     SIM_CHECK(static_cast<int>(values.size()) <= type.field_count(), "more values than the record type has fields");
     for (int64_t value : values) values_[size_++] = value;
   }
-  // A typed record, with every field set (or only its first `present`).
+  // A typed record, with every field of the struct set (or only its first `present`).
   template <Record T>
-  Payload(const T& record, int present = T::kType.field_count()) : type_(&T::kType) {
-    static_assert(sizeof(T) == sizeof(int64_t) * T::kType.field_count(),
-                  "a record struct has exactly one int64_t member per field of its kType");
-    SIM_CHECK(present >= 0 && present <= T::kType.field_count(), "present fields out of range");
+  Payload(const T& record, int present = kStructFields<T>) : type_(&T::kType) {
+    static_assert(sizeof(T) % sizeof(int64_t) == 0 && kStructFields<T> <= T::kType.field_count(),
+                  "a record struct has one int64_t member per field of its kType, up to some field");
+    SIM_CHECK(present >= 0 && present <= kStructFields<T>, "present fields out of range");
     std::memcpy(values_.data(), &record, sizeof(T));
     size_ = present;
     for (int i = present; i < kMaxFields; ++i) values_[i] = 0;

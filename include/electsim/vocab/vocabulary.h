@@ -30,23 +30,33 @@ std::string_view RoleName(Role role);
 // Each type is a sim::RecordType constant, with a struct of the same fields
 // for typed access (see electsim/sim/message.h); field names are listed below.
 
-// Role change. Fields: role, term; token when role is leader.
-inline constexpr sim::RecordType kRoleChange{"role", {"role", "term", "token"}};
-// Whom the node now believes leads. Fields: leader (-1 = nobody), term.
-inline constexpr sim::RecordType kBelief{"believe", {"leader", "term"}};
+// Keys. A node that leads many things at once (an owner of shards, each a
+// key of the store) says which one an observation is about in a trailing
+// "key" field; checkers then judge each key on its own (a per-key run of
+// every checker, see checkers/per_key.h). Records without it are about the
+// node's one leadership, as every single-leader algorithm reports. The
+// record types below that can carry it say so.
+
+// Role change. Fields: role, term; token when role is leader; key (optional;
+// with it, token is present for every role, 0 when not leading).
+inline constexpr sim::RecordType kRoleChange{"role", {"role", "term", "token", "key"}};
+// Whom the node now believes leads. Fields: leader (-1 = nobody), term; key (optional).
+inline constexpr sim::RecordType kBelief{"believe", {"leader", "term", "key"}};
 // The node's current term/epoch changed. Field: term.
 inline constexpr sim::RecordType kTermChange{"term", {"term"}};
 // The node granted its vote. Fields: term, candidate.
 inline constexpr sim::RecordType kVote{"vote", {"term", "candidate"}};
 // A leader decided to write (the check is done, the write is being prepared).
-// Field: token. A process pause landing here is the fencing-token story.
-inline constexpr sim::RecordType kWriteBegin{"write_begin", {"token"}};
-// A leader sent a write to the shared resource. Fields: token, seq.
-inline constexpr sim::RecordType kWrite{"write", {"token", "seq"}};
-// The shared resource accepted a write. Fields: token, writer, seq, highest (before this write).
-inline constexpr sim::RecordType kResourceAccept{"resource.accept", {"token", "writer", "seq", "highest"}};
-// The shared resource rejected a stale write. Fields: token, writer, seq, highest.
-inline constexpr sim::RecordType kResourceReject{"resource.reject", {"token", "writer", "seq", "highest"}};
+// Fields: token; key (optional). A process pause landing here is the fencing-token story.
+inline constexpr sim::RecordType kWriteBegin{"write_begin", {"token", "key"}};
+// A leader sent a write to the shared resource. Fields: token, seq; key (optional).
+inline constexpr sim::RecordType kWrite{"write", {"token", "seq", "key"}};
+// The shared resource accepted a write. Fields: token, writer, seq, highest
+// (before this write, for that key); key (optional: the part of the resource
+// written, each judged on its own).
+inline constexpr sim::RecordType kResourceAccept{"resource.accept", {"token", "writer", "seq", "highest", "key"}};
+// The shared resource rejected a stale write. Fields: token, writer, seq, highest; key (optional).
+inline constexpr sim::RecordType kResourceReject{"resource.reject", {"token", "writer", "seq", "highest", "key"}};
 
 // ---- replicated logs (Raft) ----
 // Enough for a checker to rebuild every node's log and the set of committed
@@ -100,15 +110,21 @@ inline constexpr sim::RecordType kLeaseMargin{"declare.lease_margin", {"margin"}
 // ---- leases ----
 // The node sent the store request `req`, which grants or renews a lease if
 // the store accepts it; the record's time and local time are when it left.
-// Field: req.
-inline constexpr sim::RecordType kLeaseRequest{"lease.request", {"req"}};
+// Fields: req; key (optional).
+inline constexpr sim::RecordType kLeaseRequest{"lease.request", {"req", "key"}};
 // Reported by the store: it granted or renewed lease `token` (the key's
 // create revision) to `holder`, answering `holder`'s request `req`, for
-// `ttl` ns on its own clock from now. Fields: token, holder, req, ttl.
-inline constexpr sim::RecordType kLeaseGrant{"lease.grant", {"token", "holder", "req", "ttl"}};
+// `ttl` ns on its own clock from now. Fields: token, holder, req, ttl; key (optional).
+inline constexpr sim::RecordType kLeaseGrant{"lease.grant", {"token", "holder", "req", "ttl", "key"}};
 // Reported by the store: lease `token` of `holder` ended (it expired, was
-// deleted, or went to another holder). Fields: token, holder.
-inline constexpr sim::RecordType kLeaseEnd{"lease.end", {"token", "holder"}};
+// deleted, or went to another holder). Fields: token, holder; key (optional).
+inline constexpr sim::RecordType kLeaseEnd{"lease.end", {"token", "holder", "key"}};
+// Reported by the store: a request of node `by` deleted (how 1) or
+// overwrote (how 2) key `key` while `holder` held it under lease `token`,
+// which had not run out. Only reported when `by` is not the holder: an old
+// owner's plain unlock (a delete not conditioned on the version it
+// acquired) deleting its successor's lock. Fields: key, holder, token, by, how.
+inline constexpr sim::RecordType kKeyTaken{"key.taken", {"key", "holder", "token", "by", "how"}};
 
 inline constexpr std::string_view kFieldRole = "role";
 inline constexpr std::string_view kFieldTerm = "term";
@@ -129,6 +145,7 @@ inline constexpr std::string_view kFieldMargin = "margin";
 inline constexpr std::string_view kFieldReq = "req";
 inline constexpr std::string_view kFieldHolder = "holder";
 inline constexpr std::string_view kFieldTtl = "ttl";
+inline constexpr std::string_view kFieldKey = "key";
 
 inline constexpr int64_t kNobody = -1;
 
@@ -226,6 +243,28 @@ struct LeaseEnded {
   int64_t token = 0;
   int64_t holder = 0;
 };
+struct KeyTaken {
+  static constexpr const sim::RecordType& kType = kKeyTaken;
+  int64_t key = 0;
+  int64_t holder = 0;
+  int64_t token = 0;
+  int64_t by = 0;
+  int64_t how = 0;  // 1: deleted, 2: overwritten
+};
+inline constexpr int64_t kKeyTakenByDelete = 1;
+inline constexpr int64_t kKeyTakenByOverwrite = 2;
+
+// The key an observation is about, when it names one (see "Keys" above).
+inline std::optional<int64_t> KeyOf(const sim::Observation& observation) {
+  const sim::RecordType* type = observation.type();
+  if (type == nullptr) return std::nullopt;
+  const int index = type->IndexOf(kFieldKey);
+  if (!observation.Has(index)) return std::nullopt;
+  return observation.value(index);
+}
+// `observation` about `key`: its type's optional fields before "key" are set
+// to 0 where absent (a follower's token). The type must have a key field.
+sim::Observation WithKey(sim::Observation observation, int64_t key);
 
 // ---- message roles: what the wire shows ----
 //
