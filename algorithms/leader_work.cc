@@ -5,7 +5,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-
 #include "electsim/vocab/vocabulary.h"
 
 namespace algorithms {
