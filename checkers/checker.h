@@ -52,6 +52,10 @@ struct CheckerConfig {
   // it must read all of ClusterView's kinds and observation types. Null: a
   // checker keeps its own.
   ClusterView* cluster_view = nullptr;
+  // The nodes report about many keys at once (vocab::KeyOf): the checker
+  // judges each key on its own, as if each were a cluster with one leader
+  // (checkers/per_key.cc).
+  bool per_key = false;
 };
 
 // `config`'s message roles, or an empty set when it names none.

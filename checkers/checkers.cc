@@ -11,7 +11,7 @@
 namespace checkers {
 namespace {
 
-using Factory = std::unique_ptr<Checker> (*)(const CheckerConfig&);
+using Factory = CheckerFactory;
 
 struct Entry {
   CheckerInfo info;
@@ -43,6 +43,10 @@ const std::vector<Entry>& Registry() {
        &MakeLeaseValidityChecker},
       {{"liveness", "a single leader known to every live node exists within the allowed time after faults heal", false},
        &MakeLivenessChecker},
+      {{"owner_displaced",
+        "a node's request deletes or overwrites a store key another node holds (an old owner's unconditional unlock)",
+        true},
+       &MakeOwnerDisplacedChecker},
       {{"single_leader", "two or more nodes hold the leader role at the same instant (split brain)", false},
        &MakeSingleLeaderChecker},
       {{"single_vote", "a node votes for two different candidates in the same term (observed or on the wire)", true},
@@ -70,7 +74,9 @@ const std::vector<CheckerInfo>& AllCheckers() {
 
 absl::StatusOr<std::unique_ptr<Checker>> MakeChecker(std::string_view name, const CheckerConfig& config) {
   for (const Entry& entry : Registry()) {
-    if (entry.info.name == name) return entry.factory(config);
+    if (entry.info.name != name) continue;
+    if (config.per_key) return MakePerKeyChecker(entry.factory, config);
+    return entry.factory(config);
   }
   std::string known;
   for (const Entry& entry : Registry()) {

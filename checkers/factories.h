@@ -7,6 +7,10 @@
 
 namespace checkers {
 
+using CheckerFactory = std::unique_ptr<Checker> (*)(const CheckerConfig&);
+// One instance of `make`'s checker per key (CheckerConfig::per_key).
+std::unique_ptr<Checker> MakePerKeyChecker(CheckerFactory make, const CheckerConfig& config);
+
 std::unique_ptr<Checker> MakeCommittedAgreementChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeDeclaredWinnerChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeDisruptionChecker(const CheckerConfig& config);
@@ -14,6 +18,7 @@ std::unique_ptr<Checker> MakeElectionSafetyChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeLeaderCompletenessChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeLeaseValidityChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeLivenessChecker(const CheckerConfig& config);
+std::unique_ptr<Checker> MakeOwnerDisplacedChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeSingleLeaderChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeSingleVoteChecker(const CheckerConfig& config);
 std::unique_ptr<Checker> MakeStaleTokenChecker(const CheckerConfig& config);

@@ -241,7 +241,8 @@ class Bully final : public Algorithm {
             {"single_vote", FaultKinds::All()},
             {"leader_completeness", FaultKinds::All()},
             {"committed_agreement", FaultKinds::All()},
-            {"lease_validity", FaultKinds::All()}};
+            {"lease_validity", FaultKinds::All()},
+            {"owner_displaced", FaultKinds::All()}};
   }
 
   const std::vector<Mutant>& mutants() const override { return bully::Mutants(); }

@@ -94,7 +94,9 @@ class LeaseAlgorithmImpl final : public Algorithm {
   // lease has no votes, no log, no promised winner and no leader-only
   // messages to its followers: single_vote, leader_completeness,
   // committed_agreement, declared_winner and disruption have nothing to
-  // judge.
+  // judge. A node deletes (release_on_stepdown) or swaps (renew=cas) the key
+  // only at the version its own write gave it, which no other holder's
+  // write leaves in place: owner_displaced under every fault.
   Guarantees guarantees(const OptionValues& options) const override {
     if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause});
@@ -111,7 +113,8 @@ class LeaseAlgorithmImpl final : public Algorithm {
             {"leader_completeness", FaultKinds::All()},
             {"committed_agreement", FaultKinds::All()},
             {"declared_winner", FaultKinds::All()},
-            {"disruption", FaultKinds::All()}};
+            {"disruption", FaultKinds::All()},
+            {"owner_displaced", FaultKinds::All()}};
   }
 
   // The holder acts for safety_margin x TTL on its clock, the store expires

@@ -606,7 +606,8 @@ class Raft final : public Algorithm {
             {"stale_token", timing_safe},
             {"disruption", undisrupted},
             {"declared_winner", FaultKinds::All()},
-            {"lease_validity", FaultKinds::All()}};
+            {"lease_validity", FaultKinds::All()},
+            {"owner_displaced", FaultKinds::All()}};
   }
 
   // The one place that says which Raft messages are leader-only and which

@@ -348,7 +348,8 @@ class Ring final : public Algorithm {
             {"single_vote", FaultKinds::All()},
             {"leader_completeness", FaultKinds::All()},
             {"committed_agreement", FaultKinds::All()},
-            {"lease_validity", FaultKinds::All()}};
+            {"lease_validity", FaultKinds::All()},
+            {"owner_displaced", FaultKinds::All()}};
   }
 
   const std::vector<Mutant>& mutants() const override { return ring::Mutants(); }

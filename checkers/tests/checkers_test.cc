@@ -44,8 +44,9 @@ TEST(Registry_AllCheckers, SortedWithDocumentedDefaults) {
     EXPECT_EQ((*checker)->name(), info.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"committed_agreement", "declared_winner", "disruption", "election_safety",
-                                             "leader_completeness", "lease_validity", "liveness", "single_leader",
-                                             "single_vote", "stale_token", "term_monotonic", "unique_token"}));
+                                             "leader_completeness", "lease_validity", "liveness", "owner_displaced",
+                                             "single_leader", "single_vote", "stale_token", "term_monotonic",
+                                             "unique_token"}));
 }
 
 TEST(Registry_MakeChecker, UnknownNameIsNotFound) {

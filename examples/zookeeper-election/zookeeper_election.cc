@@ -81,7 +81,8 @@ class ZooKeeper final : public algorithms::Algorithm {
             {"leader_completeness", FaultKinds::All()},
             {"committed_agreement", FaultKinds::All()},
             {"disruption", FaultKinds::All()},
-            {"lease_validity", FaultKinds::All()}};
+            {"lease_validity", FaultKinds::All()},
+            {"owner_displaced", FaultKinds::All()}};
   }
 
   // A leader acts for safety_margin x session_timeout from sending a ping,
