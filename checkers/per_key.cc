@@ -27,9 +27,8 @@ namespace checkers {
 namespace {
 
 // The kinds of record every key shares: rare, so each goes to every instance.
-constexpr sim::TraceKinds kSharedKinds = {sim::TraceKind::kStart, sim::TraceKind::kCrash,
-                                          sim::TraceKind::kRestart, sim::TraceKind::kPause,
-                                          sim::TraceKind::kResume, sim::TraceKind::kClock,
+constexpr sim::TraceKinds kSharedKinds = {sim::TraceKind::kStart,   sim::TraceKind::kCrash,  sim::TraceKind::kRestart,
+                                          sim::TraceKind::kPause,   sim::TraceKind::kResume, sim::TraceKind::kClock,
                                           sim::TraceKind::kNetwork, sim::TraceKind::kNote};
 
 class PerKeyChecker final : public Checker {
@@ -155,7 +154,7 @@ class PerKeyChecker final : public Checker {
 
   CheckerFactory make_;
   CheckerConfig config_;
-  std::unique_ptr<Checker> prototype_;  // answers what the instances read
+  std::unique_ptr<Checker> prototype_;     // answers what the instances read
   std::map<int64_t, Instance> instances_;  // map nodes stay put: touched_ points into them
   std::vector<std::unique_ptr<SharedRecord>> shared_;
   std::optional<sim::TimeNs> faults_over_at_;
