@@ -6,6 +6,7 @@
 #include "algorithms/lease/lease.h"
 #include "algorithms/raft/raft.h"
 #include "algorithms/ring/ring.h"
+#include "algorithms/shards/shards.h"
 #include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
 
@@ -18,7 +19,8 @@ namespace {
 struct Registry {
   std::mutex mutex;  // RegisterAlgorithm against the first lookup
   bool frozen = false;
-  std::vector<const Algorithm*> algorithms = {&BullyAlgorithm(), &RingAlgorithm(), &RaftAlgorithm(), &LeaseAlgorithm()};
+  std::vector<const Algorithm*> algorithms = {&BullyAlgorithm(), &RingAlgorithm(), &RaftAlgorithm(), &LeaseAlgorithm(),
+                                              &ShardsAlgorithm()};
 };
 
 Registry& TheRegistry() {

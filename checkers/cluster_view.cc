@@ -28,6 +28,7 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
     case sim::TraceKind::kObserve: {
       if (r.payload == nullptr) return false;
       const sim::Observation& o = *r.payload;
+      if (ignores_keys_ && vocab::KeyOf(o)) return false;
       if (const auto role = o.As<vocab::RoleChanged>()) {
         Update(index, [&](NodeView& n) {
           n.role = static_cast<vocab::Role>(role->role);

@@ -74,6 +74,11 @@ class ClusterView {
     last_changed_ = kinds_.Has(record.kind) && ApplyNodeState(record);
     return last_changed_;
   }
+  // Observations that name a key (vocab::KeyOf) are about one of many
+  // leaderships a node holds, not the node's role: a view of the whole
+  // cluster skips them (per-key checkers keep views of their own key).
+  void IgnoreKeyedObservations() { ignores_keys_ = true; }
+
   // `listener` must outlive the view or be removed first.
   void AddInstantListener(InstantListener* listener) { instant_listeners_.push_back(listener); }
   void RemoveInstantListener(InstantListener* listener) { std::erase(instant_listeners_, listener); }
@@ -155,6 +160,7 @@ class ClusterView {
   // Time of the last record applied.
   sim::TimeNs time_;
   std::vector<InstantListener*> instant_listeners_;
+  bool ignores_keys_ = false;  // see IgnoreKeyedObservations
 };
 
 }  // namespace checkers

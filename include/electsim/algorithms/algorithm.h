@@ -105,6 +105,11 @@ class Algorithm {
   // Whether the cluster needs a store process (lease-over-CAS does).
   virtual bool uses_store() const { return false; }
 
+  // Whether the nodes lead many things at once and name each in their
+  // observations (vocab::KeyOf): the checkers then judge each key on its
+  // own (checkers::CheckerConfig::per_key).
+  virtual bool observes_keys() const { return false; }
+
   // Whether the nodes replicate a log and report its commits (log.commit),
   // the moment a fault "during": "commit" waits for.
   virtual bool replicates_log() const { return false; }

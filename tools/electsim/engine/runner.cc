@@ -31,6 +31,7 @@ class ScenarioDriver {
     sim_.SetMaxPendingEvents(sim::Simulator::MaxPendingEventsFor(scenario.pending_events_memory_mib << 20));
     // The loader validated the model; the simulator has not started.
     SIM_CHECK(sim_.SetNodeModel(scenario.node_model).ok(), "the node model is set before Start");
+    if (scenario.algorithm->observes_keys()) view_.IgnoreKeyedObservations();
   }
 
   absl::StatusOr<RunResult> Run(const RunOptions& options) {
@@ -83,6 +84,7 @@ class ScenarioDriver {
     config.liveness_after_from_run = !liveness_after;
     config.liveness_stable_for = scenario_.liveness_stable_for;
     config.cluster_view = &view_;
+    config.per_key = scenario_.algorithm->observes_keys();
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers.reserve(scenario_.checkers.size());
     for (const std::string& name : scenario_.checkers) {

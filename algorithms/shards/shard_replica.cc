@@ -1,0 +1,358 @@
+#include "algorithms/shards/shard_replica.h"
+
+#include <algorithm>
+
+#include "electsim/sim/check.h"
+
+namespace algorithms::shards {
+
+using store::KeyState;
+
+ShardReplica::ShardReplica(sim::NodeId self, ShardsConfig config)
+    : self_(self), config_(config), boots_("shards") {
+  SIM_CHECK(config_.store != sim::kNoNode, "the shards workload needs a store");
+  keys_.resize(static_cast<size_t>(config_.keys + (config_.policy == Policy::kFair ? config_.replicas : 0)));
+}
+
+void ShardReplica::OnStart(sim::Context& ctx) {
+  // Ids of requests from an earlier incarnation never match this one's.
+  boots_.Boot(ctx);
+  next_req_ = boots_.id_base() + 1;
+  ctx.Observe(vocab::LeaseMargin(config_.safety_margin_ppm));
+  // Until the store says otherwise, every configured replica is a member.
+  live_members_ = config_.replicas;
+  // Watch every key (each answer doubles as a read), race for the wanted ones.
+  for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) SendWatch(ctx, key);
+  if (config_.policy == Policy::kFair) SendAcquire(ctx, config_.member_key(self_.value()));
+  // Replicas start their race at different keys, so that capped and fair
+  // ones do not all go for the same few first.
+  const int64_t start = config_.keys * static_cast<int64_t>(self_.value()) / std::max<int64_t>(1, config_.replicas);
+  int64_t attempts = 0;
+  for (int64_t i = 0; i < config_.keys && attempts < Target(); ++i) {
+    const int64_t key = (start + i) % config_.keys;
+    SendAcquire(ctx, key);
+    ++attempts;
+  }
+  retry_timer_.Arm(ctx, config_.retry_interval);
+  if (config_.writes) write_tick_timer_.Arm(ctx, config_.leader_work.write_interval);
+}
+
+int64_t ShardReplica::Target() const {
+  switch (config_.policy) {
+    case Policy::kAll: return config_.keys;
+    case Policy::kCap: return std::min(config_.cap, config_.keys);
+    case Policy::kFair: {
+      const int64_t members = std::max<int64_t>(1, live_members_);
+      return (config_.keys + members - 1) / members;
+    }
+  }
+  return config_.keys;
+}
+
+bool ShardReplica::Wants(int64_t key) const {
+  if (IsMemberKey(key)) return key == config_.member_key(self_.value());
+  return owned_shards_ < Target();
+}
+
+void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) {
+  if (from != config_.store) return;  // resource acks carry nothing acted on
+  if (const std::optional<store::Event> event = m.As<store::Event>()) {
+    if (event->key < 0 || event->key >= static_cast<int64_t>(keys_.size())) return;
+    HandleState(ctx, event->key, store::KeyStateOf(*event), event->rev);
+    MaybeAcquire(ctx, event->key);
+    ArmTimers(ctx);
+    return;
+  }
+  const std::optional<store::Reply> reply = m.As<store::Reply>();
+  if (!reply) return;
+  const auto request = key_of_req_.find(reply->req);
+  if (request == key_of_req_.end()) return;  // answered already, or of an earlier incarnation
+  const int64_t key = request->second;
+  key_of_req_.erase(request);
+  Key& k = keys_[static_cast<size_t>(key)];
+  const KeyState state = store::KeyStateOf(*reply);
+  HandleState(ctx, key, state, reply->rev);
+  if (k.req == reply->req) {
+    const int64_t op = k.op;
+    const sim::TimeNs sent_at = k.sent_at;
+    timeouts_.erase({(k.sent_at + config_.request_timeout).ns(), key});
+    k.req = 0;
+    k.op = kNone;
+    HandleAnswer(ctx, key, op, reply->ok != 0, state, sent_at);
+  }
+  MaybeAcquire(ctx, key);
+  ArmTimers(ctx);
+}
+
+// What the store says of `key`, newest first: an older answer (`rev` below
+// what is known) must not undo a newer one. A lease the store no longer
+// shows as this replica's is lost.
+void ShardReplica::HandleState(sim::Context& ctx, int64_t key, const KeyState& state, int64_t rev) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (rev < k.seen_rev) return;
+  k.seen_rev = rev;
+  if (IsMemberKey(key)) {
+    // Counted live until the store first says otherwise.
+    const bool was_live = !k.heard || k.known.exists();
+    if (was_live != state.exists()) live_members_ += state.exists() ? 1 : -1;
+  }
+  k.heard = true;
+  k.known = state;
+  if (k.owned && !(state.exists() && state.holder == Self() && state.create_rev == k.token)) StepDown(ctx, key, false);
+}
+
+void ShardReplica::HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool ok, const KeyState& state,
+                                sim::TimeNs sent_at) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  switch (op) {
+    case kAcquire:
+      if (ok && state.holder == Self()) {
+        Own(ctx, key, state, sent_at);
+      } else if (!k.owned && state.exists() && state.holder == Self() && Wants(key)) {
+        // The store names this replica: an acquire whose reply was lost, or
+        // a lease of an earlier incarnation. Take it back by compare-and-swap,
+        // which gives a view from that request's send.
+        SendReclaim(ctx, key, state.mod_rev);
+      }
+      break;
+    case kRenew:
+      if (ok && k.owned) {
+        k.view_start = std::max(k.view_start, sent_at);
+        view_end_.insert({ViewEnd(k).ns(), key});
+      }
+      // A refusal has already ended the ownership in HandleState.
+      break;
+    default: break;
+  }
+}
+
+void ShardReplica::MaybeAcquire(sim::Context& ctx, int64_t key) {
+  const Key& k = keys_[static_cast<size_t>(key)];
+  if (k.owned || k.req != 0 || k.known.exists() || !Wants(key)) return;
+  SendAcquire(ctx, key);
+}
+
+int64_t ShardReplica::NewRequest(sim::Context& ctx, int64_t key, int64_t op) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (k.req != 0) {
+    key_of_req_.erase(k.req);
+    timeouts_.erase({(k.sent_at + config_.request_timeout).ns(), key});
+  }
+  const int64_t req = next_req_++;
+  k.req = req;
+  k.op = op;
+  k.sent_at = ctx.MonotonicNow();
+  key_of_req_[req] = key;
+  timeouts_.insert({(k.sent_at + config_.request_timeout).ns(), key});
+  return req;
+}
+
+void ShardReplica::SendAcquire(sim::Context& ctx, int64_t key) {
+  const int64_t req = NewRequest(ctx, key, kAcquire);
+  Observe(ctx, key, vocab::LeaseRequest(req));
+  ctx.Send(config_.store,
+           store::PutIfAbsentRequest{.req = req, .key = key, .holder = Self(), .ttl = config_.lease_ttl.ns()});
+}
+
+void ShardReplica::SendReclaim(sim::Context& ctx, int64_t key, int64_t version) {
+  const int64_t req = NewRequest(ctx, key, kAcquire);
+  Observe(ctx, key, vocab::LeaseRequest(req));
+  ctx.Send(config_.store, store::CasRequest{
+                              .req = req, .key = key, .version = version, .holder = Self(), .ttl = config_.lease_ttl.ns()});
+}
+
+void ShardReplica::SendRenew(sim::Context& ctx, int64_t key) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  const int64_t req = NewRequest(ctx, key, kRenew);
+  Observe(ctx, key, vocab::LeaseRequest(req));
+  ctx.Send(config_.store, store::KeepAliveRequest{.req = req,
+                                                  .key = key,
+                                                  .create_rev = k.token,
+                                                  .holder = Self(),
+                                                  .ttl = config_.lease_ttl.ns()});
+}
+
+void ShardReplica::SendWatch(sim::Context& ctx, int64_t key) {
+  // A watch is no request of the key's own line: it never replaces one in flight.
+  const int64_t req = next_req_++;
+  key_of_req_[req] = key;
+  ctx.Send(config_.store, store::WatchRequest{.req = req, .key = key});
+}
+
+void ShardReplica::SendRelease(sim::Context& ctx, int64_t key, int64_t version) {
+  const int64_t req = NewRequest(ctx, key, kRelease);
+  ctx.Send(config_.store, store::DeleteRequest{.req = req, .key = key, .version = version});
+}
+
+void ShardReplica::Own(sim::Context& ctx, int64_t key, const KeyState& state, sim::TimeNs sent_at) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (k.owned) return;
+  k.owned = true;
+  k.token = state.create_rev;
+  k.version = state.mod_rev;
+  k.view_start = sent_at;
+  if (!IsMemberKey(key)) ++owned_shards_;
+  Observe(ctx, key, vocab::BecameLeader(sim::Term(static_cast<uint64_t>(k.token)),
+                                        sim::FencingToken(static_cast<uint64_t>(k.token))));
+  view_end_.insert({ViewEnd(k).ns(), key});
+  ScheduleRenewal(ctx, key, sent_at);
+  // Holding more than its share now (a member joined): give keys back.
+  if (config_.policy == Policy::kFair && owned_shards_ > Target()) Rebalance(ctx);
+}
+
+void ShardReplica::StepDown(sim::Context& ctx, int64_t key, bool release) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (!k.owned) return;
+  k.owned = false;
+  if (!IsMemberKey(key)) --owned_shards_;
+  renew_due_.erase({k.renew_due.ns(), key});
+  // Stale entries of view_end_ are skipped when they come due.
+  Observe(ctx, key, vocab::RoleChange(vocab::Role::kFollower, sim::Term(static_cast<uint64_t>(k.token))));
+  const int64_t version = k.version;
+  k.token = 0;
+  k.version = 0;
+  if (release) SendRelease(ctx, key, version);
+}
+
+void ShardReplica::Rebalance(sim::Context& ctx) {
+  // The highest keys go first, so every replica agrees which it keeps.
+  for (int64_t key = config_.keys - 1; key >= 0 && owned_shards_ > Target(); --key) {
+    if (keys_[static_cast<size_t>(key)].owned) StepDown(ctx, key, true);
+  }
+}
+
+void ShardReplica::ScheduleRenewal(sim::Context& ctx, int64_t key, sim::TimeNs from) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  sim::TimeNs interval = config_.renew_interval;
+  if (config_.renew_jitter_ppm > 0) {
+    const int64_t spread_ns =
+        static_cast<int64_t>(static_cast<__int128>(interval.ns()) * config_.renew_jitter_ppm / kPpm);
+    interval = interval - sim::TimeNs(ctx.rng().Between(0, spread_ns));
+  }
+  k.renew_due = from + interval;
+  renew_due_.insert({k.renew_due.ns(), key});
+}
+
+void ShardReplica::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) {
+  // The view check first: after a pause nothing below may act on a view
+  // that has run out.
+  OnViewCheck(ctx);
+  if (view_timer_.timer.Fired(timer)) {
+    // done above
+  } else if (write_send_timer_.Fired(timer)) {
+    OnWriteSend(ctx);
+  } else if (write_tick_timer_.Fired(timer)) {
+    OnWriteTick(ctx);
+  } else if (renew_timer_.timer.Fired(timer)) {
+    OnRenewDue(ctx);
+  } else if (timeout_timer_.timer.Fired(timer)) {
+    OnTimeouts(ctx);
+  } else if (retry_timer_.Fired(timer)) {
+    OnRetry(ctx);
+  }
+  ArmTimers(ctx);
+}
+
+void ShardReplica::OnViewCheck(sim::Context& ctx) {
+  const int64_t now_ns = ctx.MonotonicNow().ns();
+  while (!view_end_.empty() && view_end_.begin()->first <= now_ns) {
+    const auto [end_ns, key] = *view_end_.begin();
+    view_end_.erase(view_end_.begin());
+    const Key& k = keys_[static_cast<size_t>(key)];
+    // An entry left by an earlier view (renewed since, or stepped down) is stale.
+    if (k.owned && ViewEnd(k).ns() == end_ns) StepDown(ctx, key, config_.release_on_stepdown);
+  }
+}
+
+void ShardReplica::OnRenewDue(sim::Context& ctx) {
+  const int64_t now_ns = ctx.MonotonicNow().ns();
+  while (!renew_due_.empty() && renew_due_.begin()->first <= now_ns) {
+    const int64_t key = renew_due_.begin()->second;
+    renew_due_.erase(renew_due_.begin());
+    SendRenew(ctx, key);
+    ScheduleRenewal(ctx, key, ctx.MonotonicNow());
+  }
+}
+
+void ShardReplica::OnTimeouts(sim::Context& ctx) {
+  const int64_t now_ns = ctx.MonotonicNow().ns();
+  while (!timeouts_.empty() && timeouts_.begin()->first <= now_ns) {
+    const int64_t key = timeouts_.begin()->second;
+    timeouts_.erase(timeouts_.begin());
+    Key& k = keys_[static_cast<size_t>(key)];
+    const int64_t op = k.op;
+    key_of_req_.erase(k.req);
+    k.req = 0;
+    k.op = kNone;
+    // A lost renewal is not a lost lease: try again at once, acting on the
+    // view of the last one granted until it runs out.
+    if (op == kRenew && k.owned) SendRenew(ctx, key);
+    // A lost acquire: the retry tick tries again.
+  }
+}
+
+void ShardReplica::OnRetry(sim::Context& ctx) {
+  retry_timer_.Arm(ctx, config_.retry_interval);
+  for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) {
+    const Key& k = keys_[static_cast<size_t>(key)];
+    if (!k.owned && k.req == 0 && Wants(key) && (!k.known.exists() || k.known.holder == Self())) {
+      SendAcquire(ctx, key);
+    }
+  }
+  if (config_.policy == Policy::kFair && owned_shards_ > Target()) Rebalance(ctx);
+  // The fallback for watch events lost on the way, or watches a store
+  // restart forgot: each key is watched again once per poll_interval.
+  if (config_.poll_interval.ns() > 0 && !keys_.empty()) {
+    const int64_t total = static_cast<int64_t>(keys_.size());
+    const int64_t ticks = std::max<int64_t>(1, config_.poll_interval.ns() / config_.retry_interval.ns());
+    for (int64_t n = (total + ticks - 1) / ticks; n > 0; --n) {
+      SendWatch(ctx, poll_next_key_);
+      poll_next_key_ = (poll_next_key_ + 1) % total;
+    }
+  }
+}
+
+void ShardReplica::OnWriteTick(sim::Context& ctx) {
+  write_tick_timer_.Arm(ctx, config_.leader_work.write_interval);
+  if (write_send_timer_.armed()) return;  // the last writes are still being prepared
+  for (int64_t key = 0; key < config_.keys; ++key) {
+    const Key& k = keys_[static_cast<size_t>(key)];
+    if (!k.owned) continue;
+    Observe(ctx, key, vocab::WriteBegun{.token = k.token});
+    writes_prepared_.emplace_back(key, k.token);
+  }
+  if (!writes_prepared_.empty()) write_send_timer_.Arm(ctx, config_.leader_work.write_duration);
+}
+
+void ShardReplica::OnWriteSend(sim::Context& ctx) {
+  // No re-check: the decision was made at write_begin; a pause in between
+  // is what the fencing token is for.
+  for (const auto& [key, token] : writes_prepared_) {
+    const int64_t seq = ++writes_sent_;
+    sim::Message write = ResourceWrite{.token = token, .seq = seq};
+    write.Set(2, key);
+    ctx.Send(config_.resource, write);
+    Observe(ctx, key, vocab::WriteSent{.token = token, .seq = seq});
+  }
+  writes_prepared_.clear();
+}
+
+void ShardReplica::ArmTimers(sim::Context& ctx) {
+  renew_timer_.ArmAtEarliest(ctx, renew_due_);
+  view_timer_.ArmAtEarliest(ctx, view_end_);
+  timeout_timer_.ArmAtEarliest(ctx, timeouts_);
+}
+
+void ShardReplica::QueueTimer::ArmAtEarliest(sim::Context& ctx, const std::set<std::pair<int64_t, int64_t>>& due) {
+  if (due.empty()) {
+    timer.Cancel(ctx);
+    return;
+  }
+  // Re-armed only when the earliest moves: most changes are behind it.
+  const int64_t at_ns = due.begin()->first;
+  if (timer.armed() && at_ns == armed_at_ns) return;
+  timer.Arm(ctx, sim::TimeNs(std::max<int64_t>(0, at_ns - ctx.MonotonicNow().ns())));
+  armed_at_ns = at_ns;
+}
+
+}  // namespace algorithms::shards
