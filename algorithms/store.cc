@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -43,12 +45,13 @@ class Store final : public sim::Process {
     for (int64_t key = 0; key <= max_key_used_; ++key) {
       const int64_t create_rev = ctx.Load(StorageName(key, "create_rev")).value_or(0);
       if (create_rev == 0) continue;
-      keys_[key] = Entry{
+      Entry& e = keys_[key];
+      e = Entry{
           .holder = ctx.Load(StorageName(key, "holder")).value_or(-1),
           .create_rev = create_rev,
           .mod_rev = ctx.Load(StorageName(key, "mod_rev")).value_or(create_rev),
-          .expiry_local_ns = ctx.Load(StorageName(key, "expiry_local_ns")).value_or(0),
       };
+      SetExpiry(key, e, ctx.Load(StorageName(key, "expiry_local_ns")).value_or(0));
     }
     LoadSessionsAndChildren(ctx);
     // Leases and sessions that ran out while the store was down end now;
@@ -117,7 +120,8 @@ class Store final : public sim::Process {
     if (keys_.count(key) != 0) return false;
     const int64_t rev = NextRevision(ctx);
     Entry& e = keys_[key];
-    e = Entry{.holder = holder, .create_rev = rev, .mod_rev = rev, .expiry_local_ns = ExpiryFor(ctx, ttl)};
+    e = Entry{.holder = holder, .create_rev = rev, .mod_rev = rev};
+    SetExpiry(key, e, ExpiryFor(ctx, ttl));
     SaveEntry(ctx, key, e);
     Notify(ctx, key, EventKind::kPut);
     return true;
@@ -132,7 +136,7 @@ class Store final : public sim::Process {
     if (e.holder != holder) ReportEnd(ctx, e);  // the lease goes to another holder
     e.holder = holder;
     e.mod_rev = NextRevision(ctx);
-    e.expiry_local_ns = ExpiryFor(ctx, ttl);
+    SetExpiry(key, e, ExpiryFor(ctx, ttl));
     SaveEntry(ctx, key, e);
     Notify(ctx, key, EventKind::kPut);
     return true;
@@ -142,7 +146,7 @@ class Store final : public sim::Process {
   bool KeepAlive(sim::Context& ctx, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl) {
     auto it = keys_.find(key);
     if (it == keys_.end() || it->second.create_rev != create_rev || it->second.holder != holder) return false;
-    it->second.expiry_local_ns = ExpiryFor(ctx, ttl);
+    SetExpiry(key, it->second, ExpiryFor(ctx, ttl));
     ctx.Persist(StorageName(key, "expiry_local_ns"), it->second.expiry_local_ns);
     return true;
   }
@@ -170,21 +174,29 @@ class Store final : public sim::Process {
     ctx.Observe(vocab::KeyTaken{.key = key, .holder = e.holder, .token = e.create_rev, .by = from.value(), .how = how});
   }
 
+  // The one place a key's expiry changes, so that the index stays exact.
+  void SetExpiry(int64_t key, Entry& e, int64_t expiry_local_ns) {
+    if (e.expiry_local_ns != 0) expiries_.erase({e.expiry_local_ns, key});
+    e.expiry_local_ns = expiry_local_ns;
+    if (expiry_local_ns != 0) expiries_.emplace(expiry_local_ns, key);
+  }
+
   // Removes every key whose TTL has run out on the monotonic clock (in key order,
   // so revisions are assigned deterministically). Each expiry is a write.
   void ExpireDue(sim::Context& ctx) {
     const int64_t now_ns = ctx.MonotonicNow().ns();
     std::vector<int64_t> due;
-    for (const auto& [key, e] : keys_) {
-      if (e.expiry_local_ns != 0 && now_ns >= e.expiry_local_ns) due.push_back(key);
-    }
+    for (auto it = expiries_.begin(); it != expiries_.end() && it->first <= now_ns; ++it) due.push_back(it->second);
+    std::sort(due.begin(), due.end());
     for (int64_t key : due) Remove(ctx, key, EventKind::kExpire);
   }
 
   void Remove(sim::Context& ctx, int64_t key, EventKind kind) {
-    ReportEnd(ctx, keys_.at(key));
+    auto it = keys_.find(key);
+    ReportEnd(ctx, it->second);
     NextRevision(ctx);
-    keys_.erase(key);
+    SetExpiry(key, it->second, 0);
+    keys_.erase(it);
     ctx.Persist(StorageName(key, "create_rev"), 0);
     Notify(ctx, key, kind);
   }
@@ -192,12 +204,7 @@ class Store final : public sim::Process {
   // Keeps one timer at the earliest expiry so watchers hear of it promptly
   // rather than at the next request.
   void ArmExpiryTimer(sim::Context& ctx) {
-    int64_t earliest_ns = 0;
-    for (const auto& [key, e] : keys_) {
-      if (e.expiry_local_ns != 0 && (earliest_ns == 0 || e.expiry_local_ns < earliest_ns)) {
-        earliest_ns = e.expiry_local_ns;
-      }
-    }
+    const int64_t earliest_ns = expiries_.empty() ? 0 : expiries_.begin()->first;
     if (expiry_timer_.armed() && earliest_ns == expiry_deadline_ns_) return;
     expiry_timer_.Cancel(ctx);
     if (earliest_ns == 0) return;
@@ -471,6 +478,9 @@ class Store final : public sim::Process {
   int64_t revision_ = 0;           // global revision of the last write
   int64_t max_key_used_ = -1;      // highest key id ever written: bounds the reload scan
   std::map<int64_t, Entry> keys_;  // live keys only
+  // (expiry_local_ns, key) of every live key with a TTL, kept by SetExpiry:
+  // what is due, and the earliest expiry, without a scan of every key.
+  std::set<std::pair<int64_t, int64_t>> expiries_;
   int64_t next_session_ = 1;
   std::map<int64_t, Session> sessions_;  // open sessions, by id
   int64_t max_dir_used_ = -1;            // highest directory ever written: bounds the reload scan

@@ -232,6 +232,89 @@ TEST(Store_Watch, NotifiesOnExpiryWithoutAnyRequest) {
   EXPECT_EQ(events[1].global, Ms(212));
 }
 
+// The events of `key` a watcher received, in order.
+std::vector<Received> EventsOf(const StoreRun& run, int64_t key) {
+  std::vector<Received> out;
+  for (const Received& r : run.Events()) {
+    if (r.message.Get("key") == key) out.push_back(r);
+  }
+  return out;
+}
+
+TEST(Store_Ttl, KeysExpireAtTheirOwnTimeAndThoseDueTogetherInKeyOrder) {
+  // Arriving 1ms after they leave: key 5 at 11ms with 100ms (expires at
+  // 111ms), key 3 at 21ms with 90ms (also 111ms), key 9 at 31ms with 50ms
+  // (81ms, the first), key 7 at 41ms without a TTL (never). Revisions 1..4.
+  const sim::TimeNs ttl5 = Ms(100);
+  const sim::TimeNs ttl3 = Ms(90);
+  const sim::TimeNs ttl9 = Ms(50);
+  StoreRun run({{Ms(10), PutIfAbsent(1, 5, 0, ttl5)},
+                {Ms(20), PutIfAbsent(2, 3, 0, ttl3)},
+                {Ms(30), PutIfAbsent(3, 9, 0, ttl9)},
+                {Ms(40), PutIfAbsent(4, 7, 0, sim::TimeNs(0))}},
+               {{Ms(1), Watch(1, 3)}, {Ms(2), Watch(2, 5)}, {Ms(3), Watch(3, 7)}, {Ms(4), Watch(4, 9)}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  const auto expiry_of = [&](int64_t key) {
+    const std::vector<Received> events = EventsOf(run, key);
+    EXPECT_EQ(events.size(), 2u) << "key " << key;  // its put, and its expiry
+    return events.back();
+  };
+  const Received nine = expiry_of(9);
+  const Received three = expiry_of(3);
+  const Received five = expiry_of(5);
+  for (const Received* e : {&nine, &three, &five}) {
+    EXPECT_EQ(e->message.Get("kind"), static_cast<int64_t>(EventKind::kExpire));
+  }
+  // Each expiry reaches its watcher a link latency after the TTL ran out.
+  EXPECT_EQ(nine.global, Ms(30) + kLatency + ttl9 + kLatency);
+  EXPECT_EQ(three.global, Ms(20) + kLatency + ttl3 + kLatency);
+  EXPECT_EQ(five.global, Ms(10) + kLatency + ttl5 + kLatency);
+  // One write each, in time order; keys 3 and 5, due together, in key order.
+  EXPECT_EQ(nine.message.Get("rev"), 5);
+  EXPECT_EQ(three.message.Get("rev"), 6);
+  EXPECT_EQ(five.message.Get("rev"), 7);
+  EXPECT_EQ(EventsOf(run, 7).size(), 1u);  // no TTL: still there
+}
+
+TEST(Store_Ttl, KeysThatRanOutDuringAPauseExpireInKeyOrderNotInTheOrderTheyRanOut) {
+  // Key 9 runs out at 61ms, key 3 at 101ms, both while the store is paused
+  // (50ms to 200ms): on resuming it ends both at once, key 3 first.
+  StoreRun run({{Ms(10), PutIfAbsent(1, 9, 0, Ms(50))}, {Ms(20), PutIfAbsent(2, 3, 0, Ms(80))}},
+               {{Ms(1), Watch(1, 3)}, {Ms(2), Watch(2, 9)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Pause(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(200), [&] { ASSERT_TRUE(run.sim.Resume(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  const std::vector<Received> three = EventsOf(run, 3);
+  const std::vector<Received> nine = EventsOf(run, 9);
+  ASSERT_EQ(three.size(), 2u);
+  ASSERT_EQ(nine.size(), 2u);
+  EXPECT_EQ(three[1].global, Ms(200) + kLatency);
+  EXPECT_EQ(nine[1].global, Ms(200) + kLatency);
+  EXPECT_EQ(three[1].message.Get("rev"), 3);
+  EXPECT_EQ(nine[1].message.Get("rev"), 4);
+}
+
+TEST(Store_Restart, ReloadedKeysExpireOnTimeWithoutAnyRequest) {
+  // Key 4: 300ms from 11ms, kept alive at 31ms (until 331ms); key 2: 300ms
+  // from 21ms (until 321ms). The store is down from 50ms to 100ms; the
+  // watches set at 150ms hear of both expiries from its timer alone.
+  const sim::TimeNs ttl = Ms(300);
+  StoreRun run({{Ms(10), PutIfAbsent(1, 4, 0, ttl)},
+                {Ms(20), PutIfAbsent(2, 2, 0, ttl)},
+                {Ms(30), KeepAlive(3, 4, /*create_rev=*/1, 0, ttl)}},
+               {{Ms(150), Watch(1, 2)}, {Ms(151), Watch(2, 4)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  ASSERT_EQ(run.ReplyTo(0, 3).Get("ok"), 1);
+  const std::vector<Received> events = run.Events();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].message.Get("key"), 2);
+  EXPECT_EQ(events[0].global, Ms(20) + kLatency + ttl + kLatency);
+  EXPECT_EQ(events[1].message.Get("key"), 4);
+  EXPECT_EQ(events[1].global, Ms(30) + kLatency + ttl + kLatency);
+}
+
 TEST(Store_Restart, DataSurvivesAndWatchesDoNot) {
   StoreRun run({{Ms(5), Watch(1, kLeaderKey)},
                 {Ms(10), PutIfAbsent(2, kLeaderKey, 0, sim::TimeNs::Seconds(10))},
