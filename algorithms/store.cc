@@ -294,6 +294,9 @@ class Store final : public sim::Process {
   struct Directory {
     int64_t next_seq = 1;
     std::map<int64_t, Child> children;  // live children, by sequence number
+    // The live children a session owns, by (session, create_req): what a
+    // repeated create finds. One at most per pair: a repeat makes none.
+    std::map<std::pair<int64_t, int64_t>, int64_t> by_request;
   };
 
   void LoadSessionsAndChildren(sim::Context& ctx) {
@@ -303,6 +306,7 @@ class Store final : public sim::Process {
       if (expiry_ns == 0) continue;  // expired, or never opened
       sessions_[id] =
           Session{.timeout_ns = ctx.Load(SessionName(id, "timeout_ns")).value_or(0), .expiry_local_ns = expiry_ns};
+      session_expiries_.emplace(expiry_ns, id);
     }
     max_dir_used_ = ctx.Load("max_dir").value_or(-1);
     for (int64_t dir = 0; dir <= max_dir_used_; ++dir) {
@@ -313,10 +317,11 @@ class Store final : public sim::Process {
       for (int64_t seq = 1; seq < next_seq; ++seq) {
         const int64_t create_rev = ctx.Load(ChildName(dir, seq, "create_rev")).value_or(0);
         if (create_rev == 0) continue;
-        directory.children[seq] = Child{.holder = ctx.Load(ChildName(dir, seq, "holder")).value_or(-1),
-                                        .session = ctx.Load(ChildName(dir, seq, "session")).value_or(0),
-                                        .create_rev = create_rev,
-                                        .create_req = ctx.Load(ChildName(dir, seq, "create_req")).value_or(0)};
+        AddChild(dir, seq,
+                 Child{.holder = ctx.Load(ChildName(dir, seq, "holder")).value_or(-1),
+                       .session = ctx.Load(ChildName(dir, seq, "session")).value_or(0),
+                       .create_rev = create_rev,
+                       .create_req = ctx.Load(ChildName(dir, seq, "create_req")).value_or(0)});
       }
     }
   }
@@ -343,19 +348,19 @@ class Store final : public sim::Process {
       CreateReply reply{.req = create->req, .ok = ok, .seq = 0, .create_rev = 0, .rev = 0};
       if (ok) {
         Directory& directory = dirs_[create->dir];
-        const auto repeat = std::find_if(directory.children.begin(), directory.children.end(), [&](const auto& c) {
-          return create->session != 0 && c.second.session == create->session && c.second.create_req == create->req;
-        });
-        if (repeat != directory.children.end()) {
-          reply.seq = repeat->first;
-          reply.create_rev = repeat->second.create_rev;
+        const auto repeat = create->session == 0 ? directory.by_request.end()
+                                                 : directory.by_request.find({create->session, create->req});
+        if (repeat != directory.by_request.end()) {
+          reply.seq = repeat->second;
+          reply.create_rev = directory.children.at(repeat->second).create_rev;
         } else {
           reply.seq = directory.next_seq++;
           reply.create_rev = NextRevision(ctx);
-          directory.children[reply.seq] = Child{.holder = create->holder,
-                                                .session = create->session,
-                                                .create_rev = reply.create_rev,
-                                                .create_req = create->req};
+          AddChild(create->dir, reply.seq,
+                   Child{.holder = create->holder,
+                         .session = create->session,
+                         .create_rev = reply.create_rev,
+                         .create_req = create->req});
           SaveChild(ctx, create->dir, reply.seq, directory);
         }
       }
@@ -407,7 +412,9 @@ class Store final : public sim::Process {
   void Touch(sim::Context& ctx, int64_t session, int64_t timeout_ns) {
     Session& s = sessions_[session];
     s.timeout_ns = timeout_ns;
+    if (s.expiry_local_ns != 0) session_expiries_.erase({s.expiry_local_ns, session});
     s.expiry_local_ns = (ctx.MonotonicNow() + sim::TimeNs(timeout_ns)).ns();
+    session_expiries_.emplace(s.expiry_local_ns, session);
     ctx.Persist(SessionName(session, "expiry_local_ns"), s.expiry_local_ns);
   }
 
@@ -431,26 +438,44 @@ class Store final : public sim::Process {
   void ExpireSessionsDue(sim::Context& ctx) {
     const int64_t now_ns = ctx.MonotonicNow().ns();
     std::vector<int64_t> due;
-    for (const auto& [id, session] : sessions_) {
-      if (now_ns >= session.expiry_local_ns) due.push_back(id);
+    for (auto it = session_expiries_.begin(); it != session_expiries_.end() && it->first <= now_ns; ++it) {
+      due.push_back(it->second);
     }
+    std::sort(due.begin(), due.end());
     for (int64_t id : due) {
+      session_expiries_.erase({sessions_.at(id).expiry_local_ns, id});
       sessions_.erase(id);
       ctx.Persist(SessionName(id, "expiry_local_ns"), 0);
-      for (auto& [dir, directory] : dirs_) {
-        std::vector<int64_t> owned;
-        for (const auto& [seq, child] : directory.children) {
-          if (child.session == id) owned.push_back(seq);
-        }
-        for (int64_t seq : owned) DeleteChild(ctx, dir, seq);
-      }
+      auto owned = owned_children_.find(id);
+      if (owned == owned_children_.end()) continue;
+      const std::set<std::pair<int64_t, int64_t>> children = std::move(owned->second);
+      owned_children_.erase(owned);
+      for (const auto& [dir, seq] : children) DeleteChild(ctx, dir, seq);
     }
+  }
+
+  // Indexes a live child by its owner, for the repeat check and for expiry.
+  void AddChild(int64_t dir, int64_t seq, const Child& child) {
+    Directory& directory = dirs_[dir];
+    directory.children[seq] = child;
+    if (child.session == 0) return;
+    directory.by_request.emplace(std::make_pair(child.session, child.create_req), seq);
+    owned_children_[child.session].emplace(dir, seq);
   }
 
   void DeleteChild(sim::Context& ctx, int64_t dir, int64_t seq) {
     Directory& directory = dirs_.at(dir);
     const Child child = directory.children.at(seq);
     directory.children.erase(seq);
+    if (child.session != 0) {
+      if (auto mine = directory.by_request.find({child.session, child.create_req});
+          mine != directory.by_request.end() && mine->second == seq) {
+        directory.by_request.erase(mine);
+      }
+      if (auto owned = owned_children_.find(child.session); owned != owned_children_.end()) {
+        owned->second.erase({dir, seq});
+      }
+    }
     NextRevision(ctx);
     ctx.Persist(ChildName(dir, seq, "create_rev"), 0);
     auto watchers = child_watchers_.find({dir, seq});
@@ -463,10 +488,7 @@ class Store final : public sim::Process {
   // One timer at the earliest session expiry, so that a crashed client's
   // children go (and its watchers hear of it) without waiting for a request.
   void ArmSessionTimer(sim::Context& ctx) {
-    int64_t earliest_ns = 0;
-    for (const auto& [id, session] : sessions_) {
-      if (earliest_ns == 0 || session.expiry_local_ns < earliest_ns) earliest_ns = session.expiry_local_ns;
-    }
+    const int64_t earliest_ns = session_expiries_.empty() ? 0 : session_expiries_.begin()->first;
     if (session_timer_.armed() && earliest_ns == session_deadline_ns_) return;
     session_timer_.Cancel(ctx);
     if (earliest_ns == 0) return;
@@ -483,7 +505,11 @@ class Store final : public sim::Process {
   std::set<std::pair<int64_t, int64_t>> expiries_;
   int64_t next_session_ = 1;
   std::map<int64_t, Session> sessions_;  // open sessions, by id
-  int64_t max_dir_used_ = -1;            // highest directory ever written: bounds the reload scan
+  // (expiry_local_ns, id) of every open session: what is due, and the earliest.
+  std::set<std::pair<int64_t, int64_t>> session_expiries_;
+  // Per session, the (dir, seq) of the live children it owns.
+  std::map<int64_t, std::set<std::pair<int64_t, int64_t>>> owned_children_;
+  int64_t max_dir_used_ = -1;  // highest directory ever written: bounds the reload scan
   std::map<int64_t, Directory> dirs_;
   // Volatile state.
   std::map<int64_t, std::vector<sim::NodeId>> watchers_;  // per key, sorted, lost on restart

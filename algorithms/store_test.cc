@@ -495,3 +495,47 @@ TEST(Store_Restart, SessionsAndChildrenSurviveAndNumbersAreNotReused) {
 
 }  // namespace
 }  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+TEST(Store_Restart, ReloadedSessionsExpireWithTheirChildrenAndARepeatedCreateFindsItsChild) {
+  // Session 1 (client 0, 300ms from 11ms) owns child 1 of dir 0 and child 1
+  // of dir 5; session 2 (client 1, 10s) owns child 2 of dir 0. The store is
+  // down from 50ms to 100ms.
+  const sim::TimeNs timeout = Ms(300);
+  StoreRun run({{Ms(10), Open(1, timeout)},
+                {Ms(20), Create(2, 0, 0, 1)},
+                {Ms(25), Create(3, 5, 0, 1)},
+                {Ms(150), Create(2, 0, 0, 1)}},  // the first create again, after the restart
+               {{Ms(12), Open(1, sim::TimeNs::Seconds(10))},
+                {Ms(30), Create(2, 0, 1, 2)},
+                {Ms(160), WatchDelete(3, 5, 1)},
+                {Ms(161), WatchDelete(4, 0, 1)},
+                {Ms(400), Lowest(5, 0)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  std::vector<int64_t> seqs;
+  for (const Received& r : run.received) {
+    if (const auto created = r.message.As<CreateReply>(); created && r.to == sim::NodeId(0)) {
+      seqs.push_back(created->seq);
+    }
+  }
+  EXPECT_EQ(seqs, (std::vector<int64_t>{1, 1, 1}));  // dir 0, dir 5, and dir 0's first again
+  // Session 1 ends on the store's timer; its children go in directory order.
+  const auto deletions = Deletions(run);
+  ASSERT_EQ(deletions.size(), 2u);
+  EXPECT_EQ(deletions[0].second.dir, 0);
+  EXPECT_EQ(deletions[1].second.dir, 5);
+  EXPECT_EQ(deletions[0].second.rev + 1, deletions[1].second.rev);
+  for (const Received& r : run.received) {
+    if (r.message.Is(ChildDeleted::kType)) {
+      EXPECT_EQ(r.global, Ms(10) + kLatency + timeout + kLatency);
+    }
+  }
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 5)->seq, 2);
+}
+
+}  // namespace
+}  // namespace algorithms::store
