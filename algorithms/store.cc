@@ -1,6 +1,7 @@
 #include "electsim/algorithms/store.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -39,6 +40,8 @@ bool IsSessionRequest(const sim::Message& m) {
 
 class Store final : public sim::Process {
  public:
+  explicit Store(const StoreConfig& config) : config_(config) {}
+
   void OnStart(sim::Context& ctx) override {
     revision_ = ctx.Load("rev").value_or(0);
     max_key_used_ = ctx.Load("max_key").value_or(-1);
@@ -60,14 +63,72 @@ class Store final : public sim::Process {
     ArmExpiryTimer(ctx);
     ExpireSessionsDue(ctx);
     ArmSessionTimer(ctx);
+    if (config_.metrics_interval.ns() > 0) metrics_timer_.Arm(ctx, config_.metrics_interval);
   }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
+    if (!IsKeyRequest(m) && !IsSessionRequest(m)) return;
+    if (config_.service_time.ns() <= 0) {
+      Serve(ctx, from, m);
+      return;
+    }
+    if (!in_service_) {
+      BeginService(ctx, Pending{.from = from, .message = m});
+    } else if (config_.queue_limit > 0 && static_cast<int64_t>(waiting_.size()) >= config_.queue_limit) {
+      ++load_.dropped;  // unanswered: the client's timeout tells it
+    } else {
+      waiting_.push_back(Pending{.from = from, .message = m});
+    }
+  }
+
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
+    if (expiry_timer_.Fired(timer)) {
+      ExpireDue(ctx);
+      ArmExpiryTimer(ctx);
+    } else if (session_timer_.Fired(timer)) {
+      ExpireSessionsDue(ctx);
+      ArmSessionTimer(ctx);
+    } else if (service_timer_.Fired(timer)) {
+      EndService(ctx);
+    } else if (metrics_timer_.Fired(timer)) {
+      load_.queued = static_cast<int64_t>(waiting_.size());
+      ctx.Observe(load_);
+      load_ = LoadReport{};
+      metrics_timer_.Arm(ctx, config_.metrics_interval);
+    }
+  }
+
+ private:
+  // A request waiting for service, or in it.
+  struct Pending {
+    sim::NodeId from;
+    sim::Message message;
+  };
+
+  void BeginService(sim::Context& ctx, const Pending& request) {
+    in_service_ = true;
+    in_service_request_ = request;
+    service_timer_.Arm(ctx, config_.service_time);
+  }
+
+  // The request in service takes effect now; the next in line starts.
+  void EndService(sim::Context& ctx) {
+    in_service_ = false;
+    const Pending done = in_service_request_;
+    Serve(ctx, done.from, done.message);
+    if (waiting_.empty()) return;
+    const Pending next = waiting_.front();
+    waiting_.pop_front();
+    BeginService(ctx, next);
+  }
+
+  // One request takes effect: its operation, its reply, its watch events.
+  void Serve(sim::Context& ctx, sim::NodeId from, const sim::Message& m) {
+    ++load_.served;
     if (IsSessionRequest(m)) {
       HandleSessionRequest(ctx, from, m);
       return;
     }
-    if (!IsKeyRequest(m)) return;
     // Every request starts with the request id and the key.
     const int64_t req = m.value(0);
     const int64_t key = m.value(1);
@@ -98,17 +159,6 @@ class Store final : public sim::Process {
     ArmExpiryTimer(ctx);
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
-    if (expiry_timer_.Fired(timer)) {
-      ExpireDue(ctx);
-      ArmExpiryTimer(ctx);
-    } else if (session_timer_.Fired(timer)) {
-      ExpireSessionsDue(ctx);
-      ArmSessionTimer(ctx);
-    }
-  }
-
- private:
   struct Entry {
     int64_t holder = -1;
     int64_t create_rev = 0;
@@ -268,6 +318,7 @@ class Store final : public sim::Process {
                                      .mod_rev = s.mod_rev,
                                      .rev = revision_};
     for (sim::NodeId watcher : it->second) ctx.Send(watcher, event);
+    load_.notified += static_cast<int64_t>(it->second.size());
   }
 
   void Reply(sim::Context& ctx, sim::NodeId to, int64_t req, bool ok, const KeyState& s) {
@@ -482,6 +533,7 @@ class Store final : public sim::Process {
     if (watchers == child_watchers_.end()) return;
     const sim::Message deleted = ChildDeleted{.dir = dir, .seq = seq, .holder = child.holder, .rev = revision_};
     for (sim::NodeId watcher : watchers->second) ctx.Send(watcher, deleted);
+    load_.notified += static_cast<int64_t>(watchers->second.size());
     child_watchers_.erase(watchers);  // one-shot, as ZooKeeper's watches are
   }
 
@@ -496,6 +548,7 @@ class Store final : public sim::Process {
     session_deadline_ns_ = earliest_ns;
   }
 
+  const StoreConfig config_;
   // Durable state (mirrored in stable storage).
   int64_t revision_ = 0;           // global revision of the last write
   int64_t max_key_used_ = -1;      // highest key id ever written: bounds the reload scan
@@ -519,10 +572,19 @@ class Store final : public sim::Process {
   int64_t expiry_deadline_ns_ = 0;
   Timer session_timer_;  // at the earliest session expiry
   int64_t session_deadline_ns_ = 0;
+  // Capacity: the request in service, those waiting in arrival order, and
+  // the load since the last metrics observation.
+  bool in_service_ = false;
+  Pending in_service_request_;
+  std::deque<Pending> waiting_;
+  Timer service_timer_;  // when the request in service takes effect
+  Timer metrics_timer_;  // every metrics interval
+  LoadReport load_;
 };
 
 }  // namespace
 
-std::unique_ptr<sim::Process> MakeStore() { return std::make_unique<Store>(); }
+std::unique_ptr<sim::Process> MakeStore(const StoreConfig& config) { return std::make_unique<Store>(config); }
+std::unique_ptr<sim::Process> MakeStore() { return MakeStore(StoreConfig{}); }
 
 }  // namespace algorithms::store

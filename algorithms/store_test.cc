@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
+#include "sim/trace.h"
 
 namespace algorithms::store {
 namespace {
@@ -48,9 +49,23 @@ class ScriptedClient final : public sim::Process {
 
 using Script = std::vector<std::pair<sim::TimeNs, sim::Message>>;
 
+// The store's load observations, with their (global) times.
+class LoadRecorder final : public sim::TraceSink {
+ public:
+  void OnRecord(const sim::TraceRecord& record) override {
+    if (record.payload == nullptr) return;
+    if (const auto load = record.payload->As<LoadReport>()) loads.emplace_back(record.time, *load);
+  }
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+
+  std::vector<std::pair<sim::TimeNs, LoadReport>> loads;
+};
+
 // Two clients (nodes 0 and 1) and the store (node 2) on 1ms links.
 struct StoreRun {
-  StoreRun(Script client0, Script client1, int64_t store_drift_ppm = 0) : sim(7, 3, FixedLink()) {
+  StoreRun(Script client0, Script client1, int64_t store_drift_ppm = 0, const StoreConfig& config = StoreConfig{})
+      : sim(7, 3, FixedLink()) {
+    sim.AddTraceSink(&load_recorder);
     EXPECT_TRUE(sim.SetProcess(sim::NodeId(0),
                                [this, client0](sim::NodeId) {
                                  return std::make_unique<ScriptedClient>(&sim, client0, &received);
@@ -61,7 +76,7 @@ struct StoreRun {
                                  return std::make_unique<ScriptedClient>(&sim, client1, &received);
                                })
                     .ok());
-    EXPECT_TRUE(sim.SetProcess(kStoreNode, [](sim::NodeId) { return MakeStore(); }).ok());
+    EXPECT_TRUE(sim.SetProcess(kStoreNode, [config](sim::NodeId) { return MakeStore(config); }).ok());
     EXPECT_TRUE(sim.Start().ok());
     if (store_drift_ppm != 0) {
       EXPECT_TRUE(sim.SetClockDrift(kStoreNode, store_drift_ppm).ok());
@@ -87,6 +102,7 @@ struct StoreRun {
     return out;
   }
 
+  LoadRecorder load_recorder;  // before sim: the simulator uses it to the end
   sim::Simulator sim;
   std::vector<Received> received;
 };
@@ -535,6 +551,133 @@ TEST(Store_Restart, ReloadedSessionsExpireWithTheirChildrenAndARepeatedCreateFin
     }
   }
   EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 5)->seq, 2);
+}
+
+}  // namespace
+}  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+// ---- capacity and load ----
+
+// What `client` received in answer to its request `req` (any reply type).
+const Received* AnswerOf(const StoreRun& run, uint32_t client, int64_t req) {
+  for (const Received& r : run.received) {
+    if (r.to == sim::NodeId(client) && r.message.Has("req") && r.message.Get("req") == req) return &r;
+  }
+  return nullptr;
+}
+
+// Four requests of both kinds leave client 0 together at 10ms.
+Script FourRequestsAtOnce() {
+  return {{Ms(10), PutIfAbsent(1, 1, 0, sim::TimeNs(0))},
+          {Ms(10), Open(2, sim::TimeNs::Seconds(10))},
+          {Ms(10), PutIfAbsent(3, 2, 0, sim::TimeNs(0))},
+          {Ms(10), Read(4, 1)}};
+}
+
+TEST(Store_Capacity, RequestsArrivingTogetherAreAnsweredOneServiceTimeApartInArrivalOrder) {
+  const sim::TimeNs service = Ms(5);
+  StoreRun run(FourRequestsAtOnce(), {}, 0, StoreConfig{.service_time = service});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  for (int64_t req = 1; req <= 4; ++req) {
+    const Received* answer = AnswerOf(run, 0, req);
+    ASSERT_NE(answer, nullptr) << req;
+    // Arrived at 11ms; the req-th in line leaves after req service times.
+    EXPECT_EQ(answer->global, Ms(10) + kLatency + service * req + kLatency) << req;
+  }
+  // Served in arrival order: the second put is the second write.
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("create_rev"), 2);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get("holder"), 0);
+  EXPECT_TRUE(run.load_recorder.loads.empty());  // no metrics interval, no load record
+}
+
+TEST(Store_Capacity, TheDefaultAnswersEveryRequestAsItArrives) {
+  StoreRun run(FourRequestsAtOnce(), {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  for (int64_t req = 1; req <= 4; ++req) {
+    const Received* answer = AnswerOf(run, 0, req);
+    ASSERT_NE(answer, nullptr) << req;
+    EXPECT_EQ(answer->global, Ms(10) + kLatency + kLatency) << req;
+  }
+}
+
+TEST(Store_Capacity, AFullQueueDropsTheRequestUnansweredAndTheMetricsCountIt) {
+  // One request in service and two waiting: the fourth of those arriving at
+  // 11ms is dropped. The fifth, at 61ms, finds the store idle again.
+  const StoreConfig config{.service_time = Ms(10), .queue_limit = 2, .metrics_interval = Ms(100)};
+  StoreRun run(
+      {{Ms(10), Read(1, 0)}, {Ms(10), Read(2, 0)}, {Ms(10), Read(3, 0)}, {Ms(10), Read(4, 0)}, {Ms(60), Read(5, 0)}},
+      {}, 0, config);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(150)).ok());
+  for (int64_t req : {1, 2, 3}) {
+    ASSERT_NE(AnswerOf(run, 0, req), nullptr) << req;
+    EXPECT_EQ(AnswerOf(run, 0, req)->global, Ms(10) + kLatency + config.service_time * req + kLatency) << req;
+  }
+  EXPECT_EQ(AnswerOf(run, 0, 4), nullptr);
+  ASSERT_NE(AnswerOf(run, 0, 5), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 5)->global, Ms(60) + kLatency + config.service_time + kLatency);
+  ASSERT_EQ(run.load_recorder.loads.size(), 1u);
+  const auto& [at, load] = run.load_recorder.loads[0];
+  EXPECT_EQ(at, config.metrics_interval);
+  EXPECT_EQ(load.served, 4);
+  EXPECT_EQ(load.queued, 0);
+  EXPECT_EQ(load.dropped, 1);
+  EXPECT_EQ(load.notified, 0);
+}
+
+TEST(Store_Capacity, ACrashLosesTheRequestsWaiting) {
+  const StoreConfig config{.service_time = Ms(10)};
+  StoreRun run({{Ms(10), Read(1, 0)}, {Ms(10), Read(2, 0)}, {Ms(10), Read(3, 0)}, {Ms(40), Read(4, 0)}}, {}, 0, config);
+  // Request 1 is answered at 21ms, request 2 would be at 31ms.
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(25), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(30), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(150)).ok());
+  EXPECT_NE(AnswerOf(run, 0, 1), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 2), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 3), nullptr);
+  ASSERT_NE(AnswerOf(run, 0, 4), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 4)->global, Ms(40) + kLatency + config.service_time + kLatency);
+}
+
+TEST(Store_Metrics, EachIntervalCountsServedQueuedDroppedAndNotified) {
+  const StoreConfig config{.service_time = Ms(20), .metrics_interval = Ms(100)};
+  // Each request takes 20ms. First interval (0-100ms): client 1's watch
+  // (arrives 6ms, done 26ms); client 0's five requests arrive at 41ms and
+  // end at 61 (put: one event), 81 (cas: one event), 101, 121 and 141ms. At
+  // 100ms a read is in service and two wait.
+  // Second (100-200ms): the three reads; the key, renewed for 100ms by the
+  // cas at 81ms, expires at 181ms: one event.
+  // Third (200-300ms): session 1 opens at 226ms (50ms), its child is made at
+  // 246ms, client 1 watches the child at 271ms, and the session's expiry at
+  // 276ms deletes it: one child_deleted.
+  StoreRun run({{Ms(40), PutIfAbsent(1, 0, 0, Ms(100))},
+                {Ms(40), Cas(2, 0, /*version=*/1, 0, Ms(100))},
+                {Ms(40), Read(3, 0)},
+                {Ms(40), Read(4, 0)},
+                {Ms(40), Read(5, 0)},
+                {Ms(205), Open(6, Ms(50))},
+                {Ms(206), Create(7, 0, 0, /*session=*/1)}},
+               {{Ms(5), Watch(1, 0)}, {Ms(250), WatchDelete(2, 0, /*seq=*/1)}}, 0, config);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(350)).ok());
+  ASSERT_EQ(AnswerTo<CreateReply>(run, 0, 7)->ok, 1);
+  ASSERT_EQ(AnswerTo<ChildReply>(run, 1, 2)->ok, 1);
+  ASSERT_EQ(run.Events().size(), 3u);
+  ASSERT_EQ(Deletions(run).size(), 1u);
+  struct Expected {
+    int64_t served, queued, dropped, notified;
+  };
+  const std::vector<Expected> expected = {{3, 2, 0, 2}, {3, 0, 0, 1}, {3, 0, 0, 1}};
+  ASSERT_EQ(run.load_recorder.loads.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto& [at, load] = run.load_recorder.loads[i];
+    EXPECT_EQ(at, config.metrics_interval * static_cast<int64_t>(i + 1)) << i;
+    EXPECT_EQ(load.served, expected[i].served) << i;
+    EXPECT_EQ(load.queued, expected[i].queued) << i;
+    EXPECT_EQ(load.dropped, expected[i].dropped) << i;
+    EXPECT_EQ(load.notified, expected[i].notified) << i;
+  }
 }
 
 }  // namespace
