@@ -587,4 +587,25 @@ class Store final : public sim::Process {
 std::unique_ptr<sim::Process> MakeStore(const StoreConfig& config) { return std::make_unique<Store>(config); }
 std::unique_ptr<sim::Process> MakeStore() { return MakeStore(StoreConfig{}); }
 
+std::vector<OptionSpec> StoreOptions() {
+  const StoreConfig defaults;
+  return {
+      OptionSpec::Duration(std::string(kOptionStoreServiceTime), defaults.service_time,
+                           "how long the store takes over each request, one at a time in arrival order; the others "
+                           "wait (0: no time, infinite capacity)"),
+      OptionSpec::Int(std::string(kOptionStoreQueueLimit), defaults.queue_limit, 0, int64_t{1} << 30,
+                      "requests that may wait for the store, beside the one it serves; one more is dropped "
+                      "unanswered (0: any number)"),
+      OptionSpec::Duration(std::string(kOptionStoreMetricsInterval), defaults.metrics_interval,
+                           "every this long the store observes its load (store.load: requests served, queued, "
+                           "dropped, watch notifications sent; 0: never)"),
+  };
+}
+
+StoreConfig StoreConfigFrom(const OptionValues& options) {
+  return StoreConfig{.service_time = options.Duration(kOptionStoreServiceTime),
+                     .queue_limit = options.Int(kOptionStoreQueueLimit),
+                     .metrics_interval = options.Duration(kOptionStoreMetricsInterval)};
+}
+
 }  // namespace algorithms::store

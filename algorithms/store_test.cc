@@ -4,6 +4,7 @@
 #include "electsim/algorithms/store.h"
 
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -678,6 +679,38 @@ TEST(Store_Metrics, EachIntervalCountsServedQueuedDroppedAndNotified) {
     EXPECT_EQ(load.dropped, expected[i].dropped) << i;
     EXPECT_EQ(load.notified, expected[i].notified) << i;
   }
+}
+
+}  // namespace
+}  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+TEST(Store_Options, TheirDefaultsAreTheDefaultConfigAndTheirValuesMakeTheConfig) {
+  const std::vector<OptionSpec> specs = StoreOptions();  // outlives the values, which point into it
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].name, kOptionStoreServiceTime);
+  EXPECT_EQ(specs[0].type, OptionType::kDuration);
+  EXPECT_EQ(specs[1].name, kOptionStoreQueueLimit);
+  EXPECT_EQ(specs[1].type, OptionType::kInt);
+  EXPECT_EQ(specs[2].name, kOptionStoreMetricsInterval);
+  EXPECT_EQ(specs[2].type, OptionType::kDuration);
+  OptionValues values = OptionValues::Defaults(specs);
+  const StoreConfig defaults = StoreConfigFrom(values);
+  EXPECT_EQ(defaults.service_time, StoreConfig{}.service_time);
+  EXPECT_EQ(defaults.queue_limit, StoreConfig{}.queue_limit);
+  EXPECT_EQ(defaults.metrics_interval, StoreConfig{}.metrics_interval);
+
+  values.Set(kOptionStoreServiceTime, Ms(2).ns());
+  values.Set(kOptionStoreQueueLimit, 50);
+  values.Set(kOptionStoreMetricsInterval, Ms(1000).ns());
+  const StoreConfig set = StoreConfigFrom(values);
+  EXPECT_EQ(set.service_time, Ms(2));
+  EXPECT_EQ(set.queue_limit, 50);
+  EXPECT_EQ(set.metrics_interval, Ms(1000));
+  // None can be negative.
+  for (const OptionSpec& spec : specs) EXPECT_THROW(values.Set(spec.name, -1), std::out_of_range) << spec.name;
 }
 
 }  // namespace

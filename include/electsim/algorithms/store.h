@@ -76,7 +76,9 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
+#include "electsim/algorithms/options.h"
 #include "electsim/sim/message.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
@@ -280,5 +282,15 @@ struct StoreConfig {
 std::unique_ptr<sim::Process> MakeStore(const StoreConfig& config);
 // The default config: infinite capacity, no metrics.
 std::unique_ptr<sim::Process> MakeStore();
+
+// For an algorithm that lets scenarios set the store's capacity: the options
+// store_service_time (duration), store_queue_limit (integer) and
+// store_metrics_interval (duration), each defaulting to StoreConfig's
+// default, to append to its own options; and the config their values make.
+inline constexpr std::string_view kOptionStoreServiceTime = "store_service_time";
+inline constexpr std::string_view kOptionStoreQueueLimit = "store_queue_limit";
+inline constexpr std::string_view kOptionStoreMetricsInterval = "store_metrics_interval";
+std::vector<OptionSpec> StoreOptions();
+StoreConfig StoreConfigFrom(const OptionValues& options);
 
 }  // namespace algorithms::store
