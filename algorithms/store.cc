@@ -1,8 +1,11 @@
 #include "electsim/algorithms/store.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -37,18 +40,21 @@ bool IsSessionRequest(const sim::Message& m) {
 
 class Store final : public sim::Process {
  public:
+  explicit Store(const StoreConfig& config) : config_(config) {}
+
   void OnStart(sim::Context& ctx) override {
     revision_ = ctx.Load("rev").value_or(0);
     max_key_used_ = ctx.Load("max_key").value_or(-1);
     for (int64_t key = 0; key <= max_key_used_; ++key) {
       const int64_t create_rev = ctx.Load(StorageName(key, "create_rev")).value_or(0);
       if (create_rev == 0) continue;
-      keys_[key] = Entry{
+      Entry& e = keys_[key];
+      e = Entry{
           .holder = ctx.Load(StorageName(key, "holder")).value_or(-1),
           .create_rev = create_rev,
           .mod_rev = ctx.Load(StorageName(key, "mod_rev")).value_or(create_rev),
-          .expiry_local_ns = ctx.Load(StorageName(key, "expiry_local_ns")).value_or(0),
       };
+      SetExpiry(key, e, ctx.Load(StorageName(key, "expiry_local_ns")).value_or(0));
     }
     LoadSessionsAndChildren(ctx);
     // Leases and sessions that ran out while the store was down end now;
@@ -57,14 +63,72 @@ class Store final : public sim::Process {
     ArmExpiryTimer(ctx);
     ExpireSessionsDue(ctx);
     ArmSessionTimer(ctx);
+    if (config_.metrics_interval.ns() > 0) metrics_timer_.Arm(ctx, config_.metrics_interval);
   }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
+    if (!IsKeyRequest(m) && !IsSessionRequest(m)) return;
+    if (config_.service_time.ns() <= 0) {
+      Serve(ctx, from, m);
+      return;
+    }
+    if (!in_service_) {
+      BeginService(ctx, Pending{.from = from, .message = m});
+    } else if (config_.queue_limit > 0 && static_cast<int64_t>(waiting_.size()) >= config_.queue_limit) {
+      ++load_.dropped;  // unanswered: the client's timeout tells it
+    } else {
+      waiting_.push_back(Pending{.from = from, .message = m});
+    }
+  }
+
+  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
+    if (expiry_timer_.Fired(timer)) {
+      ExpireDue(ctx);
+      ArmExpiryTimer(ctx);
+    } else if (session_timer_.Fired(timer)) {
+      ExpireSessionsDue(ctx);
+      ArmSessionTimer(ctx);
+    } else if (service_timer_.Fired(timer)) {
+      EndService(ctx);
+    } else if (metrics_timer_.Fired(timer)) {
+      load_.queued = static_cast<int64_t>(waiting_.size());
+      ctx.Observe(load_);
+      load_ = LoadReport{};
+      metrics_timer_.Arm(ctx, config_.metrics_interval);
+    }
+  }
+
+ private:
+  // A request waiting for service, or in it.
+  struct Pending {
+    sim::NodeId from;
+    sim::Message message;
+  };
+
+  void BeginService(sim::Context& ctx, const Pending& request) {
+    in_service_ = true;
+    in_service_request_ = request;
+    service_timer_.Arm(ctx, config_.service_time);
+  }
+
+  // The request in service takes effect now; the next in line starts.
+  void EndService(sim::Context& ctx) {
+    in_service_ = false;
+    const Pending done = in_service_request_;
+    Serve(ctx, done.from, done.message);
+    if (waiting_.empty()) return;
+    const Pending next = waiting_.front();
+    waiting_.pop_front();
+    BeginService(ctx, next);
+  }
+
+  // One request takes effect: its operation, its reply, its watch events.
+  void Serve(sim::Context& ctx, sim::NodeId from, const sim::Message& m) {
+    ++load_.served;
     if (IsSessionRequest(m)) {
       HandleSessionRequest(ctx, from, m);
       return;
     }
-    if (!IsKeyRequest(m)) return;
     // Every request starts with the request id and the key.
     const int64_t req = m.value(0);
     const int64_t key = m.value(1);
@@ -95,17 +159,6 @@ class Store final : public sim::Process {
     ArmExpiryTimer(ctx);
   }
 
-  void OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) override {
-    if (expiry_timer_.Fired(timer)) {
-      ExpireDue(ctx);
-      ArmExpiryTimer(ctx);
-    } else if (session_timer_.Fired(timer)) {
-      ExpireSessionsDue(ctx);
-      ArmSessionTimer(ctx);
-    }
-  }
-
- private:
   struct Entry {
     int64_t holder = -1;
     int64_t create_rev = 0;
@@ -117,7 +170,8 @@ class Store final : public sim::Process {
     if (keys_.count(key) != 0) return false;
     const int64_t rev = NextRevision(ctx);
     Entry& e = keys_[key];
-    e = Entry{.holder = holder, .create_rev = rev, .mod_rev = rev, .expiry_local_ns = ExpiryFor(ctx, ttl)};
+    e = Entry{.holder = holder, .create_rev = rev, .mod_rev = rev};
+    SetExpiry(key, e, ExpiryFor(ctx, ttl));
     SaveEntry(ctx, key, e);
     Notify(ctx, key, EventKind::kPut);
     return true;
@@ -132,7 +186,7 @@ class Store final : public sim::Process {
     if (e.holder != holder) ReportEnd(ctx, e);  // the lease goes to another holder
     e.holder = holder;
     e.mod_rev = NextRevision(ctx);
-    e.expiry_local_ns = ExpiryFor(ctx, ttl);
+    SetExpiry(key, e, ExpiryFor(ctx, ttl));
     SaveEntry(ctx, key, e);
     Notify(ctx, key, EventKind::kPut);
     return true;
@@ -142,7 +196,7 @@ class Store final : public sim::Process {
   bool KeepAlive(sim::Context& ctx, int64_t key, int64_t create_rev, int64_t holder, sim::TimeNs ttl) {
     auto it = keys_.find(key);
     if (it == keys_.end() || it->second.create_rev != create_rev || it->second.holder != holder) return false;
-    it->second.expiry_local_ns = ExpiryFor(ctx, ttl);
+    SetExpiry(key, it->second, ExpiryFor(ctx, ttl));
     ctx.Persist(StorageName(key, "expiry_local_ns"), it->second.expiry_local_ns);
     return true;
   }
@@ -170,21 +224,29 @@ class Store final : public sim::Process {
     ctx.Observe(vocab::KeyTaken{.key = key, .holder = e.holder, .token = e.create_rev, .by = from.value(), .how = how});
   }
 
+  // The one place a key's expiry changes, so that the index stays exact.
+  void SetExpiry(int64_t key, Entry& e, int64_t expiry_local_ns) {
+    if (e.expiry_local_ns != 0) expiries_.erase({e.expiry_local_ns, key});
+    e.expiry_local_ns = expiry_local_ns;
+    if (expiry_local_ns != 0) expiries_.emplace(expiry_local_ns, key);
+  }
+
   // Removes every key whose TTL has run out on the monotonic clock (in key order,
   // so revisions are assigned deterministically). Each expiry is a write.
   void ExpireDue(sim::Context& ctx) {
     const int64_t now_ns = ctx.MonotonicNow().ns();
     std::vector<int64_t> due;
-    for (const auto& [key, e] : keys_) {
-      if (e.expiry_local_ns != 0 && now_ns >= e.expiry_local_ns) due.push_back(key);
-    }
+    for (auto it = expiries_.begin(); it != expiries_.end() && it->first <= now_ns; ++it) due.push_back(it->second);
+    std::sort(due.begin(), due.end());
     for (int64_t key : due) Remove(ctx, key, EventKind::kExpire);
   }
 
   void Remove(sim::Context& ctx, int64_t key, EventKind kind) {
-    ReportEnd(ctx, keys_.at(key));
+    auto it = keys_.find(key);
+    ReportEnd(ctx, it->second);
     NextRevision(ctx);
-    keys_.erase(key);
+    SetExpiry(key, it->second, 0);
+    keys_.erase(it);
     ctx.Persist(StorageName(key, "create_rev"), 0);
     Notify(ctx, key, kind);
   }
@@ -192,12 +254,7 @@ class Store final : public sim::Process {
   // Keeps one timer at the earliest expiry so watchers hear of it promptly
   // rather than at the next request.
   void ArmExpiryTimer(sim::Context& ctx) {
-    int64_t earliest_ns = 0;
-    for (const auto& [key, e] : keys_) {
-      if (e.expiry_local_ns != 0 && (earliest_ns == 0 || e.expiry_local_ns < earliest_ns)) {
-        earliest_ns = e.expiry_local_ns;
-      }
-    }
+    const int64_t earliest_ns = expiries_.empty() ? 0 : expiries_.begin()->first;
     if (expiry_timer_.armed() && earliest_ns == expiry_deadline_ns_) return;
     expiry_timer_.Cancel(ctx);
     if (earliest_ns == 0) return;
@@ -261,6 +318,7 @@ class Store final : public sim::Process {
                                      .mod_rev = s.mod_rev,
                                      .rev = revision_};
     for (sim::NodeId watcher : it->second) ctx.Send(watcher, event);
+    load_.notified += static_cast<int64_t>(it->second.size());
   }
 
   void Reply(sim::Context& ctx, sim::NodeId to, int64_t req, bool ok, const KeyState& s) {
@@ -287,6 +345,9 @@ class Store final : public sim::Process {
   struct Directory {
     int64_t next_seq = 1;
     std::map<int64_t, Child> children;  // live children, by sequence number
+    // The live children a session owns, by (session, create_req): what a
+    // repeated create finds. One at most per pair: a repeat makes none.
+    std::map<std::pair<int64_t, int64_t>, int64_t> by_request;
   };
 
   void LoadSessionsAndChildren(sim::Context& ctx) {
@@ -296,6 +357,7 @@ class Store final : public sim::Process {
       if (expiry_ns == 0) continue;  // expired, or never opened
       sessions_[id] =
           Session{.timeout_ns = ctx.Load(SessionName(id, "timeout_ns")).value_or(0), .expiry_local_ns = expiry_ns};
+      session_expiries_.emplace(expiry_ns, id);
     }
     max_dir_used_ = ctx.Load("max_dir").value_or(-1);
     for (int64_t dir = 0; dir <= max_dir_used_; ++dir) {
@@ -306,10 +368,11 @@ class Store final : public sim::Process {
       for (int64_t seq = 1; seq < next_seq; ++seq) {
         const int64_t create_rev = ctx.Load(ChildName(dir, seq, "create_rev")).value_or(0);
         if (create_rev == 0) continue;
-        directory.children[seq] = Child{.holder = ctx.Load(ChildName(dir, seq, "holder")).value_or(-1),
-                                        .session = ctx.Load(ChildName(dir, seq, "session")).value_or(0),
-                                        .create_rev = create_rev,
-                                        .create_req = ctx.Load(ChildName(dir, seq, "create_req")).value_or(0)};
+        AddChild(dir, seq,
+                 Child{.holder = ctx.Load(ChildName(dir, seq, "holder")).value_or(-1),
+                       .session = ctx.Load(ChildName(dir, seq, "session")).value_or(0),
+                       .create_rev = create_rev,
+                       .create_req = ctx.Load(ChildName(dir, seq, "create_req")).value_or(0)});
       }
     }
   }
@@ -336,19 +399,19 @@ class Store final : public sim::Process {
       CreateReply reply{.req = create->req, .ok = ok, .seq = 0, .create_rev = 0, .rev = 0};
       if (ok) {
         Directory& directory = dirs_[create->dir];
-        const auto repeat = std::find_if(directory.children.begin(), directory.children.end(), [&](const auto& c) {
-          return create->session != 0 && c.second.session == create->session && c.second.create_req == create->req;
-        });
-        if (repeat != directory.children.end()) {
-          reply.seq = repeat->first;
-          reply.create_rev = repeat->second.create_rev;
+        const auto repeat = create->session == 0 ? directory.by_request.end()
+                                                 : directory.by_request.find({create->session, create->req});
+        if (repeat != directory.by_request.end()) {
+          reply.seq = repeat->second;
+          reply.create_rev = directory.children.at(repeat->second).create_rev;
         } else {
           reply.seq = directory.next_seq++;
           reply.create_rev = NextRevision(ctx);
-          directory.children[reply.seq] = Child{.holder = create->holder,
-                                                .session = create->session,
-                                                .create_rev = reply.create_rev,
-                                                .create_req = create->req};
+          AddChild(create->dir, reply.seq,
+                   Child{.holder = create->holder,
+                         .session = create->session,
+                         .create_rev = reply.create_rev,
+                         .create_req = create->req});
           SaveChild(ctx, create->dir, reply.seq, directory);
         }
       }
@@ -400,7 +463,9 @@ class Store final : public sim::Process {
   void Touch(sim::Context& ctx, int64_t session, int64_t timeout_ns) {
     Session& s = sessions_[session];
     s.timeout_ns = timeout_ns;
+    if (s.expiry_local_ns != 0) session_expiries_.erase({s.expiry_local_ns, session});
     s.expiry_local_ns = (ctx.MonotonicNow() + sim::TimeNs(timeout_ns)).ns();
+    session_expiries_.emplace(s.expiry_local_ns, session);
     ctx.Persist(SessionName(session, "expiry_local_ns"), s.expiry_local_ns);
   }
 
@@ -424,42 +489,58 @@ class Store final : public sim::Process {
   void ExpireSessionsDue(sim::Context& ctx) {
     const int64_t now_ns = ctx.MonotonicNow().ns();
     std::vector<int64_t> due;
-    for (const auto& [id, session] : sessions_) {
-      if (now_ns >= session.expiry_local_ns) due.push_back(id);
+    for (auto it = session_expiries_.begin(); it != session_expiries_.end() && it->first <= now_ns; ++it) {
+      due.push_back(it->second);
     }
+    std::sort(due.begin(), due.end());
     for (int64_t id : due) {
+      session_expiries_.erase({sessions_.at(id).expiry_local_ns, id});
       sessions_.erase(id);
       ctx.Persist(SessionName(id, "expiry_local_ns"), 0);
-      for (auto& [dir, directory] : dirs_) {
-        std::vector<int64_t> owned;
-        for (const auto& [seq, child] : directory.children) {
-          if (child.session == id) owned.push_back(seq);
-        }
-        for (int64_t seq : owned) DeleteChild(ctx, dir, seq);
-      }
+      auto owned = owned_children_.find(id);
+      if (owned == owned_children_.end()) continue;
+      const std::set<std::pair<int64_t, int64_t>> children = std::move(owned->second);
+      owned_children_.erase(owned);
+      for (const auto& [dir, seq] : children) DeleteChild(ctx, dir, seq);
     }
+  }
+
+  // Indexes a live child by its owner, for the repeat check and for expiry.
+  void AddChild(int64_t dir, int64_t seq, const Child& child) {
+    Directory& directory = dirs_[dir];
+    directory.children[seq] = child;
+    if (child.session == 0) return;
+    directory.by_request.emplace(std::make_pair(child.session, child.create_req), seq);
+    owned_children_[child.session].emplace(dir, seq);
   }
 
   void DeleteChild(sim::Context& ctx, int64_t dir, int64_t seq) {
     Directory& directory = dirs_.at(dir);
     const Child child = directory.children.at(seq);
     directory.children.erase(seq);
+    if (child.session != 0) {
+      if (auto mine = directory.by_request.find({child.session, child.create_req});
+          mine != directory.by_request.end() && mine->second == seq) {
+        directory.by_request.erase(mine);
+      }
+      if (auto owned = owned_children_.find(child.session); owned != owned_children_.end()) {
+        owned->second.erase({dir, seq});
+      }
+    }
     NextRevision(ctx);
     ctx.Persist(ChildName(dir, seq, "create_rev"), 0);
     auto watchers = child_watchers_.find({dir, seq});
     if (watchers == child_watchers_.end()) return;
     const sim::Message deleted = ChildDeleted{.dir = dir, .seq = seq, .holder = child.holder, .rev = revision_};
     for (sim::NodeId watcher : watchers->second) ctx.Send(watcher, deleted);
+    load_.notified += static_cast<int64_t>(watchers->second.size());
     child_watchers_.erase(watchers);  // one-shot, as ZooKeeper's watches are
   }
 
   // One timer at the earliest session expiry, so that a crashed client's
   // children go (and its watchers hear of it) without waiting for a request.
   void ArmSessionTimer(sim::Context& ctx) {
-    int64_t earliest_ns = 0;
-    for (const auto& [id, session] : sessions_) {
-      if (earliest_ns == 0 || session.expiry_local_ns < earliest_ns) earliest_ns = session.expiry_local_ns;
-    }
+    const int64_t earliest_ns = session_expiries_.empty() ? 0 : session_expiries_.begin()->first;
     if (session_timer_.armed() && earliest_ns == session_deadline_ns_) return;
     session_timer_.Cancel(ctx);
     if (earliest_ns == 0) return;
@@ -467,13 +548,21 @@ class Store final : public sim::Process {
     session_deadline_ns_ = earliest_ns;
   }
 
+  const StoreConfig config_;
   // Durable state (mirrored in stable storage).
   int64_t revision_ = 0;           // global revision of the last write
   int64_t max_key_used_ = -1;      // highest key id ever written: bounds the reload scan
   std::map<int64_t, Entry> keys_;  // live keys only
+  // (expiry_local_ns, key) of every live key with a TTL, kept by SetExpiry:
+  // what is due, and the earliest expiry, without a scan of every key.
+  std::set<std::pair<int64_t, int64_t>> expiries_;
   int64_t next_session_ = 1;
   std::map<int64_t, Session> sessions_;  // open sessions, by id
-  int64_t max_dir_used_ = -1;            // highest directory ever written: bounds the reload scan
+  // (expiry_local_ns, id) of every open session: what is due, and the earliest.
+  std::set<std::pair<int64_t, int64_t>> session_expiries_;
+  // Per session, the (dir, seq) of the live children it owns.
+  std::map<int64_t, std::set<std::pair<int64_t, int64_t>>> owned_children_;
+  int64_t max_dir_used_ = -1;  // highest directory ever written: bounds the reload scan
   std::map<int64_t, Directory> dirs_;
   // Volatile state.
   std::map<int64_t, std::vector<sim::NodeId>> watchers_;  // per key, sorted, lost on restart
@@ -483,10 +572,40 @@ class Store final : public sim::Process {
   int64_t expiry_deadline_ns_ = 0;
   Timer session_timer_;  // at the earliest session expiry
   int64_t session_deadline_ns_ = 0;
+  // Capacity: the request in service, those waiting in arrival order, and
+  // the load since the last metrics observation.
+  bool in_service_ = false;
+  Pending in_service_request_;
+  std::deque<Pending> waiting_;
+  Timer service_timer_;  // when the request in service takes effect
+  Timer metrics_timer_;  // every metrics interval
+  LoadReport load_;
 };
 
 }  // namespace
 
-std::unique_ptr<sim::Process> MakeStore() { return std::make_unique<Store>(); }
+std::unique_ptr<sim::Process> MakeStore(const StoreConfig& config) { return std::make_unique<Store>(config); }
+std::unique_ptr<sim::Process> MakeStore() { return MakeStore(StoreConfig{}); }
+
+std::vector<OptionSpec> StoreOptions() {
+  const StoreConfig defaults;
+  return {
+      OptionSpec::Duration(std::string(kOptionStoreServiceTime), defaults.service_time,
+                           "how long the store takes over each request, one at a time in arrival order; the others "
+                           "wait (0: no time, infinite capacity)"),
+      OptionSpec::Int(std::string(kOptionStoreQueueLimit), defaults.queue_limit, 0, int64_t{1} << 30,
+                      "requests that may wait for the store, beside the one it serves; one more is dropped "
+                      "unanswered (0: any number)"),
+      OptionSpec::Duration(std::string(kOptionStoreMetricsInterval), defaults.metrics_interval,
+                           "every this long the store observes its load (store.load: requests served, queued, "
+                           "dropped, watch notifications sent; 0: never)"),
+  };
+}
+
+StoreConfig StoreConfigFrom(const OptionValues& options) {
+  return StoreConfig{.service_time = options.Duration(kOptionStoreServiceTime),
+                     .queue_limit = options.Int(kOptionStoreQueueLimit),
+                     .metrics_interval = options.Duration(kOptionStoreMetricsInterval)};
+}
 
 }  // namespace algorithms::store

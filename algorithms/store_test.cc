@@ -4,11 +4,13 @@
 #include "electsim/algorithms/store.h"
 
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
+#include "sim/trace.h"
 
 namespace algorithms::store {
 namespace {
@@ -48,9 +50,23 @@ class ScriptedClient final : public sim::Process {
 
 using Script = std::vector<std::pair<sim::TimeNs, sim::Message>>;
 
+// The store's load observations, with their (global) times.
+class LoadRecorder final : public sim::TraceSink {
+ public:
+  void OnRecord(const sim::TraceRecord& record) override {
+    if (record.payload == nullptr) return;
+    if (const auto load = record.payload->As<LoadReport>()) loads.emplace_back(record.time, *load);
+  }
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+
+  std::vector<std::pair<sim::TimeNs, LoadReport>> loads;
+};
+
 // Two clients (nodes 0 and 1) and the store (node 2) on 1ms links.
 struct StoreRun {
-  StoreRun(Script client0, Script client1, int64_t store_drift_ppm = 0) : sim(7, 3, FixedLink()) {
+  StoreRun(Script client0, Script client1, int64_t store_drift_ppm = 0, const StoreConfig& config = StoreConfig{})
+      : sim(7, 3, FixedLink()) {
+    sim.AddTraceSink(&load_recorder);
     EXPECT_TRUE(sim.SetProcess(sim::NodeId(0),
                                [this, client0](sim::NodeId) {
                                  return std::make_unique<ScriptedClient>(&sim, client0, &received);
@@ -61,7 +77,7 @@ struct StoreRun {
                                  return std::make_unique<ScriptedClient>(&sim, client1, &received);
                                })
                     .ok());
-    EXPECT_TRUE(sim.SetProcess(kStoreNode, [](sim::NodeId) { return MakeStore(); }).ok());
+    EXPECT_TRUE(sim.SetProcess(kStoreNode, [config](sim::NodeId) { return MakeStore(config); }).ok());
     EXPECT_TRUE(sim.Start().ok());
     if (store_drift_ppm != 0) {
       EXPECT_TRUE(sim.SetClockDrift(kStoreNode, store_drift_ppm).ok());
@@ -87,6 +103,7 @@ struct StoreRun {
     return out;
   }
 
+  LoadRecorder load_recorder;  // before sim: the simulator uses it to the end
   sim::Simulator sim;
   std::vector<Received> received;
 };
@@ -230,6 +247,89 @@ TEST(Store_Watch, NotifiesOnExpiryWithoutAnyRequest) {
   // Put lands at 11ms, expires at 211ms, the event takes 1ms: the timer, not a
   // later request, must have found the expiry.
   EXPECT_EQ(events[1].global, Ms(212));
+}
+
+// The events of `key` a watcher received, in order.
+std::vector<Received> EventsOf(const StoreRun& run, int64_t key) {
+  std::vector<Received> out;
+  for (const Received& r : run.Events()) {
+    if (r.message.Get("key") == key) out.push_back(r);
+  }
+  return out;
+}
+
+TEST(Store_Ttl, KeysExpireAtTheirOwnTimeAndThoseDueTogetherInKeyOrder) {
+  // Arriving 1ms after they leave: key 5 at 11ms with 100ms (expires at
+  // 111ms), key 3 at 21ms with 90ms (also 111ms), key 9 at 31ms with 50ms
+  // (81ms, the first), key 7 at 41ms without a TTL (never). Revisions 1..4.
+  const sim::TimeNs ttl5 = Ms(100);
+  const sim::TimeNs ttl3 = Ms(90);
+  const sim::TimeNs ttl9 = Ms(50);
+  StoreRun run({{Ms(10), PutIfAbsent(1, 5, 0, ttl5)},
+                {Ms(20), PutIfAbsent(2, 3, 0, ttl3)},
+                {Ms(30), PutIfAbsent(3, 9, 0, ttl9)},
+                {Ms(40), PutIfAbsent(4, 7, 0, sim::TimeNs(0))}},
+               {{Ms(1), Watch(1, 3)}, {Ms(2), Watch(2, 5)}, {Ms(3), Watch(3, 7)}, {Ms(4), Watch(4, 9)}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  const auto expiry_of = [&](int64_t key) {
+    const std::vector<Received> events = EventsOf(run, key);
+    EXPECT_EQ(events.size(), 2u) << "key " << key;  // its put, and its expiry
+    return events.back();
+  };
+  const Received nine = expiry_of(9);
+  const Received three = expiry_of(3);
+  const Received five = expiry_of(5);
+  for (const Received* e : {&nine, &three, &five}) {
+    EXPECT_EQ(e->message.Get("kind"), static_cast<int64_t>(EventKind::kExpire));
+  }
+  // Each expiry reaches its watcher a link latency after the TTL ran out.
+  EXPECT_EQ(nine.global, Ms(30) + kLatency + ttl9 + kLatency);
+  EXPECT_EQ(three.global, Ms(20) + kLatency + ttl3 + kLatency);
+  EXPECT_EQ(five.global, Ms(10) + kLatency + ttl5 + kLatency);
+  // One write each, in time order; keys 3 and 5, due together, in key order.
+  EXPECT_EQ(nine.message.Get("rev"), 5);
+  EXPECT_EQ(three.message.Get("rev"), 6);
+  EXPECT_EQ(five.message.Get("rev"), 7);
+  EXPECT_EQ(EventsOf(run, 7).size(), 1u);  // no TTL: still there
+}
+
+TEST(Store_Ttl, KeysThatRanOutDuringAPauseExpireInKeyOrderNotInTheOrderTheyRanOut) {
+  // Key 9 runs out at 61ms, key 3 at 101ms, both while the store is paused
+  // (50ms to 200ms): on resuming it ends both at once, key 3 first.
+  StoreRun run({{Ms(10), PutIfAbsent(1, 9, 0, Ms(50))}, {Ms(20), PutIfAbsent(2, 3, 0, Ms(80))}},
+               {{Ms(1), Watch(1, 3)}, {Ms(2), Watch(2, 9)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Pause(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(200), [&] { ASSERT_TRUE(run.sim.Resume(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  const std::vector<Received> three = EventsOf(run, 3);
+  const std::vector<Received> nine = EventsOf(run, 9);
+  ASSERT_EQ(three.size(), 2u);
+  ASSERT_EQ(nine.size(), 2u);
+  EXPECT_EQ(three[1].global, Ms(200) + kLatency);
+  EXPECT_EQ(nine[1].global, Ms(200) + kLatency);
+  EXPECT_EQ(three[1].message.Get("rev"), 3);
+  EXPECT_EQ(nine[1].message.Get("rev"), 4);
+}
+
+TEST(Store_Restart, ReloadedKeysExpireOnTimeWithoutAnyRequest) {
+  // Key 4: 300ms from 11ms, kept alive at 31ms (until 331ms); key 2: 300ms
+  // from 21ms (until 321ms). The store is down from 50ms to 100ms; the
+  // watches set at 150ms hear of both expiries from its timer alone.
+  const sim::TimeNs ttl = Ms(300);
+  StoreRun run({{Ms(10), PutIfAbsent(1, 4, 0, ttl)},
+                {Ms(20), PutIfAbsent(2, 2, 0, ttl)},
+                {Ms(30), KeepAlive(3, 4, /*create_rev=*/1, 0, ttl)}},
+               {{Ms(150), Watch(1, 2)}, {Ms(151), Watch(2, 4)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  ASSERT_EQ(run.ReplyTo(0, 3).Get("ok"), 1);
+  const std::vector<Received> events = run.Events();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].message.Get("key"), 2);
+  EXPECT_EQ(events[0].global, Ms(20) + kLatency + ttl + kLatency);
+  EXPECT_EQ(events[1].message.Get("key"), 4);
+  EXPECT_EQ(events[1].global, Ms(30) + kLatency + ttl + kLatency);
 }
 
 TEST(Store_Restart, DataSurvivesAndWatchesDoNot) {
@@ -408,6 +508,209 @@ TEST(Store_Restart, SessionsAndChildrenSurviveAndNumbersAreNotReused) {
   EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 3)->ok, 1);
   EXPECT_EQ(AnswerTo<CreateReply>(run, 0, 4)->seq, 2);
   EXPECT_EQ(AnswerTo<SessionReply>(run, 0, 5)->session, 2);
+}
+
+}  // namespace
+}  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+TEST(Store_Restart, ReloadedSessionsExpireWithTheirChildrenAndARepeatedCreateFindsItsChild) {
+  // Session 1 (client 0, 300ms from 11ms) owns child 1 of dir 0 and child 1
+  // of dir 5; session 2 (client 1, 10s) owns child 2 of dir 0. The store is
+  // down from 50ms to 100ms.
+  const sim::TimeNs timeout = Ms(300);
+  StoreRun run({{Ms(10), Open(1, timeout)},
+                {Ms(20), Create(2, 0, 0, 1)},
+                {Ms(25), Create(3, 5, 0, 1)},
+                {Ms(150), Create(2, 0, 0, 1)}},  // the first create again, after the restart
+               {{Ms(12), Open(1, sim::TimeNs::Seconds(10))},
+                {Ms(30), Create(2, 0, 1, 2)},
+                {Ms(160), WatchDelete(3, 5, 1)},
+                {Ms(161), WatchDelete(4, 0, 1)},
+                {Ms(400), Lowest(5, 0)}});
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(50), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(100), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(500)).ok());
+  std::vector<int64_t> seqs;
+  for (const Received& r : run.received) {
+    if (const auto created = r.message.As<CreateReply>(); created && r.to == sim::NodeId(0)) {
+      seqs.push_back(created->seq);
+    }
+  }
+  EXPECT_EQ(seqs, (std::vector<int64_t>{1, 1, 1}));  // dir 0, dir 5, and dir 0's first again
+  // Session 1 ends on the store's timer; its children go in directory order.
+  const auto deletions = Deletions(run);
+  ASSERT_EQ(deletions.size(), 2u);
+  EXPECT_EQ(deletions[0].second.dir, 0);
+  EXPECT_EQ(deletions[1].second.dir, 5);
+  EXPECT_EQ(deletions[0].second.rev + 1, deletions[1].second.rev);
+  for (const Received& r : run.received) {
+    if (r.message.Is(ChildDeleted::kType)) {
+      EXPECT_EQ(r.global, Ms(10) + kLatency + timeout + kLatency);
+    }
+  }
+  EXPECT_EQ(AnswerTo<ChildReply>(run, 1, 5)->seq, 2);
+}
+
+}  // namespace
+}  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+// ---- capacity and load ----
+
+// What `client` received in answer to its request `req` (any reply type).
+const Received* AnswerOf(const StoreRun& run, uint32_t client, int64_t req) {
+  for (const Received& r : run.received) {
+    if (r.to == sim::NodeId(client) && r.message.Has("req") && r.message.Get("req") == req) return &r;
+  }
+  return nullptr;
+}
+
+// Four requests of both kinds leave client 0 together at 10ms.
+Script FourRequestsAtOnce() {
+  return {{Ms(10), PutIfAbsent(1, 1, 0, sim::TimeNs(0))},
+          {Ms(10), Open(2, sim::TimeNs::Seconds(10))},
+          {Ms(10), PutIfAbsent(3, 2, 0, sim::TimeNs(0))},
+          {Ms(10), Read(4, 1)}};
+}
+
+TEST(Store_Capacity, RequestsArrivingTogetherAreAnsweredOneServiceTimeApartInArrivalOrder) {
+  const sim::TimeNs service = Ms(5);
+  StoreRun run(FourRequestsAtOnce(), {}, 0, StoreConfig{.service_time = service});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  for (int64_t req = 1; req <= 4; ++req) {
+    const Received* answer = AnswerOf(run, 0, req);
+    ASSERT_NE(answer, nullptr) << req;
+    // Arrived at 11ms; the req-th in line leaves after req service times.
+    EXPECT_EQ(answer->global, Ms(10) + kLatency + service * req + kLatency) << req;
+  }
+  // Served in arrival order: the second put is the second write.
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("create_rev"), 2);
+  EXPECT_EQ(run.ReplyTo(0, 4).Get("holder"), 0);
+  EXPECT_TRUE(run.load_recorder.loads.empty());  // no metrics interval, no load record
+}
+
+TEST(Store_Capacity, TheDefaultAnswersEveryRequestAsItArrives) {
+  StoreRun run(FourRequestsAtOnce(), {});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  for (int64_t req = 1; req <= 4; ++req) {
+    const Received* answer = AnswerOf(run, 0, req);
+    ASSERT_NE(answer, nullptr) << req;
+    EXPECT_EQ(answer->global, Ms(10) + kLatency + kLatency) << req;
+  }
+}
+
+TEST(Store_Capacity, AFullQueueDropsTheRequestUnansweredAndTheMetricsCountIt) {
+  // One request in service and two waiting: the fourth of those arriving at
+  // 11ms is dropped. The fifth, at 61ms, finds the store idle again.
+  const StoreConfig config{.service_time = Ms(10), .queue_limit = 2, .metrics_interval = Ms(100)};
+  StoreRun run(
+      {{Ms(10), Read(1, 0)}, {Ms(10), Read(2, 0)}, {Ms(10), Read(3, 0)}, {Ms(10), Read(4, 0)}, {Ms(60), Read(5, 0)}},
+      {}, 0, config);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(150)).ok());
+  for (int64_t req : {1, 2, 3}) {
+    ASSERT_NE(AnswerOf(run, 0, req), nullptr) << req;
+    EXPECT_EQ(AnswerOf(run, 0, req)->global, Ms(10) + kLatency + config.service_time * req + kLatency) << req;
+  }
+  EXPECT_EQ(AnswerOf(run, 0, 4), nullptr);
+  ASSERT_NE(AnswerOf(run, 0, 5), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 5)->global, Ms(60) + kLatency + config.service_time + kLatency);
+  ASSERT_EQ(run.load_recorder.loads.size(), 1u);
+  const auto& [at, load] = run.load_recorder.loads[0];
+  EXPECT_EQ(at, config.metrics_interval);
+  EXPECT_EQ(load.served, 4);
+  EXPECT_EQ(load.queued, 0);
+  EXPECT_EQ(load.dropped, 1);
+  EXPECT_EQ(load.notified, 0);
+}
+
+TEST(Store_Capacity, ACrashLosesTheRequestsWaiting) {
+  const StoreConfig config{.service_time = Ms(10)};
+  StoreRun run({{Ms(10), Read(1, 0)}, {Ms(10), Read(2, 0)}, {Ms(10), Read(3, 0)}, {Ms(40), Read(4, 0)}}, {}, 0, config);
+  // Request 1 is answered at 21ms, request 2 would be at 31ms.
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(25), [&] { ASSERT_TRUE(run.sim.Crash(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.ScheduleAt(Ms(30), [&] { ASSERT_TRUE(run.sim.Restart(kStoreNode).ok()); }).ok());
+  ASSERT_TRUE(run.sim.RunUntil(Ms(150)).ok());
+  EXPECT_NE(AnswerOf(run, 0, 1), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 2), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 3), nullptr);
+  ASSERT_NE(AnswerOf(run, 0, 4), nullptr);
+  EXPECT_EQ(AnswerOf(run, 0, 4)->global, Ms(40) + kLatency + config.service_time + kLatency);
+}
+
+TEST(Store_Metrics, EachIntervalCountsServedQueuedDroppedAndNotified) {
+  const StoreConfig config{.service_time = Ms(20), .metrics_interval = Ms(100)};
+  // Each request takes 20ms. First interval (0-100ms): client 1's watch
+  // (arrives 6ms, done 26ms); client 0's five requests arrive at 41ms and
+  // end at 61 (put: one event), 81 (cas: one event), 101, 121 and 141ms. At
+  // 100ms a read is in service and two wait.
+  // Second (100-200ms): the three reads; the key, renewed for 100ms by the
+  // cas at 81ms, expires at 181ms: one event.
+  // Third (200-300ms): session 1 opens at 226ms (50ms), its child is made at
+  // 246ms, client 1 watches the child at 271ms, and the session's expiry at
+  // 276ms deletes it: one child_deleted.
+  StoreRun run({{Ms(40), PutIfAbsent(1, 0, 0, Ms(100))},
+                {Ms(40), Cas(2, 0, /*version=*/1, 0, Ms(100))},
+                {Ms(40), Read(3, 0)},
+                {Ms(40), Read(4, 0)},
+                {Ms(40), Read(5, 0)},
+                {Ms(205), Open(6, Ms(50))},
+                {Ms(206), Create(7, 0, 0, /*session=*/1)}},
+               {{Ms(5), Watch(1, 0)}, {Ms(250), WatchDelete(2, 0, /*seq=*/1)}}, 0, config);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(350)).ok());
+  ASSERT_EQ(AnswerTo<CreateReply>(run, 0, 7)->ok, 1);
+  ASSERT_EQ(AnswerTo<ChildReply>(run, 1, 2)->ok, 1);
+  ASSERT_EQ(run.Events().size(), 3u);
+  ASSERT_EQ(Deletions(run).size(), 1u);
+  struct Expected {
+    int64_t served, queued, dropped, notified;
+  };
+  const std::vector<Expected> expected = {{3, 2, 0, 2}, {3, 0, 0, 1}, {3, 0, 0, 1}};
+  ASSERT_EQ(run.load_recorder.loads.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto& [at, load] = run.load_recorder.loads[i];
+    EXPECT_EQ(at, config.metrics_interval * static_cast<int64_t>(i + 1)) << i;
+    EXPECT_EQ(load.served, expected[i].served) << i;
+    EXPECT_EQ(load.queued, expected[i].queued) << i;
+    EXPECT_EQ(load.dropped, expected[i].dropped) << i;
+    EXPECT_EQ(load.notified, expected[i].notified) << i;
+  }
+}
+
+}  // namespace
+}  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+TEST(Store_Options, TheirDefaultsAreTheDefaultConfigAndTheirValuesMakeTheConfig) {
+  const std::vector<OptionSpec> specs = StoreOptions();  // outlives the values, which point into it
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].name, kOptionStoreServiceTime);
+  EXPECT_EQ(specs[0].type, OptionType::kDuration);
+  EXPECT_EQ(specs[1].name, kOptionStoreQueueLimit);
+  EXPECT_EQ(specs[1].type, OptionType::kInt);
+  EXPECT_EQ(specs[2].name, kOptionStoreMetricsInterval);
+  EXPECT_EQ(specs[2].type, OptionType::kDuration);
+  OptionValues values = OptionValues::Defaults(specs);
+  const StoreConfig defaults = StoreConfigFrom(values);
+  EXPECT_EQ(defaults.service_time, StoreConfig{}.service_time);
+  EXPECT_EQ(defaults.queue_limit, StoreConfig{}.queue_limit);
+  EXPECT_EQ(defaults.metrics_interval, StoreConfig{}.metrics_interval);
+
+  values.Set(kOptionStoreServiceTime, Ms(2).ns());
+  values.Set(kOptionStoreQueueLimit, 50);
+  values.Set(kOptionStoreMetricsInterval, Ms(1000).ns());
+  const StoreConfig set = StoreConfigFrom(values);
+  EXPECT_EQ(set.service_time, Ms(2));
+  EXPECT_EQ(set.queue_limit, 50);
+  EXPECT_EQ(set.metrics_interval, Ms(1000));
+  // None can be negative.
+  for (const OptionSpec& spec : specs) EXPECT_THROW(values.Set(spec.name, -1), std::out_of_range) << spec.name;
 }
 
 }  // namespace

@@ -58,12 +58,27 @@
 // store.child_deleted to each watcher and clears the watch; ok 0 when the
 // child no longer exists (no watch is set). The sequence number of a child
 // is a fencing token: it only grows.
+//
+// Capacity (StoreConfig): by default the store handles every request the
+// instant it arrives, however many arrive. Given a service time, it serves
+// one request at a time, each for that long on its own clock, in arrival
+// order; the others wait in a FIFO queue, so load turns into latency (and
+// the store stays linearizable: a request takes effect, expiry check,
+// operation, reply and watch events, when its service ends). With a queue
+// limit, a request arriving at a full queue is dropped unanswered, as an
+// overloaded etcd sheds requests: its client times out and retries. The
+// queue, like the watches, is lost with a crash. Every request type counts,
+// key and session requests alike; the store's own expiries take no service.
+// Given a metrics interval, the store observes its load over each interval
+// (store.load, LoadReport).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
+#include "electsim/algorithms/options.h"
 #include "electsim/sim/message.h"
 #include "electsim/sim/process.h"
 #include "electsim/sim/types.h"
@@ -238,7 +253,44 @@ inline KeyState KeyStateOf(const Event& event) {
   return KeyState{.holder = event.holder, .create_rev = event.create_rev, .mod_rev = event.mod_rev};
 }
 
+// The store's load over one metrics interval, observed (not sent) at its
+// end when StoreConfig::metrics_interval is set.
+struct LoadReport {
+  static constexpr sim::RecordType kType{"store.load", {"served", "queued", "dropped", "notified"}};
+  int64_t served = 0;    // requests that took effect in the interval
+  int64_t queued = 0;    // requests waiting at its end (the one in service not counted)
+  int64_t dropped = 0;   // requests that found the queue full in the interval
+  int64_t notified = 0;  // watch notifications sent (store.event, store.child_deleted)
+};
+inline constexpr const sim::RecordType& kStoreLoad = LoadReport::kType;
+
+// How much the store can do. The default is a store of infinite capacity
+// that reports nothing: every request takes effect as it arrives.
+struct StoreConfig {
+  // How long one request occupies the store, on its monotonic clock; 0: no
+  // time at all (infinite capacity).
+  sim::TimeNs service_time = sim::TimeNs(0);
+  // How many requests may wait for service (the one in service not
+  // counted); 0: any number. Only with a service time.
+  int64_t queue_limit = 0;
+  // Every this long on the store's clock, from its start, a store.load
+  // observation; 0: none (and no timer).
+  sim::TimeNs metrics_interval = sim::TimeNs(0);
+};
+
 // The store process.
+std::unique_ptr<sim::Process> MakeStore(const StoreConfig& config);
+// The default config: infinite capacity, no metrics.
 std::unique_ptr<sim::Process> MakeStore();
+
+// For an algorithm that lets scenarios set the store's capacity: the options
+// store_service_time (duration), store_queue_limit (integer) and
+// store_metrics_interval (duration), each defaulting to StoreConfig's
+// default, to append to its own options; and the config their values make.
+inline constexpr std::string_view kOptionStoreServiceTime = "store_service_time";
+inline constexpr std::string_view kOptionStoreQueueLimit = "store_queue_limit";
+inline constexpr std::string_view kOptionStoreMetricsInterval = "store_metrics_interval";
+std::vector<OptionSpec> StoreOptions();
+StoreConfig StoreConfigFrom(const OptionValues& options);
 
 }  // namespace algorithms::store
