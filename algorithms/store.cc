@@ -183,7 +183,7 @@ class Store final : public sim::Process {
     if (it == keys_.end() || it->second.mod_rev != version) return false;
     Entry& e = it->second;
     ReportIfTaken(ctx, from, key, e, vocab::kKeyTakenByOverwrite);
-    if (e.holder != holder) ReportEnd(ctx, e);  // the lease goes to another holder
+    if (e.holder != holder) ReportEnd(ctx, key, e);  // the lease goes to another holder
     e.holder = holder;
     e.mod_rev = NextRevision(ctx);
     SetExpiry(key, e, ExpiryFor(ctx, ttl));
@@ -243,7 +243,7 @@ class Store final : public sim::Process {
 
   void Remove(sim::Context& ctx, int64_t key, EventKind kind) {
     auto it = keys_.find(key);
-    ReportEnd(ctx, it->second);
+    ReportEnd(ctx, key, it->second);
     NextRevision(ctx);
     SetExpiry(key, it->second, 0);
     keys_.erase(it);
@@ -287,12 +287,16 @@ class Store final : public sim::Process {
 
   // What a lease checker reads (vocab::kLeaseGrant, kLeaseEnd): a key with a
   // TTL is a lease, its create revision the lease's token.
+  // With StoreConfig::report_keys, each names its key.
   void ReportGrant(sim::Context& ctx, int64_t key, int64_t req, int64_t ttl_ns) {
     const Entry& e = keys_.at(key);
-    if (ttl_ns > 0) ctx.Observe(vocab::LeaseGrant(e.create_rev, e.holder, req, sim::TimeNs(ttl_ns)));
+    if (ttl_ns > 0) ReportLease(ctx, key, vocab::LeaseGrant(e.create_rev, e.holder, req, sim::TimeNs(ttl_ns)));
   }
-  void ReportEnd(sim::Context& ctx, const Entry& e) {
-    if (e.expiry_local_ns != 0) ctx.Observe(vocab::LeaseEnd(e.create_rev, e.holder));
+  void ReportEnd(sim::Context& ctx, int64_t key, const Entry& e) {
+    if (e.expiry_local_ns != 0) ReportLease(ctx, key, vocab::LeaseEnd(e.create_rev, e.holder));
+  }
+  void ReportLease(sim::Context& ctx, int64_t key, const sim::Observation& observation) {
+    ctx.Observe(config_.report_keys ? vocab::WithKey(observation, key) : observation);
   }
 
   KeyState StateOf(int64_t key) const {

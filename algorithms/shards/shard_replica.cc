@@ -8,8 +8,7 @@ namespace algorithms::shards {
 
 using store::KeyState;
 
-ShardReplica::ShardReplica(sim::NodeId self, ShardsConfig config)
-    : self_(self), config_(config), boots_("shards") {
+ShardReplica::ShardReplica(sim::NodeId self, ShardsConfig config) : self_(self), config_(config), boots_("shards") {
   SIM_CHECK(config_.store != sim::kNoNode, "the shards workload needs a store");
   keys_.resize(static_cast<size_t>(config_.keys + (config_.policy == Policy::kFair ? config_.replicas : 0)));
 }
@@ -96,6 +95,11 @@ void ShardReplica::HandleState(sim::Context& ctx, int64_t key, const KeyState& s
     const bool was_live = !k.heard || k.known.exists();
     if (was_live != state.exists()) live_members_ += state.exists() ? 1 : -1;
   }
+  // Whom it believes owns the key: what liveness judges, per key.
+  if (!k.heard || state.holder != k.known.holder || state.create_rev != k.known.create_rev) {
+    const sim::NodeId holder = state.exists() ? sim::NodeId(static_cast<uint32_t>(state.holder)) : sim::kNoNode;
+    Observe(ctx, key, vocab::Belief(holder, sim::Term(static_cast<uint64_t>(state.create_rev))));
+  }
   k.heard = true;
   k.known = state;
   if (k.owned && !(state.exists() && state.holder == Self() && state.create_rev == k.token)) StepDown(ctx, key, false);
@@ -157,19 +161,18 @@ void ShardReplica::SendAcquire(sim::Context& ctx, int64_t key) {
 void ShardReplica::SendReclaim(sim::Context& ctx, int64_t key, int64_t version) {
   const int64_t req = NewRequest(ctx, key, kAcquire);
   Observe(ctx, key, vocab::LeaseRequest(req));
-  ctx.Send(config_.store, store::CasRequest{
-                              .req = req, .key = key, .version = version, .holder = Self(), .ttl = config_.lease_ttl.ns()});
+  ctx.Send(
+      config_.store,
+      store::CasRequest{.req = req, .key = key, .version = version, .holder = Self(), .ttl = config_.lease_ttl.ns()});
 }
 
 void ShardReplica::SendRenew(sim::Context& ctx, int64_t key) {
   Key& k = keys_[static_cast<size_t>(key)];
   const int64_t req = NewRequest(ctx, key, kRenew);
   Observe(ctx, key, vocab::LeaseRequest(req));
-  ctx.Send(config_.store, store::KeepAliveRequest{.req = req,
-                                                  .key = key,
-                                                  .create_rev = k.token,
-                                                  .holder = Self(),
-                                                  .ttl = config_.lease_ttl.ns()});
+  ctx.Send(config_.store,
+           store::KeepAliveRequest{
+               .req = req, .key = key, .create_rev = k.token, .holder = Self(), .ttl = config_.lease_ttl.ns()});
 }
 
 void ShardReplica::SendWatch(sim::Context& ctx, int64_t key) {
@@ -192,8 +195,9 @@ void ShardReplica::Own(sim::Context& ctx, int64_t key, const KeyState& state, si
   k.version = state.mod_rev;
   k.view_start = sent_at;
   if (!IsMemberKey(key)) ++owned_shards_;
-  Observe(ctx, key, vocab::BecameLeader(sim::Term(static_cast<uint64_t>(k.token)),
-                                        sim::FencingToken(static_cast<uint64_t>(k.token))));
+  Observe(ctx, key,
+          vocab::BecameLeader(sim::Term(static_cast<uint64_t>(k.token)),
+                              sim::FencingToken(static_cast<uint64_t>(k.token))));
   view_end_.insert({ViewEnd(k).ns(), key});
   ScheduleRenewal(ctx, key, sent_at);
   // Holding more than its share now (a member joined): give keys back.

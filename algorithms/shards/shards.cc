@@ -89,9 +89,15 @@ class ShardsAlgorithmImpl final : public Algorithm {
                          "others need not wait out the TTL"),
         OptionSpec::Bool(std::string(kOptionWrites), true,
                          "owners write each key's part of the resource under its token every leader_work interval"),
-        BugOption(shards::Mutants()),
     };
-    return specs;
+    // Then the store's capacity, and the bug last, as every algorithm has it.
+    static const std::vector<OptionSpec> all = [] {
+      std::vector<OptionSpec> all = specs;
+      for (OptionSpec& spec : store::StoreOptions()) all.push_back(std::move(spec));
+      all.push_back(BugOption(shards::Mutants()));
+      return all;
+    }();
+    return all;
   }
 
   const std::vector<Mutant>& mutants() const override { return shards::Mutants(); }
@@ -141,9 +147,10 @@ class ShardsAlgorithmImpl final : public Algorithm {
     }
     const int64_t store_keys = c.keys + (c.policy == Policy::kFair ? c.replicas : 0);
     if (store_keys - 1 > store::kMaxKeyId) {
-      return absl::InvalidArgumentError(fmt::format("\"keys\" ({}) plus one member key per replica ({}) is more than "
-                                                    "the store's {} keys",
-                                                    c.keys, c.replicas, store::kMaxKeyId + 1));
+      return absl::InvalidArgumentError(
+          fmt::format("\"keys\" ({}) plus one member key per replica ({}) is more than "
+                      "the store's {} keys",
+                      c.keys, c.replicas, store::kMaxKeyId + 1));
     }
     return absl::OkStatus();
   }
@@ -158,8 +165,9 @@ class ShardsAlgorithmImpl final : public Algorithm {
 
   std::unique_ptr<sim::Process> CreateStore(const Cluster& cluster, const OptionValues& options) const override {
     (void)cluster;
-    (void)options;
-    return store::MakeStore();
+    store::StoreConfig config = store::StoreConfigFrom(options);
+    config.report_keys = true;
+    return store::MakeStore(config);
   }
 };
 

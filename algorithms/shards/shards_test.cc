@@ -1,10 +1,11 @@
 // The shards workload: keys owned once each, re-owned after a crash, the
 // policies, and the plain-release bug against its versioned twin.
+#include "algorithms/shards/shards.h"
+
 #include <map>
 #include <set>
 #include <vector>
 
-#include "algorithms/shards/shards.h"
 #include "electsim/algorithms/algorithm.h"
 #include "gtest/gtest.h"
 

@@ -118,8 +118,7 @@ TEST(OwnerDisplaced_Fires, AnotherNodesRequestDeletedAHeldKey) {
   TraceBuilder t;
   t.Boot(3);
   const uint64_t bad = t.Observe(
-      Ms(50), 4,
-      vocab::KeyTaken{.key = 12, .holder = 1, .token = 40, .by = 0, .how = vocab::kKeyTakenByDelete});
+      Ms(50), 4, vocab::KeyTaken{.key = 12, .holder = 1, .token = 40, .by = 0, .how = vocab::kKeyTakenByDelete});
   auto checker = RunChecker("owner_displaced", CheckerConfig{.node_count = 3}, t, Ms(100));
   ASSERT_TRUE(checker->violation());
   EXPECT_EQ(checker->violation()->trace_index, bad);

@@ -276,6 +276,10 @@ struct StoreConfig {
   // Every this long on the store's clock, from its start, a store.load
   // observation; 0: none (and no timer).
   sim::TimeNs metrics_interval = sim::TimeNs(0);
+  // lease.grant and lease.end name their key (vocab::KeyOf), for clients
+  // that hold many keys at once and whose checkers judge each key alone;
+  // without it they name none, as a single-lease election's records do.
+  bool report_keys = false;
 };
 
 // The store process.
