@@ -593,7 +593,7 @@ std::unique_ptr<sim::Process> MakeStore() { return MakeStore(StoreConfig{}); }
 
 std::vector<OptionSpec> StoreOptions() {
   const StoreConfig defaults;
-  return {
+  std::vector<OptionSpec> specs = {
       OptionSpec::Duration(std::string(kOptionStoreServiceTime), defaults.service_time,
                            "how long the store takes over each request, one at a time in arrival order; the others "
                            "wait (0: no time, infinite capacity)"),
@@ -604,6 +604,9 @@ std::vector<OptionSpec> StoreOptions() {
                            "every this long the store observes its load (store.load: requests served, queued, "
                            "dropped, watch notifications sent; 0: never)"),
   };
+  // The load a scenario puts on the store, not a choice of the algorithm's.
+  for (OptionSpec& spec : specs) spec.swarmed = false;
+  return specs;
 }
 
 StoreConfig StoreConfigFrom(const OptionValues& options) {

@@ -200,6 +200,8 @@ void ShardReplica::Own(sim::Context& ctx, int64_t key, const KeyState& state, si
                               sim::FencingToken(static_cast<uint64_t>(k.token))));
   view_end_.insert({ViewEnd(k).ns(), key});
   ScheduleRenewal(ctx, key, sent_at);
+  // A new owner proves itself at once, as a new leader does (LeaderWork).
+  if (config_.writes && !IsMemberKey(key)) PrepareWrite(ctx, key);
   // Holding more than its share now (a member joined): give keys back.
   if (config_.policy == Policy::kFair && owned_shards_ > Target()) Rebalance(ctx);
 }
@@ -320,12 +322,17 @@ void ShardReplica::OnWriteTick(sim::Context& ctx) {
   write_tick_timer_.Arm(ctx, config_.leader_work.write_interval);
   if (write_send_timer_.armed()) return;  // the last writes are still being prepared
   for (int64_t key = 0; key < config_.keys; ++key) {
-    const Key& k = keys_[static_cast<size_t>(key)];
-    if (!k.owned) continue;
-    Observe(ctx, key, vocab::WriteBegun{.token = k.token});
-    writes_prepared_.emplace_back(key, k.token);
+    if (keys_[static_cast<size_t>(key)].owned) PrepareWrite(ctx, key);
   }
-  if (!writes_prepared_.empty()) write_send_timer_.Arm(ctx, config_.leader_work.write_duration);
+}
+
+// Decides a write of `key`'s part under its token; it goes out with the
+// batch being prepared, or write_duration from now.
+void ShardReplica::PrepareWrite(sim::Context& ctx, int64_t key) {
+  const Key& k = keys_[static_cast<size_t>(key)];
+  Observe(ctx, key, vocab::WriteBegun{.token = k.token});
+  writes_prepared_.emplace_back(key, k.token);
+  if (!write_send_timer_.armed()) write_send_timer_.Arm(ctx, config_.leader_work.write_duration);
 }
 
 void ShardReplica::OnWriteSend(sim::Context& ctx) {

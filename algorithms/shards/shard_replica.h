@@ -126,6 +126,7 @@ class ShardReplica : public sim::Process {
   void OnRetry(sim::Context& ctx);
   void OnWriteTick(sim::Context& ctx);
   void OnWriteSend(sim::Context& ctx);
+  void PrepareWrite(sim::Context& ctx, int64_t key);
   void Observe(sim::Context& ctx, int64_t key, const sim::Observation& observation) {
     ctx.Observe(vocab::WithKey(observation, key));
   }

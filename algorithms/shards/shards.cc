@@ -145,6 +145,11 @@ class ShardsAlgorithmImpl final : public Algorithm {
          }) {
       if (!status.ok()) return status;
     }
+    const sim::TimeNs metrics_interval = options.Duration(store::kOptionStoreMetricsInterval);
+    if (metrics_interval.ns() > 0 && metrics_interval < sim::TimeNs::Millis(1)) {
+      return absl::InvalidArgumentError(
+          fmt::format("\"{}\": expected 0s (no load records) or at least 1ms", store::kOptionStoreMetricsInterval));
+    }
     const int64_t store_keys = c.keys + (c.policy == Policy::kFair ? c.replicas : 0);
     if (store_keys - 1 > store::kMaxKeyId) {
       return absl::InvalidArgumentError(

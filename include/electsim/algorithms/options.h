@@ -34,6 +34,9 @@ struct OptionSpec {
   int64_t default_value = 0;                          // ns, integer, 0/1, ppm or choice index
   int64_t min = std::numeric_limits<int64_t>::min();  // inclusive, in the held unit
   int64_t max = std::numeric_limits<int64_t>::max();
+  // Whether the fuzzer's option swarm draws it: false for a setting of the
+  // environment (the store's capacity) rather than a choice of the algorithm.
+  bool swarmed = true;
   std::vector<std::string> choices;   // kChoice only
   std::vector<int64_t> default_list;  // kIntList only
 

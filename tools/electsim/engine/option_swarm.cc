@@ -28,7 +28,7 @@ std::vector<int64_t> PromisingChoices(const algorithms::Algorithm& algorithm, co
 }
 
 bool Swarmed(const algorithms::Algorithm& algorithm, const OptionSpec& option, const json& fixed) {
-  if (fixed.contains(option.name)) return false;
+  if (fixed.contains(option.name) || !option.swarmed) return false;
   switch (option.type) {
     case OptionType::kBool:
     case OptionType::kInt:
