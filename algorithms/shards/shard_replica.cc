@@ -50,7 +50,8 @@ int64_t ShardReplica::Target() const {
 
 bool ShardReplica::Wants(int64_t key) const {
   if (IsMemberKey(key)) return key == config_.member_key(self_.value());
-  return owned_shards_ < Target();
+  // Acquires in flight count: a replica asks for no more keys than it may hold.
+  return owned_shards_ + acquiring_ < Target();
 }
 
 void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) {
@@ -66,7 +67,7 @@ void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Mes
   if (!reply) return;
   const auto request = key_of_req_.find(reply->req);
   if (request == key_of_req_.end()) return;  // answered already, or of an earlier incarnation
-  const int64_t key = request->second;
+  const int64_t key = request->second.key;
   key_of_req_.erase(request);
   Key& k = keys_[static_cast<size_t>(key)];
   const KeyState state = store::KeyStateOf(*reply);
@@ -76,7 +77,7 @@ void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Mes
     const sim::TimeNs sent_at = k.sent_at;
     timeouts_.erase({(k.sent_at + config_.request_timeout).ns(), key});
     k.req = 0;
-    k.op = kNone;
+    SetOp(key, kNone);
     HandleAnswer(ctx, key, op, reply->ok != 0, state, sent_at);
   }
   MaybeAcquire(ctx, key);
@@ -136,17 +137,22 @@ void ShardReplica::MaybeAcquire(sim::Context& ctx, int64_t key) {
   SendAcquire(ctx, key);
 }
 
+void ShardReplica::SetOp(int64_t key, int64_t op) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (!IsMemberKey(key)) acquiring_ += (op == kAcquire ? 1 : 0) - (k.op == kAcquire ? 1 : 0);
+  k.op = op;
+}
+
 int64_t ShardReplica::NewRequest(sim::Context& ctx, int64_t key, int64_t op) {
   Key& k = keys_[static_cast<size_t>(key)];
-  if (k.req != 0) {
-    key_of_req_.erase(k.req);
-    timeouts_.erase({(k.sent_at + config_.request_timeout).ns(), key});
-  }
+  // A request replaced (or timed out) keeps its entry in key_of_req_: its
+  // late reply still says what the store holds.
+  if (k.req != 0) timeouts_.erase({(k.sent_at + config_.request_timeout).ns(), key});
   const int64_t req = next_req_++;
   k.req = req;
-  k.op = op;
+  SetOp(key, op);
   k.sent_at = ctx.MonotonicNow();
-  key_of_req_[req] = key;
+  key_of_req_[req] = Sent{key, k.sent_at};
   timeouts_.insert({(k.sent_at + config_.request_timeout).ns(), key});
   return req;
 }
@@ -178,7 +184,7 @@ void ShardReplica::SendRenew(sim::Context& ctx, int64_t key) {
 void ShardReplica::SendWatch(sim::Context& ctx, int64_t key) {
   // A watch is no request of the key's own line: it never replaces one in flight.
   const int64_t req = next_req_++;
-  key_of_req_[req] = key;
+  key_of_req_[req] = Sent{key, ctx.MonotonicNow()};
   ctx.Send(config_.store, store::WatchRequest{.req = req, .key = key});
 }
 
@@ -287,9 +293,8 @@ void ShardReplica::OnTimeouts(sim::Context& ctx) {
     timeouts_.erase(timeouts_.begin());
     Key& k = keys_[static_cast<size_t>(key)];
     const int64_t op = k.op;
-    key_of_req_.erase(k.req);
     k.req = 0;
-    k.op = kNone;
+    SetOp(key, kNone);
     // A lost renewal is not a lost lease: try again at once, acting on the
     // view of the last one granted until it runs out.
     if (op == kRenew && k.owned) SendRenew(ctx, key);
@@ -299,6 +304,11 @@ void ShardReplica::OnTimeouts(sim::Context& ctx) {
 
 void ShardReplica::OnRetry(sim::Context& ctx) {
   retry_timer_.Arm(ctx, config_.retry_interval);
+  // Requests unanswered for a TTL are given up for good (ids grow with time).
+  const sim::TimeNs now = ctx.MonotonicNow();
+  while (!key_of_req_.empty() && now - key_of_req_.begin()->second.sent_at > config_.lease_ttl) {
+    key_of_req_.erase(key_of_req_.begin());
+  }
   for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) {
     const Key& k = keys_[static_cast<size_t>(key)];
     if (!k.owned && k.req == 0 && Wants(key) && (!k.known.exists() || k.known.holder == Self())) {

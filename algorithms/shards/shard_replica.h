@@ -102,7 +102,8 @@ class ShardReplica : public sim::Process {
 
   bool IsMemberKey(int64_t key) const { return key >= config_.keys; }
   int64_t Self() const { return static_cast<int64_t>(self_.value()); }
-  int64_t owned_shards() const { return owned_shards_; }
+  // Sets `key`'s request in flight to `op`, keeping acquiring_.
+  void SetOp(int64_t key, int64_t op);
   int64_t Target() const;
   bool Wants(int64_t key) const;
 
@@ -136,10 +137,16 @@ class ShardReplica : public sim::Process {
   DurableEpoch boots_;
   std::vector<Key> keys_;  // the shards, then (policy fair) the member keys
   int64_t owned_shards_ = 0;
+  int64_t acquiring_ = 0;  // shards with an acquire in flight
   // Member keys the store shows, and those it has not answered about yet (policy fair).
   int64_t live_members_ = 0;
   int64_t next_req_ = 0;
-  std::map<int64_t, int64_t> key_of_req_;  // requests in flight -> their key
+  struct Sent {
+    int64_t key;
+    sim::TimeNs sent_at;
+  };
+  // Requests sent within the last TTL (answered ones go) -> their key.
+  std::map<int64_t, Sent> key_of_req_;
   // Local-time queues of what is due, one timer each at the earliest.
   std::set<std::pair<int64_t, int64_t>> renew_due_;  // (local ns, key)
   std::set<std::pair<int64_t, int64_t>> view_end_;   // (local ns, key)

@@ -34,6 +34,38 @@ bool SatisfiesSummarySchema(const json& document) {
   return validator.validate(schema, target, nullptr);
 }
 
+// Many owners over one store: the "keys" object, and the cascade a store at
+// capacity sets off, against its twin with longer leases that avoids it.
+TEST(SummaryJson, ShardsRunsReportTheirKeysAndTheCascadeOfAStoreAtCapacity) {
+  const auto summary_of = [](const std::string& scenario) {
+    const electsim_test::Outcome out = electsim_test::RunCombined(
+        "run " + std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/large/" + scenario + ".json --json --repro-dir ''");
+    EXPECT_EQ(out.exit_status, 0) << out.output;
+    return json::parse(out.output);
+  };
+  const json cascade = summary_of("shards-store-at-capacity");
+  const json calm = summary_of("shards-store-at-capacity-longer-ttl");
+  EXPECT_TRUE(SatisfiesSummarySchema(cascade)) << cascade.dump(2);
+  ASSERT_TRUE(cascade.contains("keys"));
+  ASSERT_TRUE(calm.contains("keys"));
+  // Both settle with every key owned and the keys shared evenly...
+  for (const json* run : {&cascade, &calm}) {
+    EXPECT_EQ((*run)["keys"]["owned_at_end"], (*run)["keys"]["keys"]);
+    EXPECT_EQ((*run)["keys"]["min_per_replica"], (*run)["keys"]["max_per_replica"]);
+  }
+  // ...but only with 1s leases do they expire by the hundred on the way,
+  // each waking every replica, and keys go unowned for seconds.
+  EXPECT_GT(cascade["keys"]["removals"].get<int64_t>(), 100);
+  EXPECT_EQ(cascade["keys"]["removal_wakeups"].get<int64_t>(), 5 * cascade["keys"]["removals"].get<int64_t>());
+  EXPECT_GT(cascade["keys"]["gap_p50_ns"].get<int64_t>(), 1'000'000'000);
+  EXPECT_EQ(calm["keys"]["removals"], 0);
+  EXPECT_EQ(calm["keys"]["ownership_gaps"], 0);
+  // A single-leader algorithm reports no keys.
+  const electsim_test::Outcome raft = electsim_test::RunCombined("run " + std::string(ELECTSIM_SOURCE_DIR) +
+                                                                 "/scenarios/raft-healthy.json --json --repro-dir ''");
+  EXPECT_FALSE(json::parse(raft.output).contains("keys"));
+}
+
 TEST(SummaryJson, RunJsonIsOneObjectThatSatisfiesItsSchema) {
   const electsim_test::Outcome out = electsim_test::RunCombined(
       "run " + std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-leader-crash.json --json --repro-dir ''");

@@ -51,6 +51,11 @@ class ScenarioDriver {
     faults_.TrackFailovers(&failovers);
     sim_.AddTraceSink(&failovers);
     sim_.AddTraceSink(&metrics);
+    std::optional<checkers::ShardMetricsCollector> shard_metrics;
+    if (const std::optional<int64_t> keys = ShardCount()) {
+      shard_metrics.emplace(scenario_.nodes, *keys, cluster_.store);
+      sim_.AddTraceSink(&*shard_metrics);
+    }
     for (auto& checker : *checkers) sim_.AddTraceSink(checker.get());
     checkers_ = &*checkers;
     for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
@@ -69,6 +74,7 @@ class ScenarioDriver {
     Collect(options, metrics, result);
     failovers.Finish(sim_.now());
     result.failovers = failovers.TakeEpisodes();
+    if (shard_metrics) result.shards = shard_metrics->Finish(sim_.now());
     Judge(result);
     return result;
   }
@@ -93,6 +99,16 @@ class ScenarioDriver {
       checkers.push_back(std::move(*checker));
     }
     return checkers;
+  }
+
+  // How many keys the nodes share, for an algorithm that observes keys and
+  // says how many (its "keys" option).
+  std::optional<int64_t> ShardCount() const {
+    if (!scenario_.algorithm->observes_keys()) return std::nullopt;
+    for (const algorithms::OptionSpec& option : scenario_.algorithm->options()) {
+      if (option.name == "keys") return scenario_.options.Int("keys");
+    }
+    return std::nullopt;
   }
 
   // The election nodes, the shared resource and the store, if any.

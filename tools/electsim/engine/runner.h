@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "checkers/checker.h"
 #include "checkers/metrics.h"
+#include "checkers/shard_metrics.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
 #include "tools/electsim/engine/failover.h"
@@ -42,6 +43,8 @@ struct RunResult {
   std::vector<std::string> failed_expectations;  // readable, empty when the run met them all
   std::vector<std::string> notes;                // fault steps that could not apply (e.g. no leader to crash)
   std::vector<FailoverEpisode> failovers;        // one per fault step that hit the leader
+  // For an algorithm that observes keys and has a "keys" option (shards).
+  std::optional<checkers::ShardMetrics> shards;
 
   bool met_expectations() const { return failed_expectations.empty(); }
   std::vector<std::string> violated_checkers() const;
