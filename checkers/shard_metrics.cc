@@ -22,7 +22,11 @@ sim::TimeNs Percentile(const std::vector<int64_t>& sorted_ns, int percent) {
 }  // namespace
 
 ShardMetricsCollector::ShardMetricsCollector(uint32_t node_count, int64_t keys, sim::NodeId store)
-    : node_count_(node_count), keys_count_(keys), store_(store), keys_(static_cast<size_t>(keys)), up_(node_count, true) {}
+    : node_count_(node_count),
+      keys_count_(keys),
+      store_(store),
+      keys_(static_cast<size_t>(keys)),
+      up_(node_count, true) {}
 
 sim::TraceKinds ShardMetricsCollector::kinds() const {
   return {sim::TraceKind::kObserve, sim::TraceKind::kCrash, sim::TraceKind::kStart, sim::TraceKind::kSend,

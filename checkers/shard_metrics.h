@@ -15,13 +15,13 @@
 namespace checkers {
 
 struct ShardMetrics {
-  int64_t keys = 0;             // shards: keys 0..keys-1 (others, such as member keys, are left out)
-  int64_t owned_at_end = 0;     // keys with a live owner when the run ended
-  int64_t ownership_gaps = 0;   // times a key that had an owner was without one, then owned again
+  int64_t keys = 0;                       // shards: keys 0..keys-1 (others, such as member keys, are left out)
+  int64_t owned_at_end = 0;               // keys with a live owner when the run ended
+  int64_t ownership_gaps = 0;             // times a key that had an owner was without one, then owned again
   sim::TimeNs gap_p50, gap_p99, gap_max;  // of those gaps
-  int64_t unowned_at_end = 0;   // keys that lost their owner and had none when the run ended
-  int64_t keys_moved = 0;       // owner claims by another node than the key's previous owner
-  int64_t min_per_replica = 0;  // keys held by the least and most loaded live replica at the end
+  int64_t unowned_at_end = 0;             // keys that lost their owner and had none when the run ended
+  int64_t keys_moved = 0;                 // owner claims by another node than the key's previous owner
+  int64_t min_per_replica = 0;            // keys held by the least and most loaded live replica at the end
   int64_t max_per_replica = 0;
   int64_t peak_store_requests_per_s = 0;  // requests delivered to the store in its busiest 100ms, x10
   int64_t removals = 0;                   // deletions and expiries a watcher was told of

@@ -118,6 +118,11 @@ void ShardReplica::HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool
         // a lease of an earlier incarnation. Take it back by compare-and-swap,
         // which gives a view from that request's send.
         SendReclaim(ctx, key, state.mod_rev);
+      } else if (!IsMemberKey(key)) {
+        // Lost the race for it: go for another free key now rather than at
+        // the next retry, from a random place so that the losers of one race
+        // do not all run into the next one together.
+        AcquireAnotherFreeKey(ctx);
       }
       break;
     case kRenew:
@@ -128,6 +133,19 @@ void ShardReplica::HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool
       // A refusal has already ended the ownership in HandleState.
       break;
     default: break;
+  }
+}
+
+void ShardReplica::AcquireAnotherFreeKey(sim::Context& ctx) {
+  if (config_.keys == 0) return;
+  const int64_t start = static_cast<int64_t>(ctx.rng().Below(static_cast<uint64_t>(config_.keys)));
+  for (int64_t i = 0; i < config_.keys && Wants(start); ++i) {
+    const int64_t key = (start + i) % config_.keys;
+    const Key& k = keys_[static_cast<size_t>(key)];
+    if (!k.owned && k.req == 0 && !k.known.exists()) {
+      SendAcquire(ctx, key);
+      return;
+    }
   }
 }
 

@@ -111,6 +111,7 @@ class ShardReplica : public sim::Process {
   void HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool ok, const store::KeyState& state,
                     sim::TimeNs sent_at);
   void MaybeAcquire(sim::Context& ctx, int64_t key);
+  void AcquireAnotherFreeKey(sim::Context& ctx);
   void SendAcquire(sim::Context& ctx, int64_t key);
   void SendReclaim(sim::Context& ctx, int64_t key, int64_t version);
   void SendRenew(sim::Context& ctx, int64_t key);

@@ -72,7 +72,7 @@ TEST(ShardMetrics_Store, PeakRequestsAndWatchersWokenPerRemoval) {
   TraceBuilder t;
   t.Boot(kReplicas);
   const sim::Message keep_alive = algorithms::store::KeepAliveRequest{.req = 1, .key = 0};
-  for (int i = 0; i < 3; ++i) t.Deliver(Ms(10), kStore.value(), 0, keep_alive);  // window 0: 3
+  for (int i = 0; i < 3; ++i) t.Deliver(Ms(10), kStore.value(), 0, keep_alive);   // window 0: 3
   for (int i = 0; i < 5; ++i) t.Deliver(Ms(150), kStore.value(), 1, keep_alive);  // window 1: 5
   t.Deliver(Ms(250), kStore.value(), 2, keep_alive);
   const auto event = [](int64_t key, int64_t kind, int64_t rev) {
