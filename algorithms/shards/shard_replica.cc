@@ -50,7 +50,10 @@ int64_t ShardReplica::Target() const {
 
 bool ShardReplica::Wants(int64_t key) const {
   if (IsMemberKey(key)) return key == config_.member_key(self_.value());
-  return owned_shards_ < Target();
+  // Acquires in flight count as held: each may be granted, and a granted
+  // one is owned (Own), so a replica below its target must not race for
+  // more free keys than it has room for.
+  return owned_shards_ + acquiring_shards_ < Target();
 }
 
 void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) {
@@ -76,7 +79,7 @@ void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Mes
     const sim::TimeNs sent_at = k.sent_at;
     timeouts_.erase({(k.sent_at + config_.request_timeout).ns(), key});
     k.req = 0;
-    k.op = kNone;
+    SetOp(key, kNone);
     HandleAnswer(ctx, key, op, reply->ok != 0, state, sent_at);
   }
   MaybeAcquire(ctx, key);
@@ -130,6 +133,12 @@ void ShardReplica::HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool
   }
 }
 
+void ShardReplica::SetOp(int64_t key, int64_t op) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (!IsMemberKey(key)) acquiring_shards_ += (op == kAcquire ? 1 : 0) - (k.op == kAcquire ? 1 : 0);
+  k.op = op;
+}
+
 void ShardReplica::MaybeAcquire(sim::Context& ctx, int64_t key) {
   const Key& k = keys_[static_cast<size_t>(key)];
   if (k.owned || k.req != 0 || k.known.exists() || !Wants(key)) return;
@@ -144,7 +153,7 @@ int64_t ShardReplica::NewRequest(sim::Context& ctx, int64_t key, int64_t op) {
   }
   const int64_t req = next_req_++;
   k.req = req;
-  k.op = op;
+  SetOp(key, op);
   k.sent_at = ctx.MonotonicNow();
   key_of_req_[req] = key;
   timeouts_.insert({(k.sent_at + config_.request_timeout).ns(), key});
@@ -289,7 +298,7 @@ void ShardReplica::OnTimeouts(sim::Context& ctx) {
     const int64_t op = k.op;
     key_of_req_.erase(k.req);
     k.req = 0;
-    k.op = kNone;
+    SetOp(key, kNone);
     // A lost renewal is not a lost lease: try again at once, acting on the
     // view of the last one granted until it runs out.
     if (op == kRenew && k.owned) SendRenew(ctx, key);

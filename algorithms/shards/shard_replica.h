@@ -105,6 +105,9 @@ class ShardReplica : public sim::Process {
   int64_t owned_shards() const { return owned_shards_; }
   int64_t Target() const;
   bool Wants(int64_t key) const;
+  // The one place a key's request in flight changes its op, so that
+  // acquiring_shards_ stays exact.
+  void SetOp(int64_t key, int64_t op);
 
   void HandleState(sim::Context& ctx, int64_t key, const store::KeyState& state, int64_t rev);
   void HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool ok, const store::KeyState& state,
@@ -136,6 +139,7 @@ class ShardReplica : public sim::Process {
   DurableEpoch boots_;
   std::vector<Key> keys_;  // the shards, then (policy fair) the member keys
   int64_t owned_shards_ = 0;
+  int64_t acquiring_shards_ = 0;  // shards with an acquire (or reclaim) in flight
   // Member keys the store shows, and those it has not answered about yet (policy fair).
   int64_t live_members_ = 0;
   int64_t next_req_ = 0;
