@@ -4,10 +4,12 @@
 #include "electsim/algorithms/store.h"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "electsim/vocab/vocabulary.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -711,6 +713,155 @@ TEST(Store_Options, TheirDefaultsAreTheDefaultConfigAndTheirValuesMakeTheConfig)
   EXPECT_EQ(set.metrics_interval, Ms(1000));
   // None can be negative.
   for (const OptionSpec& spec : specs) EXPECT_THROW(values.Set(spec.name, -1), std::out_of_range) << spec.name;
+}
+
+}  // namespace
+}  // namespace algorithms::store
+
+namespace algorithms::store {
+namespace {
+
+// ---- plain deletes, what the store reports of a key taken, and keyed lease records ----
+
+sim::Message DeleteKey(int64_t req, int64_t key) { return DeleteKeyRequest{.req = req, .key = key}; }
+
+// The store's observations of the lease and key record types, in order.
+class StoreRecords final : public sim::TraceSink {
+ public:
+  void OnRecord(const sim::TraceRecord& record) override {
+    if (record.payload == nullptr || record.node != kStoreNode) return;
+    if (const auto taken_record = record.payload->As<vocab::KeyTaken>()) taken.push_back(*taken_record);
+    if (record.payload->Is(vocab::kLeaseGrant) || record.payload->Is(vocab::kLeaseEnd)) {
+      leases.push_back(*record.payload);
+    }
+  }
+  sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
+
+  std::vector<vocab::KeyTaken> taken;
+  std::vector<sim::Observation> leases;  // lease.grant and lease.end
+};
+
+TEST(Store_DeleteKey, DeletesAnyVersionAndReportsTheKeyTakenFromAnotherHolder) {
+  // Client 0 holds key 3 and moves its version (cas); client 1 deletes it
+  // without a version. Client 1 then deletes its own key 4 the same way,
+  // and a key that is not there.
+  const sim::TimeNs ttl = sim::TimeNs::Seconds(5);
+  StoreRecords records;
+  StoreRun run({{Ms(10), PutIfAbsent(1, 3, 0, ttl)}, {Ms(20), Cas(2, 3, /*version=*/1, 0, ttl)}},
+               {{Ms(30), DeleteKey(1, 3)},
+                {Ms(40), Read(2, 3)},
+                {Ms(50), PutIfAbsent(3, 4, 1, ttl)},
+                {Ms(60), DeleteKey(4, 4)},
+                {Ms(70), Read(5, 4)},
+                {Ms(80), DeleteKey(6, 9)}});
+  run.sim.AddTraceSink(&records);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  const sim::Message& put = run.ReplyTo(0, 1);
+  const sim::Message& cas = run.ReplyTo(0, 2);
+  ASSERT_EQ(cas.Get("ok"), 1);
+  ASSERT_NE(cas.Get("mod_rev"), put.Get("mod_rev")) << "the plain delete must meet a version other than the first";
+  EXPECT_EQ(run.ReplyTo(1, 1).Get("ok"), 1);
+  EXPECT_EQ(run.ReplyTo(1, 2).Get("create_rev"), 0);
+  EXPECT_EQ(run.ReplyTo(1, 3).Get("ok"), 1);
+  EXPECT_EQ(run.ReplyTo(1, 4).Get("ok"), 1);
+  EXPECT_EQ(run.ReplyTo(1, 5).Get("create_rev"), 0);
+  EXPECT_EQ(run.ReplyTo(1, 6).Get("ok"), 0);  // nothing to delete
+  // Only the delete of client 0's key is reported, not client 1's of its own.
+  ASSERT_EQ(records.taken.size(), 1u);
+  const vocab::KeyTaken& taken = records.taken[0];
+  EXPECT_EQ(taken.key, 3);
+  EXPECT_EQ(taken.holder, 0);
+  EXPECT_EQ(taken.token, put.Get("create_rev"));
+  EXPECT_EQ(taken.by, 1);
+  EXPECT_EQ(taken.how, vocab::kKeyTakenByDelete);
+}
+
+TEST(Store_Delete, AStaleVersionIsRefusedAndReportsNothing) {
+  // Client 0 holds key 3 at version 2 (after a cas). Client 1's delete of
+  // version 1 is refused; client 0's own delete of the current version
+  // succeeds, and is no key taken either.
+  const sim::TimeNs ttl = sim::TimeNs::Seconds(5);
+  StoreRecords records;
+  StoreRun run({{Ms(10), PutIfAbsent(1, 3, 0, ttl)},
+                {Ms(20), Cas(2, 3, /*version=*/1, 0, ttl)},
+                {Ms(50), Delete(3, 3, /*version=*/2)}},
+               {{Ms(30), Delete(1, 3, /*version=*/1)}, {Ms(40), Read(2, 3)}});
+  run.sim.AddTraceSink(&records);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  ASSERT_EQ(run.ReplyTo(0, 2).Get("mod_rev"), 2);
+  const sim::Message& refused = run.ReplyTo(1, 1);
+  EXPECT_EQ(refused.Get("ok"), 0);
+  EXPECT_EQ(refused.Get("holder"), 0);  // the key as it still is
+  EXPECT_EQ(refused.Get("mod_rev"), 2);
+  EXPECT_EQ(run.ReplyTo(1, 2).Get("create_rev"), run.ReplyTo(0, 1).Get("create_rev"));
+  EXPECT_EQ(run.ReplyTo(0, 3).Get("ok"), 1);
+  EXPECT_TRUE(records.taken.empty());
+}
+
+TEST(Store_Delete, TheCurrentVersionDeletedByAnotherNodeIsReported) {
+  const sim::TimeNs ttl = sim::TimeNs::Seconds(5);
+  StoreRecords records;
+  StoreRun run({{Ms(10), PutIfAbsent(1, 3, 0, ttl)}}, {{Ms(30), Delete(1, 3, /*version=*/1)}});
+  run.sim.AddTraceSink(&records);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  ASSERT_EQ(run.ReplyTo(0, 1).Get("mod_rev"), 1);
+  EXPECT_EQ(run.ReplyTo(1, 1).Get("ok"), 1);
+  ASSERT_EQ(records.taken.size(), 1u);
+  EXPECT_EQ(records.taken[0].holder, 0);
+  EXPECT_EQ(records.taken[0].by, 1);
+  EXPECT_EQ(records.taken[0].how, vocab::kKeyTakenByDelete);
+}
+
+// Key 5 granted, renewed and left to expire; key 7 granted and deleted.
+struct LeaseRun {
+  std::vector<sim::Observation> leases;  // the store's lease records
+  int64_t token5 = 0;                    // the keys' create revisions, as the grants' replies say
+  int64_t token7 = 0;
+};
+LeaseRun LeaseRecords(bool report_keys) {
+  const sim::TimeNs ttl = Ms(50);
+  StoreRecords records;
+  StoreRun run({{Ms(10), PutIfAbsent(1, 5, 0, ttl)},
+                {Ms(30), KeepAlive(2, 5, /*create_rev=*/1, 0, ttl)},
+                {Ms(40), PutIfAbsent(3, 7, 0, ttl)},
+                {Ms(50), Delete(4, 7, /*version=*/2)}},
+               {}, 0, StoreConfig{.report_keys = report_keys});
+  run.sim.AddTraceSink(&records);
+  EXPECT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  const LeaseRun out{.leases = records.leases,
+                     .token5 = run.ReplyTo(0, 1).Get("create_rev"),
+                     .token7 = run.ReplyTo(0, 3).Get("create_rev")};
+  EXPECT_EQ(out.token5, 1) << "the keep-alive names the first lease";
+  EXPECT_EQ(run.ReplyTo(0, 2).Get("ok"), 1);
+  EXPECT_EQ(out.token7, 2) << "the delete names key 7's version";
+  EXPECT_EQ(run.ReplyTo(0, 4).Get("ok"), 1);
+  return out;
+}
+
+// The record types, in order: grant (5), grant (5 renewed), grant (7), end
+// (7 deleted), end (5 expired).
+const std::vector<const sim::RecordType*> kLeaseRecordTypes = {
+    &vocab::kLeaseGrant, &vocab::kLeaseGrant, &vocab::kLeaseGrant, &vocab::kLeaseEnd, &vocab::kLeaseEnd};
+
+TEST(Store_ReportKeys, LeaseGrantsAndEndsNameTheirKey) {
+  const LeaseRun run = LeaseRecords(true);
+  ASSERT_EQ(run.leases.size(), kLeaseRecordTypes.size());
+  const std::vector<int64_t> keys = {5, 5, 7, 7, 5};
+  const std::vector<int64_t> tokens = {run.token5, run.token5, run.token7, run.token7, run.token5};
+  for (size_t i = 0; i < run.leases.size(); ++i) {
+    EXPECT_TRUE(run.leases[i].Is(*kLeaseRecordTypes[i])) << i;
+    EXPECT_EQ(vocab::KeyOf(run.leases[i]), keys[i]) << i;
+    EXPECT_EQ(run.leases[i].Get(vocab::kFieldToken), tokens[i]) << i;
+  }
+}
+
+TEST(Store_ReportKeys, WithoutItLeaseRecordsNameNoKey) {
+  const LeaseRun run = LeaseRecords(false);
+  ASSERT_EQ(run.leases.size(), kLeaseRecordTypes.size());
+  for (size_t i = 0; i < run.leases.size(); ++i) {
+    EXPECT_TRUE(run.leases[i].Is(*kLeaseRecordTypes[i])) << i;
+    EXPECT_EQ(vocab::KeyOf(run.leases[i]), std::nullopt) << i;
+  }
 }
 
 }  // namespace

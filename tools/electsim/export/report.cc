@@ -48,6 +48,23 @@ std::string FormatMessages(const RunResult& result) {
                      by_type.empty() ? "" : fmt::format(" ({})", by_type));
 }
 
+// What a run of many owners over one store did to the keys (shards).
+std::string FormatKeys(const checkers::ShardMetrics& s) {
+  std::string out;
+  const auto line = [&](const std::string& text) { out += text + "\n"; };
+  line(fmt::format("keys: {} of {} owned at the end ({} left without an owner); live replicas hold {} to {} each",
+                   s.owned_at_end, s.keys, s.unowned_at_end, s.min_per_replica, s.max_per_replica));
+  line(fmt::format("  ownership gaps: {} (p50 {}, p99 {}, max {}); keys moved: {}", s.ownership_gaps,
+                   sim::FormatMillis(s.gap_p50), sim::FormatMillis(s.gap_p99), sim::FormatMillis(s.gap_max),
+                   s.keys_moved));
+  line(
+      fmt::format("  store: peak {} requests/s (busiest 100ms); {} deletions and expiries woke {} watchers ({:.1f} "
+                  "each)",
+                  s.peak_store_requests_per_s, s.removals, s.removal_wakeups,
+                  s.removals == 0 ? 0.0 : static_cast<double>(s.removal_wakeups) / static_cast<double>(s.removals)));
+  return out;
+}
+
 }  // namespace
 
 std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
@@ -99,19 +116,7 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
   line(fmt::format("resource writes: {} sent, {} accepted, {} rejected as stale (fencing {}{})", m.writes_sent,
                    m.writes_accepted, m.writes_rejected, scenario.fencing ? "on" : "off",
                    scenario.exclusive_token ? ", exclusive tokens: a token's second writer is rejected too" : ""));
-  if (result.shards) {
-    const checkers::ShardMetrics& s = *result.shards;
-    line(fmt::format("keys: {} of {} owned at the end ({} left without an owner); live replicas hold {} to {} each",
-                     s.owned_at_end, s.keys, s.unowned_at_end, s.min_per_replica, s.max_per_replica));
-    line(fmt::format("  ownership gaps: {} (p50 {}, p99 {}, max {}); keys moved: {}", s.ownership_gaps,
-                     sim::FormatMillis(s.gap_p50), sim::FormatMillis(s.gap_p99), sim::FormatMillis(s.gap_max),
-                     s.keys_moved));
-    line(
-        fmt::format("  store: peak {} requests/s (busiest 100ms); {} deletions and expiries woke {} watchers ({:.1f} "
-                    "each)",
-                    s.peak_store_requests_per_s, s.removals, s.removal_wakeups,
-                    s.removals == 0 ? 0.0 : static_cast<double>(s.removal_wakeups) / static_cast<double>(s.removals)));
-  }
+  if (result.shards) out += FormatKeys(*result.shards);
   for (const std::string& note : result.notes) line(fmt::format("note: {}", note));
   if (result.violations.empty()) {
     line("violations: none");

@@ -53,6 +53,23 @@ json FailoverJson(const FailoverEpisode& e) {
   };
 }
 
+// What a run of many owners over one store did to the keys (shards).
+json KeysJson(const checkers::ShardMetrics& s) {
+  return json{{"keys", s.keys},
+              {"owned_at_end", s.owned_at_end},
+              {"unowned_at_end", s.unowned_at_end},
+              {"ownership_gaps", s.ownership_gaps},
+              {"gap_p50_ns", s.gap_p50.ns()},
+              {"gap_p99_ns", s.gap_p99.ns()},
+              {"gap_max_ns", s.gap_max.ns()},
+              {"keys_moved", s.keys_moved},
+              {"min_per_replica", s.min_per_replica},
+              {"max_per_replica", s.max_per_replica},
+              {"peak_store_requests_per_s", s.peak_store_requests_per_s},
+              {"removals", s.removals},
+              {"removal_wakeups", s.removal_wakeups}};
+}
+
 }  // namespace
 
 json SummaryJson(const Scenario& scenario, const RunResult& result) {
@@ -112,22 +129,7 @@ json SummaryJson(const Scenario& scenario, const RunResult& result) {
                         {"by_type", by_type}}},
       {"writes", json{{"sent", m.writes_sent}, {"accepted", m.writes_accepted}, {"rejected", m.writes_rejected}}},
   };
-  if (result.shards) {
-    const checkers::ShardMetrics& s = *result.shards;
-    summary["keys"] = json{{"keys", s.keys},
-                           {"owned_at_end", s.owned_at_end},
-                           {"unowned_at_end", s.unowned_at_end},
-                           {"ownership_gaps", s.ownership_gaps},
-                           {"gap_p50_ns", s.gap_p50.ns()},
-                           {"gap_p99_ns", s.gap_p99.ns()},
-                           {"gap_max_ns", s.gap_max.ns()},
-                           {"keys_moved", s.keys_moved},
-                           {"min_per_replica", s.min_per_replica},
-                           {"max_per_replica", s.max_per_replica},
-                           {"peak_store_requests_per_s", s.peak_store_requests_per_s},
-                           {"removals", s.removals},
-                           {"removal_wakeups", s.removal_wakeups}};
-  }
+  if (result.shards) summary["keys"] = KeysJson(*result.shards);
   return summary;
 }
 
