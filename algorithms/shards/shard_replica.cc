@@ -11,6 +11,7 @@ using store::KeyState;
 ShardReplica::ShardReplica(sim::NodeId self, ShardsConfig config) : self_(self), config_(config), boots_("shards") {
   SIM_CHECK(config_.store != sim::kNoNode, "the shards workload needs a store");
   keys_.resize(static_cast<size_t>(config_.keys + (config_.policy == Policy::kFair ? config_.replicas : 0)));
+  held_by_.assign(config_.replicas, 0);
 }
 
 void ShardReplica::OnStart(sim::Context& ctx) {
@@ -100,6 +101,11 @@ void ShardReplica::HandleState(sim::Context& ctx, int64_t key, const KeyState& s
   if (!k.heard || state.holder != k.known.holder || state.create_rev != k.known.create_rev) {
     const sim::NodeId holder = state.exists() ? sim::NodeId(static_cast<uint32_t>(state.holder)) : sim::kNoNode;
     Observe(ctx, key, vocab::Belief(holder, sim::Term(static_cast<uint64_t>(state.create_rev))));
+  }
+  if (!IsMemberKey(key)) {
+    // Who holds how many, as the store says: what fair shares are judged by.
+    if (k.heard && k.known.exists()) CountHeld(k.known.holder, -1);
+    if (state.exists()) CountHeld(state.holder, +1);
   }
   k.heard = true;
   k.known = state;
@@ -251,6 +257,36 @@ void ShardReplica::Rebalance(sim::Context& ctx) {
   }
 }
 
+void ShardReplica::CountHeld(int64_t holder, int64_t delta) {
+  if (holder < 0 || holder >= static_cast<int64_t>(held_by_.size())) return;
+  held_by_[static_cast<size_t>(holder)] += delta;
+  held_total_ += delta;
+}
+
+// Shares of ceil(keys / members) can settle unevenly (5, 5, 5, 3 of 18 keys):
+// nobody is above its share and nobody finds a free key. A replica holding
+// two more than the least loaded live member gives one key back (one per
+// retry, so that replicas giving at once do not overshoot), for it to take;
+// only once every key is held, so that the race of a start or a takeover is
+// over and the counts are not still moving.
+void ShardReplica::EvenOut(sim::Context& ctx) {
+  if (held_total_ < config_.keys) return;
+  int64_t least = -1;
+  for (uint32_t replica = 0; replica < config_.replicas; ++replica) {
+    const Key& member = keys_[static_cast<size_t>(config_.member_key(replica))];
+    if (!member.heard || !member.known.exists()) continue;
+    const int64_t held = held_by_[replica];
+    if (least < 0 || held < least) least = held;
+  }
+  if (least < 0 || owned_shards_ < least + 2) return;
+  for (int64_t key = config_.keys - 1; key >= 0; --key) {
+    if (keys_[static_cast<size_t>(key)].owned) {
+      StepDown(ctx, key, true);
+      return;
+    }
+  }
+}
+
 void ShardReplica::ScheduleRenewal(sim::Context& ctx, int64_t key, sim::TimeNs from) {
   Key& k = keys_[static_cast<size_t>(key)];
   sim::TimeNs interval = config_.renew_interval;
@@ -334,6 +370,7 @@ void ShardReplica::OnRetry(sim::Context& ctx) {
     }
   }
   if (config_.policy == Policy::kFair && owned_shards_ > Target()) Rebalance(ctx);
+  if (config_.policy == Policy::kFair) EvenOut(ctx);
   // The fallback for watch events lost on the way, or watches a store
   // restart forgot: each key is watched again once per poll_interval.
   if (config_.poll_interval.ns() > 0 && !keys_.empty()) {

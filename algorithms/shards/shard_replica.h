@@ -119,6 +119,8 @@ class ShardReplica : public sim::Process {
   void Own(sim::Context& ctx, int64_t key, const store::KeyState& state, sim::TimeNs sent_at);
   void StepDown(sim::Context& ctx, int64_t key, bool release);
   void Rebalance(sim::Context& ctx);
+  void CountHeld(int64_t holder, int64_t delta);
+  void EvenOut(sim::Context& ctx);
   void ScheduleRenewal(sim::Context& ctx, int64_t key, sim::TimeNs from);
   sim::TimeNs ViewEnd(const Key& k) const { return k.view_start + config_.lease_view(); }
   void ArmTimers(sim::Context& ctx);
@@ -138,7 +140,9 @@ class ShardReplica : public sim::Process {
   DurableEpoch boots_;
   std::vector<Key> keys_;  // the shards, then (policy fair) the member keys
   int64_t owned_shards_ = 0;
-  int64_t acquiring_ = 0;  // shards with an acquire in flight
+  int64_t acquiring_ = 0;         // shards with an acquire in flight
+  std::vector<int64_t> held_by_;  // per replica, the shards the store last showed it holding
+  int64_t held_total_ = 0;        // their sum
   // Member keys the store shows, and those it has not answered about yet (policy fair).
   int64_t live_members_ = 0;
   int64_t next_req_ = 0;
