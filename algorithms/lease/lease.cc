@@ -103,18 +103,7 @@ class LeaseAlgorithmImpl final : public Algorithm {
     if (static_cast<DeadlineClock>(options.Int(kOptionDeadlineClock)) == DeadlineClock::kWall) {
       one_holder = one_holder.Without({FaultKind::kClockStep});
     }
-    return {{"election_safety", FaultKinds::All()},
-            {"unique_token", FaultKinds::All()},
-            {"term_monotonic", FaultKinds::All()},
-            {"single_leader", one_holder},
-            {"stale_token", one_holder.Without({FaultKind::kLatency, FaultKind::kClockDrift})},
-            {"lease_validity", one_holder},
-            {"single_vote", FaultKinds::All()},
-            {"leader_completeness", FaultKinds::All()},
-            {"committed_agreement", FaultKinds::All()},
-            {"declared_winner", FaultKinds::All()},
-            {"disruption", FaultKinds::All()},
-            {"owner_displaced", FaultKinds::All()}};
+    return LeaseGuarantees(one_holder);
   }
 
   // The holder acts for safety_margin x TTL on its clock, the store expires
@@ -141,19 +130,8 @@ class LeaseAlgorithmImpl final : public Algorithm {
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
-    const LeaseConfig c = ConfigFrom(cluster, options);
-    constexpr std::string_view kView = "safety_margin * lease_ttl";
-    for (const absl::Status& status : {
-             RequireShorter(options, kOptionRenewInterval, kOptionLeaseTtl, ""),
-             RequireShorter(options, kOptionRequestTimeout, kOptionLeaseTtl, ""),
-             RequireShorterThan(options, kOptionRenewInterval, kView, c.lease_view(),
-                                "the holder would stop acting between renewals"),
-             RequireShorterThan(options, kOptionRequestTimeout, kView, c.lease_view(),
-                                "an acquire answered in time could already be past the holder's view"),
-         }) {
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
+    (void)cluster;
+    return ValidateLeaseTiming(options);
   }
 
   bool uses_store() const override { return true; }
@@ -171,6 +149,38 @@ class LeaseAlgorithmImpl final : public Algorithm {
 };
 
 }  // namespace
+
+Guarantees LeaseGuarantees(FaultKinds one_holder) {
+  return {{"election_safety", FaultKinds::All()},
+          {"unique_token", FaultKinds::All()},
+          {"term_monotonic", FaultKinds::All()},
+          {"single_leader", one_holder},
+          {"stale_token", one_holder.Without({FaultKind::kLatency, FaultKind::kClockDrift})},
+          {"lease_validity", one_holder},
+          {"single_vote", FaultKinds::All()},
+          {"leader_completeness", FaultKinds::All()},
+          {"committed_agreement", FaultKinds::All()},
+          {"declared_winner", FaultKinds::All()},
+          {"disruption", FaultKinds::All()},
+          {"owner_displaced", FaultKinds::All()}};
+}
+
+absl::Status ValidateLeaseTiming(const OptionValues& options) {
+  const sim::TimeNs view(static_cast<int64_t>(static_cast<__int128>(options.Duration(kOptionLeaseTtl).ns()) *
+                                              options.RatioPpm(kOptionSafetyMargin) / kPpm));
+  constexpr std::string_view kView = "safety_margin * lease_ttl";
+  for (const absl::Status& status : {
+           RequireShorter(options, kOptionRenewInterval, kOptionLeaseTtl, ""),
+           RequireShorter(options, kOptionRequestTimeout, kOptionLeaseTtl, ""),
+           RequireShorterThan(options, kOptionRenewInterval, kView, view,
+                              "the holder would stop acting between renewals"),
+           RequireShorterThan(options, kOptionRequestTimeout, kView, view,
+                              "an acquire answered in time could already be past the holder's view"),
+       }) {
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
 
 const Algorithm& LeaseAlgorithm() {
   static const LeaseAlgorithmImpl algorithm;

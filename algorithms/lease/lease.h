@@ -38,4 +38,14 @@ namespace algorithms {
 // Name "lease"; uses_store() is true and CreateStore returns store::MakeStore().
 const Algorithm& LeaseAlgorithm();
 
+// What a TTL lease over the store keeps, `one_holder` being the fault kinds
+// under which one node at a time holds it (lease.cc says why for each): the
+// lease algorithm's table, and each key's for shards.
+Guarantees LeaseGuarantees(FaultKinds one_holder);
+
+// The timing a lease holder needs, from options lease_ttl, renew_interval,
+// request_timeout and safety_margin: renewals and request timeouts shorter
+// than the TTL and than the holder's view of it.
+absl::Status ValidateLeaseTiming(const OptionValues& options);
+
 }  // namespace algorithms

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/lease/lease.h"
 #include "algorithms/shards/shard_replica.h"
 #include "algorithms/shards/shards_mutants.h"
 #include "electsim/algorithms/store.h"
@@ -109,19 +110,7 @@ class ShardsAlgorithmImpl final : public Algorithm {
   // deletes only the version the owner's own write gave the key.
   Guarantees guarantees(const OptionValues& options) const override {
     if (ChosenMutant(mutants(), options) != nullptr) return {};
-    const FaultKinds one_holder = FaultKinds::All().Without({FaultKind::kPause});
-    return {{"election_safety", FaultKinds::All()},
-            {"unique_token", FaultKinds::All()},
-            {"term_monotonic", FaultKinds::All()},
-            {"single_leader", one_holder},
-            {"stale_token", one_holder.Without({FaultKind::kLatency, FaultKind::kClockDrift})},
-            {"lease_validity", one_holder},
-            {"owner_displaced", FaultKinds::All()},
-            {"single_vote", FaultKinds::All()},
-            {"leader_completeness", FaultKinds::All()},
-            {"committed_agreement", FaultKinds::All()},
-            {"declared_winner", FaultKinds::All()},
-            {"disruption", FaultKinds::All()}};
+    return LeaseGuarantees(FaultKinds::All().Without({FaultKind::kPause}));
   }
 
   std::optional<ClockDriftBound> clock_drift_bound(const OptionValues& options) const override {
@@ -133,18 +122,8 @@ class ShardsAlgorithmImpl final : public Algorithm {
   }
 
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
+    if (absl::Status timing = ValidateLeaseTiming(options); !timing.ok()) return timing;
     const ShardsConfig c = ConfigFrom(cluster, options);
-    constexpr std::string_view kView = "safety_margin * lease_ttl";
-    for (const absl::Status& status : {
-             RequireShorter(options, kOptionRenewInterval, kOptionLeaseTtl, ""),
-             RequireShorter(options, kOptionRequestTimeout, kOptionLeaseTtl, ""),
-             RequireShorterThan(options, kOptionRenewInterval, kView, c.lease_view(),
-                                "an owner would stop acting between renewals"),
-             RequireShorterThan(options, kOptionRequestTimeout, kView, c.lease_view(),
-                                "an acquire answered in time could already be past the owner's view"),
-         }) {
-      if (!status.ok()) return status;
-    }
     const sim::TimeNs metrics_interval = options.Duration(store::kOptionStoreMetricsInterval);
     if (metrics_interval.ns() > 0 && metrics_interval < sim::TimeNs::Millis(1)) {
       return absl::InvalidArgumentError(
