@@ -139,6 +139,12 @@ class ShardsAlgorithmImpl final : public Algorithm {
     return absl::OkStatus();
   }
 
+  // Every key gets an owner, unless the replicas' caps leave too few places.
+  bool promises_liveness(const OptionValues& options, uint32_t nodes) const override {
+    if (static_cast<Policy>(options.Int(kOptionPolicy)) != Policy::kCap) return true;
+    return options.Int(kOptionCap) * static_cast<int64_t>(nodes) >= options.Int(kOptionKeys);
+  }
+
   bool uses_store() const override { return true; }
   bool observes_keys() const override { return true; }
 

@@ -251,6 +251,21 @@ TEST(Shards_Registry, IsRegisteredWithKeyedObservations) {
   EXPECT_TRUE(shards->observes_keys());
 }
 
+// Liveness (every key owned once faults heal) is promised unless the caps
+// leave fewer places than keys.
+TEST(Shards_Registry, PromisesLivenessOnlyWhenEveryKeyHasAPlace) {
+  const Algorithm& shards = ShardsAlgorithm();
+  OptionValues options = OptionValues::Defaults(shards.options());
+  options.Set("keys", 17);
+  EXPECT_TRUE(shards.promises_liveness(options, 3));  // policy all
+  options.Set("policy", 1);                           // cap
+  options.Set("cap", 5);
+  EXPECT_FALSE(shards.promises_liveness(options, 3));  // 15 places for 17 keys
+  EXPECT_TRUE(shards.promises_liveness(options, 4));   // 20 places
+  options.Set("policy", 2);                            // fair
+  EXPECT_TRUE(shards.promises_liveness(options, 3));
+}
+
 TEST(Shards_Mutants, EachIsSelectableByTheBugOption) {
   testing::ExpectEveryMutantSelectable<shards::ShardReplica>(ShardsAlgorithm());
 }

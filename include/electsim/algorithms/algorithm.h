@@ -105,6 +105,16 @@ class Algorithm {
   // Whether the cluster needs a store process (lease-over-CAS does).
   virtual bool uses_store() const { return false; }
 
+  // Whether, once faults heal, a leader known to every live node must come
+  // (the liveness checker, which fuzz judges when a scenario asks for it),
+  // with these options on `nodes` election nodes. Shards capped below the
+  // number of keys leave some keys without an owner by design.
+  virtual bool promises_liveness(const OptionValues& options, uint32_t nodes) const {
+    (void)options;
+    (void)nodes;
+    return true;
+  }
+
   // Whether the nodes lead many things at once and name each in their
   // observations (vocab::KeyOf): the checkers then judge each key on its
   // own (checkers::CheckerConfig::per_key).

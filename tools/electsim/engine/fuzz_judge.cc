@@ -64,7 +64,9 @@ std::vector<std::string> JudgedInvariants(const Scenario& scenario, GuaranteesOf
   // A fencing resource keeps stale_token whatever the algorithm does.
   if (defaults || scenario.fencing) judged.emplace_back("stale_token");
   if (!defaults && scenario.fencing && scenario.exclusive_token) judged.emplace_back("unique_token");
-  if (liveness && scenario.liveness) judged.emplace_back("liveness");
+  if (liveness && scenario.liveness && algorithm.promises_liveness(values, scenario.nodes)) {
+    judged.emplace_back("liveness");
+  }
   std::sort(judged.begin(), judged.end());
   judged.erase(std::unique(judged.begin(), judged.end()), judged.end());
   return judged;
