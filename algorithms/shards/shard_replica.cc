@@ -304,7 +304,7 @@ void ShardReplica::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) {
   // that has run out.
   OnViewCheck(ctx);
   if (view_timer_.timer.Fired(timer)) {
-    // done above
+    // Its work is the view check above.
   } else if (write_send_timer_.Fired(timer)) {
     OnWriteSend(ctx);
   } else if (write_tick_timer_.Fired(timer)) {
