@@ -31,7 +31,7 @@ std::string ChildName(int64_t dir, int64_t seq, std::string_view field) {
 
 bool IsKeyRequest(const sim::Message& m) {
   return m.Is(kStoreGet) || m.Is(kStorePutIfAbsent) || m.Is(kStoreCas) || m.Is(kStoreKeepAlive) || m.Is(kStoreDelete) ||
-         m.Is(kStoreDeleteKey) || m.Is(kStoreWatch);
+         m.Is(kStoreDeleteKey) || m.Is(kStoreWatch) || m.Is(kStoreWatchOnce);
 }
 bool IsSessionRequest(const sim::Message& m) {
   return m.Is(SessionOpenRequest::kType) || m.Is(SessionPingRequest::kType) || m.Is(CreateRequest::kType) ||
@@ -153,7 +153,9 @@ class Store final : public sim::Process {
     } else if (m.Is(kStoreDeleteKey)) {
       ok = DeleteAny(ctx, from, key);
     } else if (m.Is(kStoreWatch)) {
-      AddWatcher(key, from);
+      AddWatcher(watchers_[key], from);
+    } else if (m.Is(kStoreWatchOnce)) {
+      AddWatcher(once_watchers_[key], from);
     }
     Reply(ctx, from, req, ok, StateOf(key));
     ArmExpiryTimer(ctx);
@@ -305,15 +307,15 @@ class Store final : public sim::Process {
     return KeyState{.holder = it->second.holder, .create_rev = it->second.create_rev, .mod_rev = it->second.mod_rev};
   }
 
-  void AddWatcher(int64_t key, sim::NodeId node) {
-    std::vector<sim::NodeId>& list = watchers_[key];
+  static void AddWatcher(std::vector<sim::NodeId>& list, sim::NodeId node) {
     auto at = std::lower_bound(list.begin(), list.end(), node);
     if (at == list.end() || *at != node) list.insert(at, node);
   }
 
   void Notify(sim::Context& ctx, int64_t key, EventKind kind) {
-    auto it = watchers_.find(key);
-    if (it == watchers_.end()) return;
+    auto forever = watchers_.find(key);
+    auto once = once_watchers_.find(key);
+    if (forever == watchers_.end() && once == once_watchers_.end()) return;
     const KeyState s = StateOf(key);
     const sim::Message event = Event{.key = key,
                                      .kind = static_cast<int64_t>(kind),
@@ -321,8 +323,18 @@ class Store final : public sim::Process {
                                      .create_rev = s.create_rev,
                                      .mod_rev = s.mod_rev,
                                      .rev = revision_};
-    for (sim::NodeId watcher : it->second) ctx.Send(watcher, event);
-    load_.notified += static_cast<int64_t>(it->second.size());
+    static const std::vector<sim::NodeId> kNone;
+    const std::vector<sim::NodeId>& always = forever == watchers_.end() ? kNone : forever->second;
+    for (sim::NodeId watcher : always) ctx.Send(watcher, event);
+    load_.notified += static_cast<int64_t>(always.size());
+    if (once == once_watchers_.end()) return;
+    // Both lists are sorted: a node in both hears once.
+    for (sim::NodeId watcher : once->second) {
+      if (std::binary_search(always.begin(), always.end(), watcher)) continue;
+      ctx.Send(watcher, event);
+      ++load_.notified;
+    }
+    once_watchers_.erase(once);
   }
 
   void Reply(sim::Context& ctx, sim::NodeId to, int64_t req, bool ok, const KeyState& s) {
@@ -569,7 +581,8 @@ class Store final : public sim::Process {
   int64_t max_dir_used_ = -1;  // highest directory ever written: bounds the reload scan
   std::map<int64_t, Directory> dirs_;
   // Volatile state.
-  std::map<int64_t, std::vector<sim::NodeId>> watchers_;  // per key, sorted, lost on restart
+  std::map<int64_t, std::vector<sim::NodeId>> watchers_;       // per key, sorted, lost on restart
+  std::map<int64_t, std::vector<sim::NodeId>> once_watchers_;  // per key, sorted, cleared by the next change
   // Per child, the nodes watching for its deletion, in the order they asked.
   std::map<std::pair<int64_t, int64_t>, std::vector<sim::NodeId>> child_watchers_;
   Timer expiry_timer_;  // at the earliest TTL, so watchers hear of an expiry promptly

@@ -126,6 +126,7 @@ sim::Message Delete(int64_t req, int64_t key, int64_t version) {
   return DeleteRequest{.req = req, .key = key, .version = version};
 }
 sim::Message Watch(int64_t req, int64_t key) { return WatchRequest{.req = req, .key = key}; }
+sim::Message WatchOnce(int64_t req, int64_t key) { return WatchOnceRequest{.req = req, .key = key}; }
 
 TEST(Store_PutIfAbsent, WinsExactlyOnce) {
   StoreRun run({{Ms(10), PutIfAbsent(1, kLeaderKey, 0, sim::TimeNs::Seconds(5))}},
@@ -249,6 +250,36 @@ TEST(Store_Watch, NotifiesOnExpiryWithoutAnyRequest) {
   // Put lands at 11ms, expires at 211ms, the event takes 1ms: the timer, not a
   // later request, must have found the expiry.
   EXPECT_EQ(events[1].global, Ms(212));
+}
+
+TEST(Store_WatchOnce, TellsOfTheNextChangeOnlyAndAnswersTheStateAtOnce) {
+  // Client 0 watches key 4 once, before and after client 1's put; client 1
+  // deletes it at its version, then puts it again.
+  StoreRun run(
+      {{Ms(5), WatchOnce(1, 4)}, {Ms(30), WatchOnce(2, 4)}, {Ms(31), WatchOnce(3, 4)}},
+      {{Ms(10), PutIfAbsent(1, 4, 1, Ms(0))}, {Ms(50), Delete(2, 4, 1)}, {Ms(70), PutIfAbsent(3, 4, 1, Ms(0))}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  EXPECT_EQ(run.ReplyTo(0, 1).Get("ok"), 1);
+  EXPECT_EQ(run.ReplyTo(0, 1).Get("create_rev"), 0);  // absent when asked
+  EXPECT_EQ(run.ReplyTo(0, 2).Get("holder"), 1);      // the state when set
+  // One event per watch set: the put (first watch), then the delete (the
+  // second and third, one watcher twice, hear of it once); the second put
+  // finds no watch.
+  const std::vector<Received> events = run.Events();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].to, sim::NodeId(0));
+  EXPECT_EQ(events[0].message.Get("kind"), static_cast<int64_t>(EventKind::kPut));
+  EXPECT_EQ(events[1].message.Get("kind"), static_cast<int64_t>(EventKind::kDelete));
+  EXPECT_EQ(events[1].global, Ms(52));
+}
+
+TEST(Store_WatchOnce, ANodeWatchingForGoodAndOnceHearsEachChangeOnce) {
+  StoreRun run({{Ms(5), Watch(1, 4)}, {Ms(6), WatchOnce(2, 4)}}, {{Ms(10), PutIfAbsent(1, 4, 1, Ms(20))}});
+  ASSERT_TRUE(run.sim.RunUntil(Ms(100)).ok());
+  const std::vector<Received> events = run.Events();
+  ASSERT_EQ(events.size(), 2u);  // the put and the expiry, each once
+  EXPECT_EQ(events[0].message.Get("kind"), static_cast<int64_t>(EventKind::kPut));
+  EXPECT_EQ(events[1].message.Get("kind"), static_cast<int64_t>(EventKind::kExpire));
 }
 
 // The events of `key` a watcher received, in order.

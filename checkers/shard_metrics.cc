@@ -8,8 +8,8 @@ namespace checkers {
 namespace {
 
 // store.event's kinds of a removal (store.h's EventKind: kDelete, kExpire).
-// Checkers do not include the algorithms' headers, so its fields are read by
-// name; only the store's sends are looked at.
+// Checkers do not include the algorithms' headers, so its fields (and
+// store.child_deleted's) are read by name; only the store's sends are looked at.
 constexpr int64_t kEventDelete = 2;
 constexpr int64_t kEventExpire = 3;
 
@@ -64,7 +64,20 @@ void ShardMetricsCollector::OnRecord(const sim::TraceRecord& r) {
       return;
     }
     case sim::TraceKind::kSend: {
-      if (r.node != store_ || r.payload == nullptr || r.payload->type_name() != "store.event") return;
+      if (r.node != store_ || r.payload == nullptr) return;
+      if (r.payload->type_name() == "store.child_deleted") {
+        // A waiter's line moved up: one deletion of a child (dir, seq) wakes its watchers.
+        const int64_t dir = r.payload->Get("dir");
+        const int64_t seq = r.payload->Get("seq");
+        if (dir != last_child_dir_ || seq != last_child_seq_) {
+          ++removals_;
+          last_child_dir_ = dir;
+          last_child_seq_ = seq;
+        }
+        ++wakeups_;
+        return;
+      }
+      if (r.payload->type_name() != "store.event") return;
       const sim::Payload& event = *r.payload;
       const int64_t kind = event.Get("kind");
       if (kind != kEventDelete && kind != kEventExpire) return;

@@ -24,7 +24,8 @@ struct ShardMetrics {
   int64_t min_per_replica = 0;            // keys held by the least and most loaded live replica at the end
   int64_t max_per_replica = 0;
   int64_t peak_store_requests_per_s = 0;  // requests delivered to the store in its busiest 100ms, x10
-  int64_t removals = 0;                   // deletions and expiries a watcher was told of
+  int64_t removals = 0;                   // deletions and expiries (of keys, and of the children in waiters'
+                                          // lines) a watcher was told of
   int64_t removal_wakeups = 0;            // watch notifications those sent
 };
 
@@ -60,6 +61,8 @@ class ShardMetricsCollector final : public sim::TraceSink {
   int64_t wakeups_ = 0;
   int64_t last_removal_key_ = -1;
   int64_t last_removal_rev_ = -1;
+  int64_t last_child_dir_ = -1;
+  int64_t last_child_seq_ = -1;
 };
 
 }  // namespace checkers

@@ -21,6 +21,18 @@ void ShardReplica::OnStart(sim::Context& ctx) {
   ctx.Observe(vocab::LeaseMargin(config_.safety_margin_ppm));
   // Until the store says otherwise, every configured replica is a member.
   live_members_ = config_.replicas;
+  if (config_.queue) {
+    // Lines first: a replica goes for a key only at the head of its line.
+    OpenSession(ctx);
+    session_timer_.Arm(ctx, config_.renew_interval);
+  } else {
+    StartRace(ctx);
+  }
+  retry_timer_.Arm(ctx, config_.retry_interval);
+  if (config_.writes) write_tick_timer_.Arm(ctx, config_.leader_work.write_interval);
+}
+
+void ShardReplica::StartRace(sim::Context& ctx) {
   // Watch every key (each answer doubles as a read), race for the wanted ones.
   for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) SendWatch(ctx, key);
   if (config_.policy == Policy::kFair) SendAcquire(ctx, config_.member_key(self_.value()));
@@ -33,8 +45,6 @@ void ShardReplica::OnStart(sim::Context& ctx) {
     SendAcquire(ctx, key);
     ++attempts;
   }
-  retry_timer_.Arm(ctx, config_.retry_interval);
-  if (config_.writes) write_tick_timer_.Arm(ctx, config_.leader_work.write_interval);
 }
 
 int64_t ShardReplica::Target() const {
@@ -59,10 +69,40 @@ void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Mes
   if (from != config_.store) return;  // resource acks carry nothing acted on
   if (const std::optional<store::Event> event = m.As<store::Event>()) {
     if (event->key < 0 || event->key >= static_cast<int64_t>(keys_.size())) return;
+    // In a line, every event is the one a one-shot watch sent.
+    keys_[static_cast<size_t>(event->key)].key_watched = false;
     HandleState(ctx, event->key, store::KeyStateOf(*event), event->rev);
     MaybeAcquire(ctx, event->key);
+    AdvanceLine(ctx, event->key);
     ArmTimers(ctx);
     return;
+  }
+  if (config_.queue) {
+    if (m.Is(store::SessionReply::kType)) {
+      HandleSessionReply(ctx, m);
+      ArmTimers(ctx);
+      return;
+    }
+    if (m.Is(store::ChildDeleted::kType)) {
+      const int64_t key = m.Get("dir");
+      if (key < 0 || key >= config_.keys) return;
+      Key& k = keys_[static_cast<size_t>(key)];
+      // The child it waited behind is gone: is it the head now?
+      if ((k.line == kBehind || k.line == kWatchingPredecessor) && k.predecessor == m.Get("seq")) {
+        k.line_req = 0;
+        FindPredecessor(ctx, key);
+      }
+      return;
+    }
+    // Replies to a line's requests: create, predecessor, watch_delete, watch_once.
+    const auto line = line_of_req_.find(m.Get("req"));
+    if (line != line_of_req_.end()) {
+      const int64_t key = line->second.key;
+      line_of_req_.erase(line);
+      HandleLineReply(ctx, key, m);
+      ArmTimers(ctx);
+      return;
+    }
   }
   const std::optional<store::Reply> reply = m.As<store::Reply>();
   if (!reply) return;
@@ -124,7 +164,7 @@ void ShardReplica::HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool
         // a lease of an earlier incarnation. Take it back by compare-and-swap,
         // which gives a view from that request's send.
         SendReclaim(ctx, key, state.mod_rev);
-      } else if (!IsMemberKey(key)) {
+      } else if (!IsMemberKey(key) && !config_.queue) {
         // Lost the race for it: go for another free key now rather than at
         // the next retry, from a random place so that the losers of one race
         // do not all run into the next one together.
@@ -157,7 +197,7 @@ void ShardReplica::AcquireAnotherFreeKey(sim::Context& ctx) {
 
 void ShardReplica::MaybeAcquire(sim::Context& ctx, int64_t key) {
   const Key& k = keys_[static_cast<size_t>(key)];
-  if (k.owned || k.req != 0 || k.known.exists() || !Wants(key)) return;
+  if (k.owned || k.req != 0 || k.known.exists() || !Wants(key) || !Contends(key)) return;
   SendAcquire(ctx, key);
 }
 
@@ -248,6 +288,8 @@ void ShardReplica::StepDown(sim::Context& ctx, int64_t key, bool release) {
   k.token = 0;
   k.version = 0;
   if (release) SendRelease(ctx, key, version);
+  // Still at the head of its line: it watches the key again.
+  AdvanceLine(ctx, key);
 }
 
 void ShardReplica::Rebalance(sim::Context& ctx) {
@@ -315,6 +357,8 @@ void ShardReplica::OnTimer(sim::Context& ctx, sim::TimerId timer, uint64_t) {
     OnTimeouts(ctx);
   } else if (retry_timer_.Fired(timer)) {
     OnRetry(ctx);
+  } else if (session_timer_.Fired(timer)) {
+    OnSessionTick(ctx);
   }
   ArmTimers(ctx);
 }
@@ -363,9 +407,17 @@ void ShardReplica::OnRetry(sim::Context& ctx) {
   while (!key_of_req_.empty() && now - key_of_req_.begin()->second.sent_at > config_.lease_ttl) {
     key_of_req_.erase(key_of_req_.begin());
   }
+  while (!line_of_req_.empty() && now - line_of_req_.begin()->second.sent_at > config_.lease_ttl) {
+    line_of_req_.erase(line_of_req_.begin());
+  }
   for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) {
-    const Key& k = keys_[static_cast<size_t>(key)];
-    if (!k.owned && k.req == 0 && Wants(key) && (!k.known.exists() || k.known.holder == Self())) {
+    Key& k = keys_[static_cast<size_t>(key)];
+    if (config_.queue && k.line_req != 0 && now - k.line_sent_at > config_.request_timeout) {
+      // A line's request unanswered: the step is sent again.
+      k.line_req = 0;
+      AdvanceLine(ctx, key);
+    }
+    if (!k.owned && k.req == 0 && Wants(key) && Contends(key) && (!k.known.exists() || k.known.holder == Self())) {
       SendAcquire(ctx, key);
     }
   }
@@ -377,7 +429,11 @@ void ShardReplica::OnRetry(sim::Context& ctx) {
     const int64_t total = static_cast<int64_t>(keys_.size());
     const int64_t ticks = std::max<int64_t>(1, config_.poll_interval.ns() / config_.retry_interval.ns());
     for (int64_t n = (total + ticks - 1) / ticks; n > 0; --n) {
-      SendWatch(ctx, poll_next_key_);
+      if (config_.queue) {
+        PollLine(ctx, poll_next_key_);
+      } else {
+        SendWatch(ctx, poll_next_key_);
+      }
       poll_next_key_ = (poll_next_key_ + 1) % total;
     }
   }
@@ -411,6 +467,182 @@ void ShardReplica::OnWriteSend(sim::Context& ctx) {
     Observe(ctx, key, vocab::WriteSent{.token = token, .seq = seq});
   }
   writes_prepared_.clear();
+}
+
+// ---- the lines ----
+
+void ShardReplica::OpenSession(sim::Context& ctx) {
+  session_req_ = next_req_++;
+  session_sent_at_ = ctx.MonotonicNow();
+  // It lives a TTL from the last ping, as each key lives a TTL from the last renewal.
+  ctx.Send(config_.store, store::SessionOpenRequest{.req = session_req_, .timeout = config_.lease_ttl.ns()});
+}
+
+// The store ended the session, and with it every child of the replica's:
+// it joins each line again at its end. Keys it owns stay owned, on their
+// own leases.
+void ShardReplica::LoseSession(sim::Context& ctx) {
+  session_ = 0;
+  for (Key& k : keys_) {
+    k.line = kOut;
+    k.line_seq = 0;
+    k.line_req = 0;
+    k.predecessor = -1;
+    k.key_watched = false;
+  }
+  OpenSession(ctx);
+}
+
+void ShardReplica::OnSessionTick(sim::Context& ctx) {
+  session_timer_.Arm(ctx, config_.renew_interval);
+  if (session_ != 0) {
+    ping_req_ = next_req_++;
+    ctx.Send(config_.store, store::SessionPingRequest{.req = ping_req_, .session = session_});
+  } else if (ctx.MonotonicNow() - session_sent_at_ > config_.request_timeout) {
+    OpenSession(ctx);
+  }
+}
+
+void ShardReplica::HandleSessionReply(sim::Context& ctx, const sim::Message& m) {
+  const std::optional<store::SessionReply> reply = m.As<store::SessionReply>();
+  if (!reply) return;
+  if (reply->req == session_req_ && session_ == 0) {
+    session_req_ = 0;
+    if (reply->ok == 0) return;  // the session tick asks again
+    session_ = reply->session;
+    // Each replica joins from a different key, so that the lines' heads
+    // (the keys' first owners) spread over the replicas.
+    const int64_t start = config_.keys * static_cast<int64_t>(self_.value()) / std::max<int64_t>(1, config_.replicas);
+    for (int64_t i = 0; i < config_.keys; ++i) AdvanceLine(ctx, (start + i) % config_.keys);
+  } else if (reply->req == ping_req_ && reply->ok == 0 && reply->session == session_) {
+    LoseSession(ctx);
+  }
+}
+
+int64_t ShardReplica::NewLineRequest(sim::Context& ctx, int64_t key) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  k.line_req = next_req_++;
+  k.line_sent_at = ctx.MonotonicNow();
+  line_of_req_[k.line_req] = Sent{key, k.line_sent_at};
+  return k.line_req;
+}
+
+void ShardReplica::FindPredecessor(sim::Context& ctx, int64_t key) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  k.line = kFinding;
+  const int64_t req = NewLineRequest(ctx, key);
+  ctx.Send(config_.store, store::PredecessorRequest{.req = req, .dir = key, .seq = k.line_seq});
+}
+
+void ShardReplica::AdvanceLine(sim::Context& ctx, int64_t key) {
+  if (!config_.queue || session_ == 0 || IsMemberKey(key)) return;
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (k.line_req != 0) return;
+  switch (k.line) {
+    case kOut:
+      k.line = kJoining;
+      k.create_req = next_req_++;
+      [[fallthrough]];
+    case kJoining:
+      // Sent again under the first id, so that the store answers with the
+      // child the first made rather than a second one behind it.
+      k.line_req = k.create_req;
+      k.line_sent_at = ctx.MonotonicNow();
+      line_of_req_[k.line_req] = Sent{key, k.line_sent_at};
+      ctx.Send(config_.store,
+               store::CreateRequest{.req = k.create_req, .dir = key, .holder = Self(), .session = session_});
+      return;
+    case kFinding: FindPredecessor(ctx, key); return;
+    case kWatchingPredecessor: {
+      const int64_t req = NewLineRequest(ctx, key);
+      ctx.Send(config_.store, store::WatchDeleteRequest{.req = req, .dir = key, .seq = k.predecessor});
+      return;
+    }
+    case kBehind: return;
+    case kHead: {
+      // An owner renews rather than watches; a replica the store names as
+      // holder is taking the key already.
+      if (k.owned || k.key_watched || (k.known.exists() && k.known.holder == Self())) return;
+      const int64_t req = NewLineRequest(ctx, key);
+      ctx.Send(config_.store, store::WatchOnceRequest{.req = req, .key = key});
+      return;
+    }
+  }
+}
+
+void ShardReplica::HandleLineReply(sim::Context& ctx, int64_t key, const sim::Message& m) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (m.Get("req") != k.line_req) {
+    // An earlier step's late answer; a watch_once's still says what the store holds.
+    if (const std::optional<store::Reply> reply = m.As<store::Reply>()) {
+      HandleState(ctx, key, store::KeyStateOf(*reply), reply->rev);
+    }
+    return;
+  }
+  k.line_req = 0;
+  switch (k.line) {
+    case kJoining:
+      if (!m.Is(store::CreateReply::kType)) return;
+      if (m.Get("ok") == 0) {
+        LoseSession(ctx);  // only a session gone makes a create on a valid directory fail
+        return;
+      }
+      k.line_seq = m.Get("seq");
+      FindPredecessor(ctx, key);
+      return;
+    case kFinding:
+      if (!m.Is(store::ChildReply::kType)) return;
+      if (m.Get("seq") < 0) {
+        k.line = kHead;
+        k.predecessor = -1;
+        AdvanceLine(ctx, key);
+        MaybeAcquire(ctx, key);
+        return;
+      }
+      // Only the child just below is watched: its deletion wakes this replica alone.
+      k.predecessor = m.Get("seq");
+      k.line = kWatchingPredecessor;
+      AdvanceLine(ctx, key);
+      return;
+    case kWatchingPredecessor:
+      if (!m.Is(store::ChildReply::kType)) return;
+      if (m.Get("ok") != 0) {
+        k.line = kBehind;
+      } else {
+        FindPredecessor(ctx, key);  // gone already
+      }
+      return;
+    case kHead:
+      if (const std::optional<store::Reply> reply = m.As<store::Reply>()) {
+        k.key_watched = true;
+        HandleState(ctx, key, store::KeyStateOf(*reply), reply->rev);
+        MaybeAcquire(ctx, key);
+      }
+      return;
+    default: return;
+  }
+}
+
+// A replica behind in a line hears nothing of the key: it learns who holds
+// it by reading, as ZooKeeper clients read the lowest child. The poll is
+// also the fallback for what a store restart forgets (watches, of keys and
+// of children) and for notices lost on the way: each step that waits on a
+// watch asks again.
+void ShardReplica::PollLine(sim::Context& ctx, int64_t key) {
+  Key& k = keys_[static_cast<size_t>(key)];
+  if (k.owned) return;
+  if (k.line != kHead) {
+    const int64_t req = next_req_++;
+    key_of_req_[req] = Sent{key, ctx.MonotonicNow()};
+    ctx.Send(config_.store, store::GetRequest{.req = req, .key = key});
+  }
+  if (k.line_req != 0) return;
+  if (k.line == kBehind) {
+    FindPredecessor(ctx, key);
+  } else if (k.line == kHead) {
+    k.key_watched = false;
+    AdvanceLine(ctx, key);
+  }
 }
 
 void ShardReplica::ArmTimers(sim::Context& ctx) {

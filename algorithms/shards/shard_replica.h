@@ -47,6 +47,12 @@ struct ShardsConfig {
   int64_t safety_margin_ppm = kPpm;
   bool release_on_stepdown = true;
   bool writes = true;
+  // How a replica waits for keys: false, it watches every key and races for
+  // each one freed (every watcher wakes: the herd); true, it stands in each
+  // key's line, a child of the key's directory under its session, and only
+  // the head of a line watches the key and goes for it (ZooKeeper's lock
+  // recipe, etcd's Mutex). Lines are for policy all only.
+  bool queue = false;
   LeaderWorkConfig leader_work;
 
   sim::TimeNs lease_view() const {
@@ -81,6 +87,15 @@ class ShardReplica : public sim::Process {
 
  private:
   enum Op : int64_t { kNone = 0, kAcquire = 1, kRenew = 2, kRelease = kReleaseOp };
+  // Where a replica stands in a key's line, and the request each step waits on.
+  enum LineStep : int8_t {
+    kOut,                  // not in it (no session yet, or the session was lost)
+    kJoining,              // store.create sent
+    kFinding,              // store.predecessor sent
+    kWatchingPredecessor,  // store.watch_delete of the child below sent
+    kBehind,               // waiting for that child's deletion
+    kHead,                 // no child below: it watches the key (once) and goes for it
+  };
 
   struct Key {
     // What the store last said, at store revision seen_rev.
@@ -98,6 +113,14 @@ class ShardReplica : public sim::Process {
     int64_t req = 0;
     int64_t op = kNone;
     sim::TimeNs sent_at;
+    // Its place in the key's line (config_.queue), under the current session.
+    LineStep line = kOut;
+    int64_t line_seq = 0;    // its child's sequence number
+    int64_t create_req = 0;  // a resent create names the first's id, and the store answers with the same child
+    int64_t line_req = 0;    // the line's one request in flight
+    sim::TimeNs line_sent_at;
+    int64_t predecessor = -1;  // the child it waits behind
+    bool key_watched = false;  // head: a one-shot watch of the key is set
   };
 
   bool IsMemberKey(int64_t key) const { return key >= config_.keys; }
@@ -107,6 +130,8 @@ class ShardReplica : public sim::Process {
   int64_t Target() const;
   bool Wants(int64_t key) const;
 
+  // Watches every key and races for the wanted ones (not config_.queue).
+  void StartRace(sim::Context& ctx);
   void HandleState(sim::Context& ctx, int64_t key, const store::KeyState& state, int64_t rev);
   void HandleAnswer(sim::Context& ctx, int64_t key, int64_t op, bool ok, const store::KeyState& state,
                     sim::TimeNs sent_at);
@@ -131,6 +156,20 @@ class ShardReplica : public sim::Process {
   void OnWriteTick(sim::Context& ctx);
   void OnWriteSend(sim::Context& ctx);
   void PrepareWrite(sim::Context& ctx, int64_t key);
+  // ---- the lines (config_.queue) ----
+  // Whether the replica goes for `key` now: always, or at the head of its line.
+  bool Contends(int64_t key) const { return !config_.queue || keys_[static_cast<size_t>(key)].line == kHead; }
+  void OpenSession(sim::Context& ctx);
+  void LoseSession(sim::Context& ctx);
+  void OnSessionTick(sim::Context& ctx);
+  // Sends the line's next request, unless one is in flight.
+  void AdvanceLine(sim::Context& ctx, int64_t key);
+  int64_t NewLineRequest(sim::Context& ctx, int64_t key);
+  void FindPredecessor(sim::Context& ctx, int64_t key);
+  void HandleLineReply(sim::Context& ctx, int64_t key, const sim::Message& m);
+  void HandleSessionReply(sim::Context& ctx, const sim::Message& m);
+  void PollLine(sim::Context& ctx, int64_t key);
+
   void Observe(sim::Context& ctx, int64_t key, const sim::Observation& observation) {
     ctx.Observe(vocab::WithKey(observation, key));
   }
@@ -169,6 +208,14 @@ class ShardReplica : public sim::Process {
   Timer write_tick_timer_;
   Timer write_send_timer_;
   int64_t poll_next_key_ = 0;  // round robin of the re-reads
+  // The lines' session (config_.queue): its id once open, the open or ping
+  // in flight, and the lines' requests in flight -> their key.
+  int64_t session_ = 0;
+  int64_t session_req_ = 0;
+  sim::TimeNs session_sent_at_;
+  int64_t ping_req_ = 0;
+  Timer session_timer_;
+  std::map<int64_t, Sent> line_of_req_;
   // Writes decided at the last tick and not yet sent: (key, token).
   std::vector<std::pair<int64_t, int64_t>> writes_prepared_;
   int64_t writes_sent_ = 0;

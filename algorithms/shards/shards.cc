@@ -28,6 +28,8 @@ constexpr std::string_view kOptionSafetyMargin = "safety_margin";
 constexpr std::string_view kOptionRequestTimeout = "request_timeout";
 constexpr std::string_view kOptionReleaseOnStepdown = "release_on_stepdown";
 constexpr std::string_view kOptionWrites = "writes";
+constexpr std::string_view kOptionWait = "wait";
+constexpr int64_t kWaitQueue = 1;
 
 constexpr int64_t kMaxKeys = 1000000;
 
@@ -49,6 +51,7 @@ ShardsConfig ConfigFrom(const Cluster& cluster, const OptionValues& options) {
   c.safety_margin_ppm = options.RatioPpm(kOptionSafetyMargin);
   c.release_on_stepdown = options.Bool(kOptionReleaseOnStepdown);
   c.writes = options.Bool(kOptionWrites);
+  c.queue = options.Int(kOptionWait) == kWaitQueue;
   return c;
 }
 
@@ -79,7 +82,8 @@ class ShardsAlgorithmImpl final : public Algorithm {
                              "how often a replica retries keys it wants that the store shows free", sim::TimeNs(1)),
         OptionSpec::Duration(std::string(kOptionPollInterval), sim::TimeNs::Seconds(1),
                              "how often a replica watches each key again (the fallback for lost watch events and "
-                             "for watches a store restart forgets); 0s: never"),
+                             "for watches a store restart forgets; in a line (wait queue), it reads the key, to learn "
+                             "who holds it, and asks for the replica ahead again); 0s: never"),
         OptionSpec::Ratio(std::string(kOptionSafetyMargin), 750000, 1, kPpm,
                           "fraction of the TTL an owner acts for, counted on its own clock from sending the "
                           "acquire/renew"),
@@ -90,6 +94,13 @@ class ShardsAlgorithmImpl final : public Algorithm {
                          "others need not wait out the TTL"),
         OptionSpec::Bool(std::string(kOptionWrites), true,
                          "owners write each key's part of the resource under its token every leader_work interval"),
+        OptionSpec::Choice(
+            std::string(kOptionWait), {"watch", "queue"},
+            "how replicas wait for keys: watch (each watches every key and races for each one freed, "
+            "so every deletion wakes them all), queue (each stands in a line per key under a store "
+            "session and watches only the replica ahead of it; the head alone watches the key and "
+            "goes for it, as ZooKeeper's lock recipe; the others learn who holds each key by reading it every "
+            "poll_interval; policy all only)"),
     };
     // Then the store's capacity, and the bug last, as every algorithm has it.
     static const std::vector<OptionSpec> all = [] {
@@ -129,6 +140,10 @@ class ShardsAlgorithmImpl final : public Algorithm {
       return absl::InvalidArgumentError(
           fmt::format("\"{}\": expected 0s (no load records) or at least 1ms", store::kOptionStoreMetricsInterval));
     }
+    if (c.queue && c.policy != Policy::kAll) {
+      return absl::InvalidArgumentError(
+          "\"wait\": queue needs policy all (a replica in a line wants the key it waits for)");
+    }
     const int64_t store_keys = c.keys + (c.policy == Policy::kFair ? c.replicas : 0);
     if (store_keys - 1 > store::kMaxKeyId) {
       return absl::InvalidArgumentError(
@@ -139,8 +154,11 @@ class ShardsAlgorithmImpl final : public Algorithm {
     return absl::OkStatus();
   }
 
-  // Every key gets an owner, unless the replicas' caps leave too few places.
+  // Every key gets an owner that every replica learns, unless the replicas'
+  // caps leave too few places, or replicas waiting in lines never read the
+  // keys (poll_interval 0s) and so never learn who holds them.
   bool promises_liveness(const OptionValues& options, uint32_t nodes) const override {
+    if (options.Int(kOptionWait) == kWaitQueue && options.Duration(kOptionPollInterval).ns() == 0) return false;
     if (static_cast<Policy>(options.Int(kOptionPolicy)) != Policy::kCap) return true;
     return options.Int(kOptionCap) * static_cast<int64_t>(nodes) >= options.Int(kOptionKeys);
   }

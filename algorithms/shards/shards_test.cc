@@ -317,6 +317,65 @@ TEST(Shards_Crash, EveryKeyOfACrashedReplicaIsOwnedAgainWithinTheTtl) {
   }
 }
 
+Configure Queue(int64_t keys) {
+  const Configure all = Policy("all", keys);
+  const int64_t queue = ChoiceOf("wait", "queue");
+  return [=](OptionValues& o) {
+    all(o);
+    o.Set("wait", queue);
+  };
+}
+
+// Waiting in lines (wait queue): each key still has one owner, and the keys
+// of a crashed owner go to the heads of their lines once its session and
+// its leases end, a few round trips later than racing watchers take them.
+TEST(Shards_Queue, EveryKeyHasOneOwnerAndACrashedOwnersKeysGoToTheNextInLine) {
+  for (uint64_t seed : Seeds()) {
+    SCOPED_TRACE(seed);
+    ShardsRun run(5, seed, Queue(20));
+    ASSERT_TRUE(run.RunUntil(sim::TimeNs::Seconds(1)));
+    EXPECT_EQ(run.ownership.NotOwnedOnce(), std::vector<int64_t>{});
+    const uint32_t crashed = run.Busiest();
+    const std::vector<int64_t> lost = run.ownership.KeysOf(crashed);
+    ASSERT_FALSE(lost.empty());
+    const sim::TimeNs crash_at = run.sim().now();
+    ASSERT_TRUE(run.sim().Crash(sim::NodeId(crashed)).ok());
+    // The session and each lease end a TTL after their last ping or renewal
+    // reached the store; the one behind is told, asks for its predecessor
+    // (none: it heads the line), watches the key, and acquires it.
+    const sim::TimeNs ttl = run.options.Duration("lease_ttl");
+    const sim::TimeNs latest = crash_at + ttl + run.options.Duration("retry_interval") + run.link.latency.max_ns * 8;
+    ASSERT_TRUE(run.RunUntil(latest + ttl));
+    for (int64_t key : lost) {
+      SCOPED_TRACE(key);
+      const Ownership::Acquisition* next = run.ownership.FirstAcquisitionAfter(key, crash_at);
+      ASSERT_NE(next, nullptr);
+      EXPECT_NE(next->node, crashed);
+      EXPECT_LE(next->time, latest);
+    }
+    EXPECT_EQ(run.ownership.NotOwnedOnce(), std::vector<int64_t>{});
+    EXPECT_TRUE(run.ownership.overlaps.empty()) << Describe(run.ownership.overlaps);
+    // Lines never wake the herd: no acquire loses a race.
+    EXPECT_LE(run.harness.tracker().Sent(store::kStorePutIfAbsent), static_cast<uint64_t>(20 + lost.size()) * 2);
+  }
+}
+
+TEST(Shards_Queue, IsForPolicyAllOnlyAndPromisesLivenessOnlyWhenWaitersRead) {
+  const Algorithm& shards = ShardsAlgorithm();
+  OptionValues options = OptionValues::Defaults(shards.options());
+  Queue(10)(options);
+  Cluster cluster;
+  cluster.node_count = 3;
+  EXPECT_TRUE(shards.Validate(options, cluster).ok());
+  EXPECT_TRUE(shards.promises_liveness(options, 3));
+  options.Set("poll_interval", 0);
+  EXPECT_FALSE(shards.promises_liveness(options, 3));
+  options.Set("policy", ChoiceOf("policy", "cap"));
+  const absl::Status capped = shards.Validate(options, cluster);
+  EXPECT_FALSE(capped.ok());
+  EXPECT_NE(capped.message().find("policy all"), std::string::npos) << capped;
+}
+
 // The busiest of 3 replicas (safety margin 0.9) gets a clock drifting by
 // `drift_ppm` and is cut from the store both ways at 1s; returns the
 // overlaps seen by 4s, each with that replica among its owners.

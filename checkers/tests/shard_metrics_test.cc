@@ -88,5 +88,22 @@ TEST(ShardMetrics_Store, PeakRequestsAndWatchersWokenPerRemoval) {
   EXPECT_EQ(m.removal_wakeups, 5);
 }
 
+TEST(ShardMetrics_Store, ADeletedChildInAWaitersLineIsARemovalAndEachNoticeAWakeup) {
+  TraceBuilder t;
+  t.Boot(kReplicas);
+  const auto deleted = [](int64_t dir, int64_t seq, int64_t rev) {
+    return sim::Message(algorithms::store::ChildDeleted{.dir = dir, .seq = seq, .holder = 0, .rev = rev});
+  };
+  // Two children of key 0's line go, each telling one waiter; one of key 1's tells two.
+  t.Send(Ms(100), kStore.value(), 1, deleted(0, 1, 5));
+  t.Send(Ms(100), kStore.value(), 2, deleted(0, 2, 6));
+  for (uint32_t w = 1; w < 3; ++w) t.Send(Ms(110), kStore.value(), w, deleted(1, 1, 7));
+  // A store.event that is not a removal counts for nothing.
+  t.Send(Ms(120), kStore.value(), 1, sim::Message(algorithms::store::Event{.key = 0, .kind = 1, .rev = 8}));
+  const ShardMetrics m = Collect(t, 2, Ms(400));
+  EXPECT_EQ(m.removals, 3);
+  EXPECT_EQ(m.removal_wakeups, 4);
+}
+
 }  // namespace
 }  // namespace checkers

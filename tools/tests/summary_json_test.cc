@@ -66,6 +66,30 @@ TEST(SummaryJson, ShardsRunsReportTheirKeysAndTheCascadeOfAStoreAtCapacity) {
   EXPECT_FALSE(json::parse(raft.output).contains("keys"));
 }
 
+// The herd: when owners crash, watching every key wakes every replica per
+// deletion; waiting in a line per key wakes one (the one behind), per
+// deletion of a key or of a line's child. Both re-own every key.
+TEST(SummaryJson, ShardsWatchingEveryKeyWakesTheHerdAndALineWakesOneWaiter) {
+  for (const int seed : {1, 2, 3}) {
+    SCOPED_TRACE(seed);
+    const auto keys_of = [seed](const std::string& scenario) {
+      const electsim_test::Outcome out =
+          electsim_test::RunCombined("run " + std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + scenario +
+                                     ".json --seed " + std::to_string(seed) + " --json --repro-dir ''");
+      EXPECT_EQ(out.exit_status, 0) << out.output;
+      return json::parse(out.output)["keys"];
+    };
+    const json watch = keys_of("shards-herd-watch");
+    const json queue = keys_of("shards-herd-queue");
+    for (const json* keys : {&watch, &queue}) {
+      EXPECT_GT((*keys)["removals"].get<int64_t>(), 0);
+      EXPECT_EQ((*keys)["owned_at_end"], (*keys)["keys"]);
+    }
+    EXPECT_EQ(watch["removal_wakeups"].get<int64_t>(), 20 * watch["removals"].get<int64_t>());
+    EXPECT_EQ(queue["removal_wakeups"], queue["removals"]);
+  }
+}
+
 TEST(SummaryJson, RunJsonIsOneObjectThatSatisfiesItsSchema) {
   const electsim_test::Outcome out = electsim_test::RunCombined(
       "run " + std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-leader-crash.json --json --repro-dir ''");

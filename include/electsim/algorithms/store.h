@@ -15,6 +15,7 @@
 //   store.delete         {req, key, version}                 -> store.reply
 //   store.delete_key     {req, key}                          -> store.reply
 //   store.watch          {req, key}                          -> store.reply, then store.event on changes
+//   store.watch_once     {req, key}                          -> store.reply, then one store.event
 //   store.reply  {req, ok, holder, create_rev, mod_rev, rev}
 //   store.event  {key, kind, holder, create_rev, mod_rev, rev}
 // `rev` is the store's global revision when it answered; every successful
@@ -28,6 +29,10 @@
 // owner deletes its successor's lock. Whenever a request of one node deletes
 // or overwrites a key another node holds, the store reports it
 // (vocab::kKeyTaken), the evidence the owner_displaced checker judges.
+// watch_once is the one-shot watch of a waiter that wants only the next
+// change (etcd's Mutex waiting for one deletion, then cancelling): the next
+// change sends it one event and clears the watch. A node that also watches
+// the key for good hears of each change once.
 // Replies and events always carry the key's current state, also on failure,
 // so a failed put_if_absent doubles as a read. An absent key reads as
 // holder -1 (vocab::kNobody), create_rev 0, mod_rev 0.
@@ -131,6 +136,11 @@ struct WatchRequest {
   int64_t req = 0;
   int64_t key = 0;
 };
+struct WatchOnceRequest {
+  static constexpr sim::RecordType kType{"store.watch_once", {"req", "key"}};
+  int64_t req = 0;
+  int64_t key = 0;
+};
 struct Reply {
   static constexpr sim::RecordType kType{"store.reply", {"req", "ok", "holder", "create_rev", "mod_rev", "rev"}};
   int64_t req = 0;
@@ -222,6 +232,7 @@ inline constexpr const sim::RecordType& kStoreKeepAlive = KeepAliveRequest::kTyp
 inline constexpr const sim::RecordType& kStoreDelete = DeleteRequest::kType;
 inline constexpr const sim::RecordType& kStoreDeleteKey = DeleteKeyRequest::kType;
 inline constexpr const sim::RecordType& kStoreWatch = WatchRequest::kType;
+inline constexpr const sim::RecordType& kStoreWatchOnce = WatchOnceRequest::kType;
 inline constexpr const sim::RecordType& kStoreReply = Reply::kType;
 inline constexpr const sim::RecordType& kStoreEvent = Event::kType;
 
