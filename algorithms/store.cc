@@ -64,11 +64,12 @@ class Store final : public sim::Process {
     ExpireSessionsDue(ctx);
     ArmSessionTimer(ctx);
     if (config_.metrics_interval.ns() > 0) metrics_timer_.Arm(ctx, config_.metrics_interval);
+    ArmSlowdownTimer(ctx);
   }
 
   void OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Message& m) override {
     if (!IsKeyRequest(m) && !IsSessionRequest(m)) return;
-    if (config_.service_time.ns() <= 0) {
+    if (ServiceTime(ctx).ns() <= 0 && !in_service_) {
       Serve(ctx, from, m);
       return;
     }
@@ -90,6 +91,9 @@ class Store final : public sim::Process {
       ArmSessionTimer(ctx);
     } else if (service_timer_.Fired(timer)) {
       EndService(ctx);
+    } else if (slowdown_timer_.Fired(timer)) {
+      ctx.Observe(ServiceTimeChange{.service_time = ServiceTime(ctx).ns()});
+      ArmSlowdownTimer(ctx);
     } else if (metrics_timer_.Fired(timer)) {
       load_.queued = static_cast<int64_t>(waiting_.size());
       ctx.Observe(load_);
@@ -108,7 +112,26 @@ class Store final : public sim::Process {
   void BeginService(sim::Context& ctx, const Pending& request) {
     in_service_ = true;
     in_service_request_ = request;
-    service_timer_.Arm(ctx, config_.service_time);
+    service_timer_.Arm(ctx, ServiceTime(ctx));
+  }
+
+  bool InSlowdown(sim::TimeNs now) const {
+    return config_.slowdown_at.ns() > 0 && now >= config_.slowdown_at &&
+           now < config_.slowdown_at + config_.slowdown_for;
+  }
+  sim::TimeNs ServiceTime(sim::Context& ctx) const {
+    return InSlowdown(ctx.MonotonicNow()) ? config_.slowdown_service_time : config_.service_time;
+  }
+  // At the slowdown's next end still ahead, if any.
+  void ArmSlowdownTimer(sim::Context& ctx) {
+    if (config_.slowdown_at.ns() <= 0) return;
+    const sim::TimeNs now = ctx.MonotonicNow();
+    const sim::TimeNs end = config_.slowdown_at + config_.slowdown_for;
+    if (now < config_.slowdown_at) {
+      slowdown_timer_.Arm(ctx, config_.slowdown_at - now);
+    } else if (now < end) {
+      slowdown_timer_.Arm(ctx, end - now);
+    }
   }
 
   // The request in service takes effect now; the next in line starts.
@@ -594,8 +617,9 @@ class Store final : public sim::Process {
   bool in_service_ = false;
   Pending in_service_request_;
   std::deque<Pending> waiting_;
-  Timer service_timer_;  // when the request in service takes effect
-  Timer metrics_timer_;  // every metrics interval
+  Timer service_timer_;   // when the request in service takes effect
+  Timer metrics_timer_;   // every metrics interval
+  Timer slowdown_timer_;  // at the slowdown's start and end
   LoadReport load_;
 };
 
@@ -617,6 +641,12 @@ std::vector<OptionSpec> StoreOptions() {
                            "every this long the store observes its load (store.load: requests served, queued, "
                            "dropped, watch notifications sent; 0: never)"),
   };
+  specs.push_back(OptionSpec::Duration(std::string(kOptionStoreSlowdownAt), defaults.slowdown_at,
+                                       "when, on the store's clock, a slowdown starts (0: none)"));
+  specs.push_back(
+      OptionSpec::Duration(std::string(kOptionStoreSlowdownFor), defaults.slowdown_for, "how long the slowdown lasts"));
+  specs.push_back(OptionSpec::Duration(std::string(kOptionStoreSlowdownServiceTime), defaults.slowdown_service_time,
+                                       "how long each request takes during the slowdown (as store_service_time)"));
   // The load a scenario puts on the store, not a choice of the algorithm's.
   for (OptionSpec& spec : specs) spec.swarmed = false;
   return specs;
@@ -625,7 +655,24 @@ std::vector<OptionSpec> StoreOptions() {
 StoreConfig StoreConfigFrom(const OptionValues& options) {
   return StoreConfig{.service_time = options.Duration(kOptionStoreServiceTime),
                      .queue_limit = options.Int(kOptionStoreQueueLimit),
-                     .metrics_interval = options.Duration(kOptionStoreMetricsInterval)};
+                     .metrics_interval = options.Duration(kOptionStoreMetricsInterval),
+                     .slowdown_at = options.Duration(kOptionStoreSlowdownAt),
+                     .slowdown_for = options.Duration(kOptionStoreSlowdownFor),
+                     .slowdown_service_time = options.Duration(kOptionStoreSlowdownServiceTime)};
+}
+
+absl::Status ValidateStoreOptions(const OptionValues& options) {
+  const StoreConfig c = StoreConfigFrom(options);
+  if (c.metrics_interval.ns() > 0 && c.metrics_interval < sim::TimeNs::Millis(1)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", std::string(kOptionStoreMetricsInterval),
+                                                   "\": expected 0s (no load records) or at least 1ms"));
+  }
+  if (c.slowdown_at.ns() > 0 && (c.slowdown_for.ns() <= 0 || c.slowdown_service_time.ns() <= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", std::string(kOptionStoreSlowdownAt), "\" is set: expected \"",
+                                                   std::string(kOptionStoreSlowdownFor), "\" and \"",
+                                                   std::string(kOptionStoreSlowdownServiceTime), "\" above 0s too"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace algorithms::store

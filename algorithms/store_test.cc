@@ -58,10 +58,14 @@ class LoadRecorder final : public sim::TraceSink {
   void OnRecord(const sim::TraceRecord& record) override {
     if (record.payload == nullptr) return;
     if (const auto load = record.payload->As<LoadReport>()) loads.emplace_back(record.time, *load);
+    if (const auto change = record.payload->As<ServiceTimeChange>()) {
+      service_times.emplace_back(record.time, change->service_time);
+    }
   }
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve}; }
 
   std::vector<std::pair<sim::TimeNs, LoadReport>> loads;
+  std::vector<std::pair<sim::TimeNs, int64_t>> service_times;  // ServiceTimeChange, ns
 };
 
 // Two clients (nodes 0 and 1) and the store (node 2) on 1ms links.
@@ -637,6 +641,36 @@ TEST(Store_Capacity, TheDefaultAnswersEveryRequestAsItArrives) {
   }
 }
 
+TEST(Store_Slowdown, RequestsTakeTheSlowServiceTimeOnlyWithinItAndTheQueueDrainsAfter) {
+  // From 50ms to 80ms each request takes 20ms; before and after, none.
+  const StoreConfig config{.slowdown_at = Ms(50), .slowdown_for = Ms(30), .slowdown_service_time = Ms(20)};
+  StoreRun run(
+      {{Ms(10), Read(1, 0)}, {Ms(60), Read(2, 0)}, {Ms(60), Read(3, 0)}, {Ms(60), Read(4, 0)}, {Ms(120), Read(5, 0)}},
+      {}, 0, config);
+  ASSERT_TRUE(run.sim.RunUntil(Ms(200)).ok());
+  EXPECT_EQ(AnswerOf(run, 0, 1)->global, Ms(12));                      // before: at once
+  EXPECT_EQ(AnswerOf(run, 0, 2)->global, Ms(61) + Ms(20) + kLatency);  // slow: ends at 81ms
+  // Begun after the slowdown ended, the two waiting go at once, in order.
+  EXPECT_EQ(AnswerOf(run, 0, 3)->global, Ms(82));
+  EXPECT_EQ(AnswerOf(run, 0, 4)->global, Ms(82));
+  EXPECT_EQ(AnswerOf(run, 0, 5)->global, Ms(122));  // after: at once
+  EXPECT_EQ(run.load_recorder.service_times,
+            (std::vector<std::pair<sim::TimeNs, int64_t>>{{Ms(50), Ms(20).ns()}, {Ms(80), 0}}));
+}
+
+TEST(Store_Slowdown, ASlowdownNamesItsLengthAndServiceTime) {
+  const std::vector<OptionSpec> specs = StoreOptions();
+  OptionValues values = OptionValues::Defaults(specs);
+  EXPECT_TRUE(ValidateStoreOptions(values).ok());
+  values.Set(kOptionStoreSlowdownAt, Ms(50).ns());
+  const absl::Status missing = ValidateStoreOptions(values);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("store_slowdown_for"), std::string::npos) << missing;
+  values.Set(kOptionStoreSlowdownFor, Ms(30).ns());
+  values.Set(kOptionStoreSlowdownServiceTime, Ms(20).ns());
+  EXPECT_TRUE(ValidateStoreOptions(values).ok());
+}
+
 TEST(Store_Capacity, AFullQueueDropsTheRequestUnansweredAndTheMetricsCountIt) {
   // One request in service and two waiting: the fourth of those arriving at
   // 11ms is dropped. The fifth, at 61ms, finds the store idle again.
@@ -722,23 +756,35 @@ namespace {
 
 TEST(Store_Options, TheirDefaultsAreTheDefaultConfigAndTheirValuesMakeTheConfig) {
   const std::vector<OptionSpec> specs = StoreOptions();  // outlives the values, which point into it
-  ASSERT_EQ(specs.size(), 3u);
+  ASSERT_EQ(specs.size(), 6u);
   EXPECT_EQ(specs[0].name, kOptionStoreServiceTime);
   EXPECT_EQ(specs[0].type, OptionType::kDuration);
   EXPECT_EQ(specs[1].name, kOptionStoreQueueLimit);
   EXPECT_EQ(specs[1].type, OptionType::kInt);
   EXPECT_EQ(specs[2].name, kOptionStoreMetricsInterval);
   EXPECT_EQ(specs[2].type, OptionType::kDuration);
+  EXPECT_EQ(specs[3].name, kOptionStoreSlowdownAt);
+  EXPECT_EQ(specs[4].name, kOptionStoreSlowdownFor);
+  EXPECT_EQ(specs[5].name, kOptionStoreSlowdownServiceTime);
+  for (size_t i = 3; i < 6; ++i) EXPECT_EQ(specs[i].type, OptionType::kDuration) << specs[i].name;
+  for (const OptionSpec& spec : specs) EXPECT_FALSE(spec.swarmed) << spec.name;
   OptionValues values = OptionValues::Defaults(specs);
   const StoreConfig defaults = StoreConfigFrom(values);
   EXPECT_EQ(defaults.service_time, StoreConfig{}.service_time);
   EXPECT_EQ(defaults.queue_limit, StoreConfig{}.queue_limit);
   EXPECT_EQ(defaults.metrics_interval, StoreConfig{}.metrics_interval);
+  EXPECT_EQ(defaults.slowdown_at, StoreConfig{}.slowdown_at);
 
   values.Set(kOptionStoreServiceTime, Ms(2).ns());
   values.Set(kOptionStoreQueueLimit, 50);
   values.Set(kOptionStoreMetricsInterval, Ms(1000).ns());
+  values.Set(kOptionStoreSlowdownAt, Ms(3000).ns());
+  values.Set(kOptionStoreSlowdownFor, Ms(500).ns());
+  values.Set(kOptionStoreSlowdownServiceTime, Ms(4).ns());
   const StoreConfig set = StoreConfigFrom(values);
+  EXPECT_EQ(set.slowdown_at, Ms(3000));
+  EXPECT_EQ(set.slowdown_for, Ms(500));
+  EXPECT_EQ(set.slowdown_service_time, Ms(4));
   EXPECT_EQ(set.service_time, Ms(2));
   EXPECT_EQ(set.queue_limit, 50);
   EXPECT_EQ(set.metrics_interval, Ms(1000));

@@ -22,10 +22,12 @@ sim::TimeNs Percentile(const std::vector<int64_t>& sorted_ns, int percent) {
 
 }  // namespace
 
-ShardMetricsCollector::ShardMetricsCollector(uint32_t node_count, int64_t keys, sim::NodeId store)
+ShardMetricsCollector::ShardMetricsCollector(uint32_t node_count, int64_t keys, sim::NodeId store,
+                                             sim::TimeNs measured_from)
     : node_count_(node_count),
       keys_count_(keys),
       store_(store),
+      measured_from_(measured_from),
       keys_(static_cast<size_t>(keys)),
       up_(node_count, true) {}
 
@@ -54,7 +56,7 @@ void ShardMetricsCollector::OnRecord(const sim::TraceRecord& r) {
       if (election_node) up_[r.node.value()] = true;
       return;
     case sim::TraceKind::kDeliver: {
-      if (r.node != store_) return;
+      if (r.node != store_ || r.time < measured_from_) return;
       const int64_t window = r.time.ns() / kStoreWindow.ns();
       if (window != window_) {
         window_ = window;
@@ -64,7 +66,7 @@ void ShardMetricsCollector::OnRecord(const sim::TraceRecord& r) {
       return;
     }
     case sim::TraceKind::kSend: {
-      if (r.node != store_ || r.payload == nullptr) return;
+      if (r.node != store_ || r.payload == nullptr || r.time < measured_from_) return;
       if (r.payload->type_name() == "store.child_deleted") {
         // A waiter's line moved up: one deletion of a child (dir, seq) wakes its watchers.
         const int64_t dir = r.payload->Get("dir");
@@ -98,8 +100,8 @@ void ShardMetricsCollector::OnRecord(const sim::TraceRecord& r) {
       Key& k = keys_[static_cast<size_t>(*key)];
       const int64_t node = r.node.value();
       if (r.payload->Get(vocab::kFieldRole) == static_cast<int64_t>(vocab::Role::kLeader)) {
-        if (k.lost_at) gaps_ns_.push_back((r.time - *k.lost_at).ns());
-        if (k.last_owner >= 0 && k.last_owner != node) ++moved_;
+        if (k.lost_at && *k.lost_at >= measured_from_) gaps_ns_.push_back((r.time - *k.lost_at).ns());
+        if (k.last_owner >= 0 && k.last_owner != node && r.time >= measured_from_) ++moved_;
         k.owner = node;
         k.last_owner = node;
         k.lost_at.reset();
@@ -132,12 +134,11 @@ ShardMetrics ShardMetricsCollector::Finish(sim::TimeNs end) {
     m.max_per_replica = first ? per_replica[node] : std::max(m.max_per_replica, per_replica[node]);
     first = false;
   }
-  std::vector<int64_t>& gaps_ns = gaps_ns_;
-  std::sort(gaps_ns.begin(), gaps_ns.end());
-  m.ownership_gaps = static_cast<int64_t>(gaps_ns.size());
-  m.gap_p50 = Percentile(gaps_ns, 50);
-  m.gap_p99 = Percentile(gaps_ns, 99);
-  m.gap_max = gaps_ns.empty() ? sim::TimeNs(0) : sim::TimeNs(gaps_ns.back());
+  std::sort(gaps_ns_.begin(), gaps_ns_.end());
+  m.ownership_gaps = static_cast<int64_t>(gaps_ns_.size());
+  m.gap_p50 = Percentile(gaps_ns_, 50);
+  m.gap_p99 = Percentile(gaps_ns_, 99);
+  m.gap_max = gaps_ns_.empty() ? sim::TimeNs(0) : sim::TimeNs(gaps_ns_.back());
   m.keys_moved = moved_;
   m.peak_store_requests_per_s = peak_window_requests_ * (sim::TimeNs::Seconds(1).ns() / kStoreWindow.ns());
   m.removals = removals_;

@@ -1,7 +1,10 @@
 // What a run of many owners over one store did (an algorithm that observes
 // keys, such as shards), read off the trace: how long keys went without an
 // owner, how many changed hands, how evenly the live replicas hold them, the
-// store's busiest moment and how many watchers each deletion woke.
+// store's busiest moment and how many watchers each deletion woke. Given a
+// time to measure from (a fault's, in bench), every measure but the balance
+// at the end counts only what happened from then on: a loss, a move, a
+// removal, a request.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +34,8 @@ struct ShardMetrics {
 
 class ShardMetricsCollector final : public sim::TraceSink {
  public:
-  ShardMetricsCollector(uint32_t node_count, int64_t keys, sim::NodeId store);
+  ShardMetricsCollector(uint32_t node_count, int64_t keys, sim::NodeId store,
+                        sim::TimeNs measured_from = sim::TimeNs(0));
 
   sim::TraceKinds kinds() const override;
   void OnRecord(const sim::TraceRecord& r) override;
@@ -50,6 +54,7 @@ class ShardMetricsCollector final : public sim::TraceSink {
   uint32_t node_count_;
   int64_t keys_count_;
   sim::NodeId store_;
+  sim::TimeNs measured_from_;
   std::vector<Key> keys_;
   std::vector<bool> up_;
   std::vector<int64_t> gaps_ns_;

@@ -627,7 +627,7 @@ void ShardReplica::HandleLineReply(sim::Context& ctx, int64_t key, const sim::Me
 // it by reading, as ZooKeeper clients read the lowest child. The poll is
 // also the fallback for what a store restart forgets (watches, of keys and
 // of children) and for notices lost on the way: each step that waits on a
-// watch asks again.
+// watch sets it again.
 void ShardReplica::PollLine(sim::Context& ctx, int64_t key) {
   Key& k = keys_[static_cast<size_t>(key)];
   if (k.owned) return;
@@ -638,7 +638,10 @@ void ShardReplica::PollLine(sim::Context& ctx, int64_t key) {
   }
   if (k.line_req != 0) return;
   if (k.line == kBehind) {
-    FindPredecessor(ctx, key);
+    // Watched again: refused if that child is gone (a notice lost), which
+    // sends the replica looking for its predecessor anew.
+    k.line = kWatchingPredecessor;
+    AdvanceLine(ctx, key);
   } else if (k.line == kHead) {
     k.key_watched = false;
     AdvanceLine(ctx, key);

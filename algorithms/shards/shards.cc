@@ -135,11 +135,7 @@ class ShardsAlgorithmImpl final : public Algorithm {
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     if (absl::Status timing = ValidateLeaseTiming(options); !timing.ok()) return timing;
     const ShardsConfig c = ConfigFrom(cluster, options);
-    const sim::TimeNs metrics_interval = options.Duration(store::kOptionStoreMetricsInterval);
-    if (metrics_interval.ns() > 0 && metrics_interval < sim::TimeNs::Millis(1)) {
-      return absl::InvalidArgumentError(
-          fmt::format("\"{}\": expected 0s (no load records) or at least 1ms", store::kOptionStoreMetricsInterval));
-    }
+    if (absl::Status store = store::ValidateStoreOptions(options); !store.ok()) return store;
     if (c.queue && c.policy != Policy::kAll) {
       return absl::InvalidArgumentError(
           "\"wait\": queue needs policy all (a replica in a line wants the key it waits for)");
@@ -161,6 +157,15 @@ class ShardsAlgorithmImpl final : public Algorithm {
     if (options.Int(kOptionWait) == kWaitQueue && options.Duration(kOptionPollInterval).ns() == 0) return false;
     if (static_cast<Policy>(options.Int(kOptionPolicy)) != Policy::kCap) return true;
     return options.Int(kOptionCap) * static_cast<int64_t>(nodes) >= options.Int(kOptionKeys);
+  }
+
+  // What a settled cluster keeps sending: renewals, the lines' session
+  // pings, and the polls that read keys.
+  const vocab::MessageRoles& message_roles() const override {
+    static const vocab::MessageRoles roles = {
+        .steady_state = {&store::kStoreKeepAlive, &store::SessionPingRequest::kType, &store::kStoreGet},
+    };
+    return roles;
   }
 
   bool uses_store() const override { return true; }

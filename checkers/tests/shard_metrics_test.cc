@@ -105,5 +105,31 @@ TEST(ShardMetrics_Store, ADeletedChildInAWaitersLineIsARemovalAndEachNoticeAWake
   EXPECT_EQ(m.removal_wakeups, 4);
 }
 
+TEST(ShardMetrics_From, OnlyWhatHappensFromTheGivenTimeCountsButTheBalanceAtTheEndIsWhole) {
+  TraceBuilder t;
+  t.Boot(kReplicas);
+  const sim::Message keep_alive = algorithms::store::KeepAliveRequest{.req = 1, .key = 0};
+  for (int i = 0; i < 9; ++i) t.Deliver(Ms(10), kStore.value(), 0, keep_alive);  // before: a startup burst
+  t.Observe(Ms(10), 0, Own(0, 1));
+  t.Observe(Ms(10), 1, Own(1, 2));
+  t.Observe(Ms(100), 0, Drop(0, 1));  // lost before
+  t.Observe(Ms(600), 1, Own(0, 3));   // regained after: the gap began before, so it is not counted
+  t.Event(Ms(700), sim::TraceKind::kCrash, 1);
+  for (int i = 0; i < 2; ++i) t.Deliver(Ms(750), kStore.value(), 2, keep_alive);
+  t.Observe(Ms(900), 2, Own(0, 4));  // 200ms after the crash
+  t.Observe(Ms(950), 2, Own(1, 5));  // 250ms after
+  ShardMetricsCollector collector(kReplicas, 2, kStore, Ms(500));
+  for (const sim::TraceRecord& r : t.records()) {
+    if (collector.kinds().Has(r.kind)) collector.OnRecord(r);
+  }
+  const ShardMetrics m = collector.Finish(Ms(1000));
+  EXPECT_EQ(m.ownership_gaps, 2);
+  EXPECT_EQ(m.gap_p50, Ms(200));
+  EXPECT_EQ(m.gap_max, Ms(250));
+  EXPECT_EQ(m.keys_moved, 3);  // key 0 to 1 at 600ms, to 2 at 900ms; key 1 to 2
+  EXPECT_EQ(m.peak_store_requests_per_s, 2 * 10);
+  EXPECT_EQ(m.max_per_replica, 2);
+}
+
 }  // namespace
 }  // namespace checkers

@@ -66,6 +66,13 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
       {"--algorithms raft,bully --set algorithm.options.pre_vote=true", "--set algorithm.options.pre_vote=true: "},
       {"--sweep warp_factor=1..9", "--sweep: unknown parameter \"warp_factor\""},
       {"--sweep nodes=3", "--sweep nodes=3: expected PARAM=FROM..TO"},
+      // Key faults are for owners of keys, leader faults for leaders.
+      {"--algorithms raft --fault replica-crash",
+       "--fault replica-crash: algorithm \"raft\" elects one leader, it owns no keys; expected crash-leader"},
+      {"--algorithms shards --fault crash-leader",
+       "--fault crash-leader: algorithm \"shards\" has owners of keys, not one leader; expected replica-crash"},
+      {"--algorithms shards --fault store-slowdown --set algorithm.options.store_slowdown_at=1s",
+       "--set algorithm.options.store_slowdown_at=1s: bench sets algorithm/options/store_slowdown_at with --fault"},
   };
   // Trials beyond what bench keeps in memory, per configuration or in all.
   const Outcome too_many = RunCombined("bench --trials 1000001 --jobs 1");
@@ -212,9 +219,11 @@ TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {
   std::sort(names.begin(), names.end());
   std::sort(columns.begin(), columns.end());
   EXPECT_EQ(names, columns);
-  for (const char* fault : {"crash-leader", "isolate-leader", "pause-leader", "lossy"}) {
+  for (const char* fault :
+       {"crash-leader", "isolate-leader", "pause-leader", "lossy", "replica-crash", "replica-cut", "store-slowdown"}) {
     const std::string path = (dir_ / fmt::format("{}.json", fault)).string();
-    ASSERT_EQ(RunCombined(fmt::format("bench --algorithms raft,bully --fault {} --trials 6 --json {}", fault, path))
+    const std::string algorithms = electsim::IsKeyFault(fault) ? "shards,shards" : "raft,bully";
+    ASSERT_EQ(RunCombined(fmt::format("bench --algorithms {} --fault {} --trials 6 --json {}", algorithms, fault, path))
                   .exit_status,
               0);
     const nlohmann::json document = nlohmann::json::parse(ReadWholeFile(path));
@@ -223,6 +232,48 @@ TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {
     valijson::adapters::NlohmannJsonAdapter adapter(document);
     EXPECT_TRUE(validator.validate(schema, adapter, &results)) << fault << ": " << results.numErrors() << " errors";
     EXPECT_EQ(document["results"].size(), 12u);
+  }
+}
+
+// Owners of keys (shards, 1000 keys, fair shares over 5 replicas): replica
+// 0's crash leaves its 200 keys without an owner until their leases run out
+// (a TTL of 1 s after the last renewal, at most 333 ms before the crash) and
+// the next owner claims each, within a renewal period past the TTL (shares
+// grow once replica 0's member lease has run out too); the others then hold
+// 250 each, and every removal woke all 5 watchers. A store
+// slowed to half the renewals' rate lets leases expire in a cascade: more
+// keys lose their owner than the one replica held, for longer.
+TEST_F(BenchTest, KeyFaults_ReplicaCrashAndStoreSlowdownMeasureTheKeys) {
+  const auto rows_of = [&](const std::string& fault) {
+    const std::string csv = (dir_ / (fault + ".csv")).string();
+    const Outcome out = RunCombined("bench --algorithms shards --fault " + fault +
+                                    " --trials 8 --set algorithm.options.keys=1000 --set algorithm.options.policy=fair"
+                                    " --csv " +
+                                    csv);
+    EXPECT_EQ(out.exit_status, 0) << out.output;
+    EXPECT_NE(out.output.find("wake-ups per removal"), std::string::npos) << out.output;
+    return ReadCsv(csv);
+  };
+  const auto crash = rows_of("replica-crash");
+  ASSERT_EQ(crash.size(), 8u);
+  for (const auto& row : crash) {
+    EXPECT_EQ(row.at("violations"), "");
+    EXPECT_EQ(row.at("keys"), "1000");
+    EXPECT_EQ(row.at("ownership_gaps"), "200");
+    EXPECT_GE(std::stoll(row.at("gap_p50_ns")), 1'000'000'000 - 333'000'000);
+    EXPECT_LE(std::stoll(row.at("gap_max_ns")), 1'000'000'000 + 333'000'000);
+    EXPECT_EQ(row.at("min_per_replica"), "250");
+    EXPECT_EQ(row.at("max_per_replica"), "250");
+    EXPECT_EQ(row.at("unowned_at_end"), "0");
+    EXPECT_EQ(std::stoll(row.at("removal_wakeups")), 5 * std::stoll(row.at("removals")));
+    EXPECT_EQ(row.at("known_ns"), "");  // no single leader's failover is measured
+  }
+  const auto slowdown = rows_of("store-slowdown");
+  ASSERT_EQ(slowdown.size(), 8u);
+  for (const auto& row : slowdown) {
+    EXPECT_GT(std::stoll(row.at("ownership_gaps")), 200);
+    EXPECT_GT(std::stoll(row.at("gap_p50_ns")), 1'000'000'000);
+    EXPECT_EQ(row.at("unowned_at_end"), "0");
   }
 }
 

@@ -83,6 +83,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "electsim/algorithms/options.h"
 #include "electsim/sim/message.h"
 #include "electsim/sim/process.h"
@@ -275,6 +276,13 @@ struct LoadReport {
 };
 inline constexpr const sim::RecordType& kStoreLoad = LoadReport::kType;
 
+// Observed when a slowdown (StoreConfig::slowdown_at) starts and ends: the
+// service time each request takes from then on.
+struct ServiceTimeChange {
+  static constexpr sim::RecordType kType{"store.service_time", {"service_time"}};
+  int64_t service_time = 0;  // ns
+};
+
 // How much the store can do. The default is a store of infinite capacity
 // that reports nothing: every request takes effect as it arrives.
 struct StoreConfig {
@@ -287,6 +295,12 @@ struct StoreConfig {
   // Every this long on the store's clock, from its start, a store.load
   // observation; 0: none (and no timer).
   sim::TimeNs metrics_interval = sim::TimeNs(0);
+  // A slowdown, as a compaction or a slow disk makes one: from slowdown_at
+  // on the store's monotonic clock, for slowdown_for, each request takes
+  // slowdown_service_time (ServiceTimeChange records both ends). 0: none.
+  sim::TimeNs slowdown_at = sim::TimeNs(0);
+  sim::TimeNs slowdown_for = sim::TimeNs(0);
+  sim::TimeNs slowdown_service_time = sim::TimeNs(0);
   // lease.grant and lease.end name their key (vocab::KeyOf), for clients
   // that hold many keys at once and whose checkers judge each key alone;
   // without it they name none, as a single-lease election's records do.
@@ -299,13 +313,19 @@ std::unique_ptr<sim::Process> MakeStore(const StoreConfig& config);
 std::unique_ptr<sim::Process> MakeStore();
 
 // For an algorithm that lets scenarios set the store's capacity: the options
-// store_service_time (duration), store_queue_limit (integer) and
-// store_metrics_interval (duration), each defaulting to StoreConfig's
-// default, to append to its own options; and the config their values make.
+// store_service_time (duration), store_queue_limit (integer),
+// store_metrics_interval (duration) and the slowdown's store_slowdown_at,
+// store_slowdown_for and store_slowdown_service_time (durations), each
+// defaulting to StoreConfig's default, to append to its own options; the
+// config their values make; and their check (a slowdown names all three).
 inline constexpr std::string_view kOptionStoreServiceTime = "store_service_time";
 inline constexpr std::string_view kOptionStoreQueueLimit = "store_queue_limit";
 inline constexpr std::string_view kOptionStoreMetricsInterval = "store_metrics_interval";
+inline constexpr std::string_view kOptionStoreSlowdownAt = "store_slowdown_at";
+inline constexpr std::string_view kOptionStoreSlowdownFor = "store_slowdown_for";
+inline constexpr std::string_view kOptionStoreSlowdownServiceTime = "store_slowdown_service_time";
 std::vector<OptionSpec> StoreOptions();
 StoreConfig StoreConfigFrom(const OptionValues& options);
+absl::Status ValidateStoreOptions(const OptionValues& options);
 
 }  // namespace algorithms::store

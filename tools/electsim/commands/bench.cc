@@ -48,6 +48,18 @@ absl::Status CheckNames(const BenchPlan& plan) {
     return InputError(fmt::format("--fault: unknown fault \"{}\"; expected one of {}", EscapeForTerminal(plan.fault),
                                   fmt::join(faults, ", ")));
   }
+  // A leader fault finds no leader among owners of keys, and a key fault
+  // measures nothing of a single leader's election.
+  for (const std::string& name : plan.algorithms) {
+    const bool keyed = algorithms::FindAlgorithm(name)->observes_keys();
+    if (keyed != IsKeyFault(plan.fault)) {
+      return InputError(fmt::format("--fault {}: algorithm \"{}\" {}; expected {}", EscapeForTerminal(plan.fault),
+                                    EscapeForTerminal(name),
+                                    keyed ? "has owners of keys, not one leader" : "elects one leader, it owns no keys",
+                                    keyed ? "replica-crash, replica-cut or store-slowdown"
+                                          : "crash-leader, isolate-leader, pause-leader or lossy"));
+    }
+  }
   if (!plan.preset.empty()) return PresetOptions(plan.preset, plan.algorithms.front()).status();
   return absl::OkStatus();
 }
@@ -115,7 +127,9 @@ int OneTrial(const BenchPlan& plan, const BenchFlags& flags) {
   auto configs = BuildBenchConfigs(plan);
   if (!configs.ok()) return ReportError(configs.status());
   HandleTerminatingSignals(SignalResponse::kExitNow);
-  auto result = RunScenario(configs->front().scenario, *seed);
+  RunOptions options;
+  options.key_measures_from = configs->front().key_fault_at;
+  auto result = RunScenario(configs->front().scenario, *seed, options);
   if (!result.ok()) return ReportError(result.status());
   std::cout << FormatSummary(configs->front().scenario, *result);
   CommandOutcome outcome;
@@ -135,7 +149,9 @@ campaign::LoopResult RunTrials(const std::vector<BenchConfig>& configs, const Be
     RunOptions options;
     options.should_stop = loop.StopCheck();
     options.hash_trace = false;  // a trial is measured, not replayed
-    auto result = RunScenario(configs[k % configs.size()].scenario, first_seed + k / configs.size(), options);
+    const BenchConfig& config = configs[k % configs.size()];
+    options.key_measures_from = config.key_fault_at;
+    auto result = RunScenario(config.scenario, first_seed + k / configs.size(), options);
     if (!result.ok()) return result.status();
     return MeasureTrial(*result, flags.fault == "lossy");
   };
@@ -224,7 +240,9 @@ Command AddBenchCommand(CLI::App& parent) {
   app->add_option("--algorithms", flags->algorithms,
                   "comma-separated algorithms; paired differences are against the first")
       ->capture_default_str();
-  app->add_option("--fault", flags->fault, "crash-leader, isolate-leader, pause-leader or lossy")
+  app->add_option("--fault", flags->fault,
+                  "crash-leader, isolate-leader, pause-leader or lossy; for owners of keys (shards): replica-crash, "
+                  "replica-cut or store-slowdown")
       ->capture_default_str();
   app->add_option("--trials", flags->trials, "trials per algorithm (and per sweep point)")
       ->check(UnsignedText("a number of trials above 0", 1, kMaxBenchTrials))

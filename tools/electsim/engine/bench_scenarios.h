@@ -19,7 +19,18 @@ namespace electsim {
 // The most trials one bench keeps (over every algorithm and sweep point).
 inline constexpr uint64_t kMaxBenchTrials = 1'000'000;
 
-std::vector<std::string> BenchFaults();  // crash-leader, isolate-leader, pause-leader, lossy
+// crash-leader, isolate-leader, pause-leader, lossy; then the faults of an
+// algorithm whose nodes own keys (shards): replica-crash, replica-cut,
+// store-slowdown.
+std::vector<std::string> BenchFaults();
+// Whether `fault` is one of the key faults, which only algorithms that
+// observe keys run (and they run no other).
+bool IsKeyFault(const std::string& fault);
+// When a key fault strikes, and how long a cut or a slowdown lasts, for an
+// algorithm whose failure-detection timeout (lease TTL) is `detection_ns`:
+// three TTLs in, once the keys have settled, for two TTLs.
+int64_t KeyFaultAtNs(int64_t detection_ns);
+int64_t KeyFaultForNs(int64_t detection_ns);
 std::vector<std::string> PresetNames();
 
 // The algorithm options a preset sets (an empty object when it sets none),
@@ -28,9 +39,13 @@ absl::StatusOr<nlohmann::json> PresetOptions(const std::string& preset, const st
 
 // The scenario document of one configuration: `detection_ns` and
 // `period_ns` are the algorithm's failure-detection timeout and heartbeat or
-// renewal period (the fault's moment is drawn within one period).
+// renewal period (the fault's moment is drawn within one period). A key
+// fault strikes at KeyFaultAtNs and the run lasts five TTLs past its end; a
+// store slowdown serves one request per 2 x period / `keys`, half the rate
+// the keys' renewals come at.
 nlohmann::json BenchScenarioDocument(const std::string& algorithm, const std::string& fault, uint32_t nodes,
-                                     const nlohmann::json& options, int64_t period_ns, int64_t detection_ns);
+                                     const nlohmann::json& options, int64_t period_ns, int64_t detection_ns,
+                                     int64_t keys = 1);
 
 // One point of a --sweep: the parameter's value as text, and as the scenario
 // document holds it.
@@ -67,6 +82,8 @@ struct BenchConfig {
   std::string algorithm;
   std::string sweep_label;  // "" without --sweep
   Scenario scenario;
+  // A key fault's moment: the per-key measures count from it.
+  sim::TimeNs key_fault_at;
 };
 
 // Every configuration: sweep points × algorithms, in that order. Refuses a

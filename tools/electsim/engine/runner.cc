@@ -53,7 +53,7 @@ class ScenarioDriver {
     sim_.AddTraceSink(&metrics);
     std::optional<checkers::ShardMetricsCollector> shard_metrics;
     if (const std::optional<int64_t> keys = ShardCount()) {
-      shard_metrics.emplace(scenario_.nodes, *keys, cluster_.store);
+      shard_metrics.emplace(scenario_.nodes, *keys, cluster_.store, options.key_measures_from);
       sim_.AddTraceSink(&*shard_metrics);
     }
     for (auto& checker : *checkers) sim_.AddTraceSink(checker.get());

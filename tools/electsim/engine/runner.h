@@ -67,6 +67,9 @@ struct RunOptions {
   // repro again, hashed (RunAgainHashed). Hashing is about an eighth of a
   // short Raft trial's instructions.
   bool hash_trace = true;
+  // For an algorithm that observes keys: the per-key measures (RunResult::
+  // shards) count from this time on, a fault's in bench.
+  sim::TimeNs key_measures_from = sim::TimeNs(0);
 };
 
 inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "sim/format.h"
 
 namespace electsim {
 namespace {
@@ -53,6 +54,11 @@ Stats Summarize(std::vector<double> values) {
 std::string Ms(double ns) { return fmt::format("{:.1f}", ns / 1e6); }
 std::string Ms(const std::optional<double>& ns) { return ns ? Ms(*ns) : std::string("—"); }
 
+// How a measure's values print: nanoseconds as milliseconds, or as they are.
+enum class Unit { kNanos, kCount };
+std::string Value(double v, Unit unit) { return unit == Unit::kNanos ? Ms(v) : fmt::format("{:.1f}", v); }
+std::string Value(const std::optional<double>& v, Unit unit) { return v ? Value(*v, unit) : std::string("—"); }
+
 // A trial counts in the statistics when it ran and broke nothing.
 bool Counted(const BenchTrial& t) { return t.ran && t.violations.empty(); }
 
@@ -60,7 +66,18 @@ bool Counted(const BenchTrial& t) { return t.ran && t.violations.empty(); }
 struct Measure {
   std::string name;
   std::function<void(const BenchTrial&, std::vector<double>&)> values;
+  Unit unit = Unit::kNanos;
 };
+
+// A per-key measure of trials whose keys `counts` says it applies to.
+Measure KeyMeasure(std::string name, Unit unit, std::function<bool(const checkers::ShardMetrics&)> counts,
+                   std::function<double(const checkers::ShardMetrics&)> value) {
+  return {std::move(name),
+          [counts = std::move(counts), value = std::move(value)](const BenchTrial& t, std::vector<double>& out) {
+            if (t.keys && counts(*t.keys)) out.push_back(value(*t.keys));
+          },
+          unit};
+}
 
 Measure Field(std::string name, std::optional<int64_t> BenchTrial::*field) {
   return {std::move(name), [field](const BenchTrial& t, std::vector<double>& out) {
@@ -74,7 +91,47 @@ struct FaultMeasures {
   std::string legend;
 };
 
+FaultMeasures KeyMeasuresOf(const std::string& fault) {
+  FaultMeasures m;
+  const auto gaps = [](const checkers::ShardMetrics& k) { return k.ownership_gaps > 0; };
+  const auto always = [](const checkers::ShardMetrics&) { return true; };
+  const auto ns = [](sim::TimeNs checkers::ShardMetrics::*field) {
+    return [field](const checkers::ShardMetrics& k) { return static_cast<double>((k.*field).ns()); };
+  };
+  const auto count = [](int64_t checkers::ShardMetrics::*field) {
+    return [field](const checkers::ShardMetrics& k) { return static_cast<double>(k.*field); };
+  };
+  m.measures = {
+      KeyMeasure("gap p50 (ms)", Unit::kNanos, gaps, ns(&checkers::ShardMetrics::gap_p50)),
+      KeyMeasure("gap p99 (ms)", Unit::kNanos, gaps, ns(&checkers::ShardMetrics::gap_p99)),
+      KeyMeasure("gap max (ms)", Unit::kNanos, gaps, ns(&checkers::ShardMetrics::gap_max)),
+      KeyMeasure("keys moved", Unit::kCount, always, count(&checkers::ShardMetrics::keys_moved)),
+      KeyMeasure("per replica min", Unit::kCount, always, count(&checkers::ShardMetrics::min_per_replica)),
+      KeyMeasure("per replica max", Unit::kCount, always, count(&checkers::ShardMetrics::max_per_replica)),
+      KeyMeasure("store peak req/s", Unit::kCount, always, count(&checkers::ShardMetrics::peak_store_requests_per_s)),
+      KeyMeasure(
+          "wake-ups per removal", Unit::kCount, [](const checkers::ShardMetrics& k) { return k.removals > 0; },
+          [](const checkers::ShardMetrics& k) {
+            return static_cast<double>(k.removal_wakeups) / static_cast<double>(k.removals);
+          }),
+  };
+  const std::string what = fault == "replica-crash" ? "replica 0 crashes three TTLs in, once the keys have settled"
+                           : fault == "replica-cut"
+                               ? "replica 0 is cut off from every node, the store included, three TTLs in, for two "
+                                 "TTLs"
+                               : "the store slows down three TTLs in, for two TTLs (its service time under each "
+                                 "configuration)";
+  m.legend = what +
+             "; from then on, per trial: gap = how long a key went without an owner, from losing one to the next "
+             "owner's claim (p50, p99 and max over the trial's keys), keys moved = claims by another owner than "
+             "the key's last, per replica = keys held by the least and the most loaded live replica at the end, "
+             "store peak = requests reaching the store in its busiest 100ms, per second, wake-ups per removal = watch "
+             "notices per deletion or expiry (of a key, or of a child in a line of waiters)";
+  return m;
+}
+
 FaultMeasures MeasuresOf(const std::string& fault) {
+  if (IsKeyFault(fault)) return KeyMeasuresOf(fault);
   FaultMeasures m;
   m.measures = {Field("detection", &BenchTrial::detection_ns), Field("election", &BenchTrial::election_ns)};
   if (fault == "isolate-leader") {
@@ -132,6 +189,7 @@ BenchTrial MeasureTrial(const RunResult& result, bool every_election) {
   t.run_election_bytes = m.bytes_election;
   t.run_steady_state_messages = m.messages_steady_state;
   t.run_steady_state_bytes = m.bytes_steady_state;
+  t.keys = result.shards;
   if (every_election) {
     for (const checkers::Election& e : m.elections) {
       if (e.known) t.every_election_known_ns.push_back((*e.known - e.started).ns());
@@ -160,7 +218,9 @@ const std::vector<CsvColumn>& BenchCsvColumns() {
       {"value", "its value in this row"},
       {"algorithm", "the algorithm"},
       {"nodes", "election nodes in the scenario that ran"},
-      {"fault", "crash-leader, isolate-leader, pause-leader or lossy"},
+      {"fault",
+       "crash-leader, isolate-leader, pause-leader or lossy; for owners of keys: replica-crash, replica-cut or "
+       "store-slowdown"},
       {"preset", "the timing preset (empty: the algorithm's defaults)"},
       {"trial", "the trial's index i"},
       {"seed", "the seed it ran under: --seed + i, the same for every algorithm"},
@@ -183,6 +243,18 @@ const std::vector<CsvColumn>& BenchCsvColumns() {
       {"run_steady_state_messages", "heartbeats, renewals and their replies in the whole run"},
       {"run_steady_state_bytes", "their estimated encoded bytes"},
       {"end_ns", "when the run ended"},
+      {"keys", "owners of keys (a key fault): the keys"},
+      {"ownership_gaps", "times, from the fault on, a key lost its owner and was owned again"},
+      {"gap_p50_ns", "those gaps' median"},
+      {"gap_p99_ns", "their 99th percentile"},
+      {"gap_max_ns", "the longest"},
+      {"keys_moved", "owner claims, from the fault on, by another node than the key's last owner"},
+      {"unowned_at_end", "keys that lost their owner and had none when the run ended"},
+      {"min_per_replica", "keys held by the least loaded live replica at the end"},
+      {"max_per_replica", "keys held by the most loaded live replica at the end"},
+      {"peak_store_requests_per_s", "requests reaching the store in its busiest 100ms from the fault on, per second"},
+      {"removals", "deletions and expiries, from the fault on, a watcher was told of"},
+      {"removal_wakeups", "watch notices those sent"},
   };
   return columns;
 }
@@ -192,6 +264,10 @@ namespace {
 // A trial's fields in BenchCsvColumns' order, as JSON values.
 std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_t i, const BenchTrial& t) {
   auto opt = [](const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); };
+  auto key = [&t](int64_t checkers::ShardMetrics::*field) { return t.keys ? json((*t.keys).*field) : json(nullptr); };
+  auto key_ns = [&t](sim::TimeNs checkers::ShardMetrics::*field) {
+    return t.keys ? json(((*t.keys).*field).ns()) : json(nullptr);
+  };
   return {b.sweep,
           c.sweep_label,
           c.algorithm,
@@ -216,7 +292,19 @@ std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_
           t.run_election_bytes,
           t.run_steady_state_messages,
           t.run_steady_state_bytes,
-          t.end_ns};
+          t.end_ns,
+          key(&checkers::ShardMetrics::keys),
+          key(&checkers::ShardMetrics::ownership_gaps),
+          key_ns(&checkers::ShardMetrics::gap_p50),
+          key_ns(&checkers::ShardMetrics::gap_p99),
+          key_ns(&checkers::ShardMetrics::gap_max),
+          key(&checkers::ShardMetrics::keys_moved),
+          key(&checkers::ShardMetrics::unowned_at_end),
+          key(&checkers::ShardMetrics::min_per_replica),
+          key(&checkers::ShardMetrics::max_per_replica),
+          key(&checkers::ShardMetrics::peak_store_requests_per_s),
+          key(&checkers::ShardMetrics::removals),
+          key(&checkers::ShardMetrics::removal_wakeups)};
 }
 
 std::string CsvField(const json& value) {
@@ -290,8 +378,9 @@ class TableWriter {
     return fmt::format("{:<{}}{:<10}{:<20}{:>7}{:>9}{:>9}{:>9}{:>9}{:>20}\n", cells[0], first_, cells[1], cells[2],
                        cells[3], cells[4], cells[5], cells[6], cells[7], cells[8]);
   }
-  std::string Header() const {
-    std::string out = Row({first_ > 0 || format_ == BenchFormat::kMarkdown ? "value" : "", "algorithm", "ms", "n",
+  // `measure`: what the third column names ("ms" when every measure is a latency).
+  std::string Header(const std::string& measure) const {
+    std::string out = Row({first_ > 0 || format_ == BenchFormat::kMarkdown ? "value" : "", "algorithm", measure, "n",
                            "p50", "p90", "p99", "max", "mean ± 95% CI"});
     if (format_ == BenchFormat::kMarkdown) out += "|---|---|---|--:|--:|--:|--:|--:|--:|\n";
     return out;
@@ -321,15 +410,44 @@ std::string Header(const BenchResults& b, const std::string& legend, BenchFormat
   return fmt::format("{}\n{};\n{}.\n", title, legend, method);
 }
 
+// Under a key fault's rows: what the trials add up to, and the slowdown
+// each configuration ran.
+std::string KeyNote(const BenchConfig& config, const std::vector<BenchTrial>& trials) {
+  uint64_t counted = 0, violating = 0, gaps = 0, unowned = 0;
+  for (const BenchTrial& t : trials) {
+    if (!t.ran) continue;
+    if (!Counted(t) || !t.keys) {
+      violating += !Counted(t);
+      continue;
+    }
+    ++counted;
+    gaps += static_cast<uint64_t>(t.keys->ownership_gaps);
+    unowned += t.keys->unowned_at_end > 0;
+  }
+  std::string slowdown;
+  const algorithms::OptionValues& o = config.scenario.options;
+  if (config.scenario.algorithm->uses_store() && o.Duration("store_slowdown_at").ns() > 0) {
+    slowdown = fmt::format("store slowdown: {} per request from {} for {}; ",
+                           sim::FormatDuration(o.Duration("store_slowdown_service_time")),
+                           sim::FormatDuration(o.Duration("store_slowdown_at")),
+                           sim::FormatDuration(o.Duration("store_slowdown_for")));
+  }
+  return fmt::format("{}gaps per trial {:.1f}; trials ending with a key unowned: {}; with a violation (left out): {}",
+                     slowdown, counted == 0 ? 0.0 : static_cast<double>(gaps) / static_cast<double>(counted), unowned,
+                     violating);
+}
+
 std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>& trials, const FaultMeasures& measures,
-                       const TableWriter& table) {
+                       const TableWriter& table, const std::string& fault) {
   std::string out;
   for (const Measure& measure : measures.measures) {
     const Stats s = Summarize(Values(trials, measure));
-    out += table.Row({config.sweep_label, config.algorithm, measure.name, std::to_string(s.n), Ms(s.p50), Ms(s.p90),
-                      Ms(s.p99), s.n == 0 ? "—" : Ms(s.max),
-                      s.n == 0 ? "—" : fmt::format("{} ± {}", Ms(s.mean), Ms(s.ci95))});
+    const Unit u = measure.unit;
+    out += table.Row({config.sweep_label, config.algorithm, measure.name, std::to_string(s.n), Value(s.p50, u),
+                      Value(s.p90, u), Value(s.p99, u), s.n == 0 ? "—" : Value(s.max, u),
+                      s.n == 0 ? "—" : fmt::format("{} ± {}", Value(s.mean, u), Value(s.ci95, u))});
   }
+  if (IsKeyFault(fault)) return out + table.Note(KeyNote(config, trials));
   uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0;
   for (const BenchTrial& t : trials) {
     if (!t.ran) continue;
@@ -352,17 +470,22 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
 
 // This configuration against the first algorithm of its sweep point, trial
 // by trial (the same seeds): the paired CI, the unpaired one, their ratio.
+// The figure paired: the failover (known), or under a key fault the longest gap.
+std::optional<int64_t> PairedFigure(const BenchTrial& t) {
+  if (!Counted(t)) return std::nullopt;
+  if (t.keys) return t.keys->ownership_gaps > 0 ? std::optional<int64_t>(t.keys->gap_max.ns()) : std::nullopt;
+  return t.known_ns;
+}
+
 std::string PairedRow(const BenchConfig& config, const std::vector<BenchTrial>& trials,
                       const std::vector<BenchTrial>& base) {
   std::vector<double> differences, a_values, b_values;
   for (size_t i = 0; i < trials.size(); ++i) {
-    const BenchTrial& a = trials[i];
-    const BenchTrial& b = base[i];
-    if (Counted(a) && a.known_ns) a_values.push_back(static_cast<double>(*a.known_ns));
-    if (Counted(b) && b.known_ns) b_values.push_back(static_cast<double>(*b.known_ns));
-    if (Counted(a) && Counted(b) && a.known_ns && b.known_ns) {
-      differences.push_back(static_cast<double>(*a.known_ns - *b.known_ns));
-    }
+    const std::optional<int64_t> a = PairedFigure(trials[i]);
+    const std::optional<int64_t> b = PairedFigure(base[i]);
+    if (a) a_values.push_back(static_cast<double>(*a));
+    if (b) b_values.push_back(static_cast<double>(*b));
+    if (a && b) differences.push_back(static_cast<double>(*a - *b));
   }
   const Stats d = Summarize(differences), a = Summarize(a_values), b = Summarize(b_values);
   const double unpaired =
@@ -381,8 +504,8 @@ std::string BenchTable(const BenchResults& b, BenchFormat format) {
   const std::vector<BenchConfig>& configs = *b.configs;
   const FaultMeasures measures = MeasuresOf(b.fault);
   const TableWriter table(format, b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2));
-  std::string out = Header(b, measures.legend, format) + table.Header();
-  for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], measures, table);
+  std::string out = Header(b, measures.legend, format) + table.Header(IsKeyFault(b.fault) ? "measure" : "ms");
+  for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], measures, table, b.fault);
   // Against the first algorithm at each sweep point; one algorithm swept
   // over a parameter, against its first point.
   const bool against_first_point = b.algorithms == 1 && configs.size() > 1;
@@ -394,9 +517,9 @@ std::string BenchTable(const BenchResults& b, BenchFormat format) {
       const std::string versus = against_first_point
                                      ? fmt::format("{} at {}={}", configs[0].algorithm, b.sweep, configs[0].sweep_label)
                                      : configs[base].algorithm;
-      out += fmt::format(
-          "{}paired difference in the failover (known) vs {}, same seeds, ms, 95% CIs by the normal approximation:\n",
-          format == BenchFormat::kMarkdown ? "\n" : "", versus);
+      out += fmt::format("{}paired difference in {} vs {}, same seeds, ms, 95% CIs by the normal approximation:\n",
+                         format == BenchFormat::kMarkdown ? "\n" : "",
+                         IsKeyFault(b.fault) ? "the longest ownership gap" : "the failover (known)", versus);
       header = true;
     }
     out += PairedRow(configs[c], (*b.results)[c], (*b.results)[base]);

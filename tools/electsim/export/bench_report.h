@@ -45,6 +45,8 @@ struct BenchTrial {
   uint64_t run_steady_state_bytes = 0;
   // Lossy: the known-to-all latency of every election episode of the run.
   std::vector<int64_t> every_election_known_ns;
+  // A key fault: what the keys went through from the fault on (RunResult::shards).
+  std::optional<checkers::ShardMetrics> keys;
 };
 
 // `every_election`: keep every election's latency (the lossy fault).
