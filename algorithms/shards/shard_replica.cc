@@ -292,10 +292,19 @@ void ShardReplica::StepDown(sim::Context& ctx, int64_t key, bool release) {
   AdvanceLine(ctx, key);
 }
 
+// A key given back while its owner's view still holds: a write prepared
+// for it and not sent yet is abandoned first, as LeaderWork::End abandons
+// one. Sent after the release, it could reach the resource after the next
+// owner's first write, though nothing forced the owner to stop.
+void ShardReplica::GiveBack(sim::Context& ctx, int64_t key) {
+  std::erase_if(writes_prepared_, [key](const std::pair<int64_t, int64_t>& write) { return write.first == key; });
+  StepDown(ctx, key, true);
+}
+
 void ShardReplica::Rebalance(sim::Context& ctx) {
   // The highest keys go first, so every replica agrees which it keeps.
   for (int64_t key = config_.keys - 1; key >= 0 && owned_shards_ > Target(); --key) {
-    if (keys_[static_cast<size_t>(key)].owned) StepDown(ctx, key, true);
+    if (keys_[static_cast<size_t>(key)].owned) GiveBack(ctx, key);
   }
 }
 
@@ -323,7 +332,7 @@ void ShardReplica::EvenOut(sim::Context& ctx) {
   if (least < 0 || owned_shards_ < least + 2) return;
   for (int64_t key = config_.keys - 1; key >= 0; --key) {
     if (keys_[static_cast<size_t>(key)].owned) {
-      StepDown(ctx, key, true);
+      GiveBack(ctx, key);
       return;
     }
   }

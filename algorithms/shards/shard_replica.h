@@ -143,6 +143,7 @@ class ShardReplica : public sim::Process {
   void SendWatch(sim::Context& ctx, int64_t key);
   void Own(sim::Context& ctx, int64_t key, const store::KeyState& state, sim::TimeNs sent_at);
   void StepDown(sim::Context& ctx, int64_t key, bool release);
+  void GiveBack(sim::Context& ctx, int64_t key);
   void Rebalance(sim::Context& ctx);
   void CountHeld(int64_t holder, int64_t delta);
   void EvenOut(sim::Context& ctx);
