@@ -25,6 +25,9 @@ struct Violation {
   int64_t term = -1;               // term/epoch involved, -1 if none
   int64_t token = -1;              // fencing token involved, -1 if none
   std::string message;             // one readable sentence
+  // The key it was judged for, when each key is judged on its own
+  // (CheckerConfig::per_key); its message then starts "key K: ".
+  std::optional<int64_t> key;
 };
 
 class ClusterView;

@@ -151,6 +151,7 @@ class PerKeyChecker final : public Checker {
 
   void ReportFor(int64_t key, Violation found) {
     found.message = fmt::format("key {}: {}", key, found.message);
+    found.key = key;
     Report(std::move(found));
   }
 

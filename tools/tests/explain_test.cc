@@ -268,6 +268,39 @@ TEST_F(ExplainTest, ScenarioAndSeed_WorkLikeARepro) {
   EXPECT_EQ(electsim_test::RunCombined("explain /nonexistent.json").exit_status, 2);
 }
 
+// An owner of many keys: the account follows the key the violation names.
+// The old owner's claim, lease and delete, and its successor's claim, are
+// key 3's; the lease the store expired is the paused owner's; nothing in
+// the history is about another key.
+TEST_F(ExplainTest, ShardsPlainUnlock_FollowsTheKeyTheViolationNames) {
+  const Outcome out = Explain(electsim_test::ShippedScenario("shards-plain-unlock.json") + " --seed 1");
+  ExpectFirstLinesSay(out.output,
+                      {"the store expired node 0's lease at 3.000357s (trace #3796): no store.keep_alive came from "
+                       "node 0 after 2.001874s: node 0 was paused by /faults/0 (pause of node 0 at 2.000s)",
+                       "owner_displaced (trace #6372): key 3: a request of node 0 deleted key 3 while node 2 held it "
+                       "under lease 14",
+                       "evidence: node 0 led epoch 1 with token 1 from 0.005339s (trace #295) to 5.000000s; node 2 "
+                       "led epoch 14 with token 14 from 3.008044s (trace #3916)"});
+  bool in_history = false;
+  int history_lines_with_a_key = 0;
+  for (const std::string& line : Lines(out.output)) {
+    if (line.rfind("causal history", 0) == 0) in_history = true;
+    if (!in_history) continue;
+    for (const std::string key_field : {"key=", "dir="}) {
+      const size_t at = line.find(key_field);
+      if (at == std::string::npos) continue;
+      ++history_lines_with_a_key;
+      const size_t digits = line.find_first_not_of("0123456789", at + key_field.size());
+      EXPECT_EQ(line.substr(at + key_field.size(), digits - at - key_field.size()), "3") << line;
+    }
+  }
+  EXPECT_GT(history_lines_with_a_key, 5) << out.output;
+  // The leases listed are key 3's: the paused owner's and its successor's.
+  EXPECT_NE(out.output.find("  node 0, token 1: believed deadline"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("  node 2, token 14: believed deadline"), std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find("token 5: believed deadline"), std::string::npos) << out.output;
+}
+
 // A long history is cut to its latest events, faults kept, with a note.
 TEST_F(ExplainTest, LongHistory_IsCutWithANote) {
   const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 8");

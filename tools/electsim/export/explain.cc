@@ -115,7 +115,9 @@ class Account {
     if (v.checker == "stale_token") return StaleEvidence(v);
     std::vector<std::string> claims;
     for (const sim::NodeId node : v.nodes) {
-      if (const Event* claim = story_.LeaderClaim(node.value(), v.trace_index)) claims.push_back(ClaimText(*claim, v));
+      if (const Event* claim = story_.LeaderClaim(node.value(), v.trace_index, v.key)) {
+        claims.push_back(ClaimText(*claim, v));
+      }
     }
     return claims;
   }
@@ -130,7 +132,8 @@ class Account {
     for (size_t i = story_.PositionOf(claim.index) + 1; i < story_.events().size(); ++i) {
       const Event& e = story_.events()[i];
       if (e.index > v.trace_index) break;
-      if (e.node == claim.node && (e.kind == TraceKind::kCrash || e.Observes(vocab::kRoleChange))) {
+      if (e.node == claim.node &&
+          (e.kind == TraceKind::kCrash || (e.Observes(vocab::kRoleChange) && vocab::KeyOf(*e.payload) == v.key))) {
         return text + fmt::format(" to {}", Seconds(e.time));
       }
     }
@@ -197,7 +200,7 @@ class Account {
                                 Seconds(accept->time), accept->index));
     }
     if (v.nodes.size() > 1) {
-      if (const Event* claim = story_.LeaderClaim(v.nodes[1].value(), v.trace_index)) {
+      if (const Event* claim = story_.LeaderClaim(v.nodes[1].value(), v.trace_index, v.key)) {
         out.push_back("the holder it outlived: " + ClaimText(*claim, v));
       }
     }
@@ -248,7 +251,8 @@ std::set<uint64_t> Account::Newsworthy(const checkers::Violation& first) const {
     if (e.index > first.trace_index) break;
     if (e.node == Event::kNone) continue;
     if (e.kind == TraceKind::kDeliver || e.kind == TraceKind::kTimerFire) last_input[e.node] = e.index;
-    if (e.kind != TraceKind::kObserve || e.Observes(vocab::kBelief) || !SaysWhatHappened(e.payload->type_name())) {
+    if (e.kind != TraceKind::kObserve || e.Observes(vocab::kBelief) || !SaysWhatHappened(e.payload->type_name()) ||
+        story_.OfOtherKey(e)) {
       continue;
     }
     std::string said;
@@ -278,7 +282,7 @@ std::vector<const Event*> Account::History() const {
   std::vector<const std::vector<uint32_t>*> cones;
   for (const sim::NodeId id : first.nodes) {
     involved.insert(id.value());
-    const Event* claim = story_.LeaderClaim(id.value(), first.trace_index);
+    const Event* claim = story_.LeaderClaim(id.value(), first.trace_index, first.key);
     if (claim == nullptr) continue;
     if (const auto* clock = story_.recorder().ClockAt(claim->index)) cones.push_back(clock);
   }
@@ -301,6 +305,7 @@ std::vector<const Event*> Account::History() const {
     if (e.index > first.trace_index) continue;
     const bool fault = explain::IsFault(e.kind) || explain::IsFaultStep(e);
     if (!fault && !newsworthy.count(e.index)) continue;
+    if (!fault && story_.OfOtherKey(e)) continue;  // an owner of many keys: the key judged only
     // Faults anywhere count (a partition has no node); the rest only when
     // it happened before a claim or the violation.
     const bool in_history =
@@ -389,7 +394,7 @@ void Account::Timeline() {
   }
   std::set<uint64_t> claims;
   for (const sim::NodeId id : violations_.front()->nodes) {
-    if (const Event* claim = story_.LeaderClaim(id.value(), violations_.front()->trace_index))
+    if (const Event* claim = story_.LeaderClaim(id.value(), violations_.front()->trace_index, violations_.front()->key))
       claims.insert(claim->index);
   }
   size_t next_violation = 0;

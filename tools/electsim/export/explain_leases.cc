@@ -62,7 +62,8 @@ std::map<std::pair<uint32_t, int64_t>, Tenure> Tenures(const Story& story, uint3
   std::map<uint64_t, std::pair<std::pair<uint32_t, int64_t>, const Event*>> grants;  // message id -> tenure, request
   for (const Event& e : story.events()) {
     if (e.index > up_to) break;
-    if (e.kind == TraceKind::kSend && e.peer == store_node && IsLeaseRequest(e) && e.payload->Get("ttl") > 0) {
+    if (e.kind == TraceKind::kSend && e.peer == store_node && IsLeaseRequest(e) && e.payload->Get("ttl") > 0 &&
+        !story.OfOtherKey(e)) {
       requests[{e.node, e.payload->Get("req")}] = &e;
     } else if (e.kind == TraceKind::kSend && e.node == store_node && e.Carries(store::kStoreReply) &&
                e.payload->Get("ok") == 1) {

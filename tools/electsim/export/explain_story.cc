@@ -90,7 +90,38 @@ Story::Story(const Scenario& scenario, const RunResult& result, const Recorder& 
       result_(result),
       recorder_(recorder),
       ledger_(ledger),
-      epoch_word_(scenario.algorithm->name() == "raft" || scenario.algorithm->name() == "lease" ? "term" : "epoch") {}
+      epoch_word_(scenario.algorithm->name() == "raft" || scenario.algorithm->name() == "lease" ? "term" : "epoch"),
+      store_(scenario.cluster().store) {
+  const checkers::Violation* first = nullptr;
+  for (const checkers::Violation& v : result.violations) {
+    if (first == nullptr || std::pair(v.time, v.trace_index) < std::pair(first->time, first->trace_index)) first = &v;
+  }
+  if (first == nullptr || !first->key) return;
+  focus_key_ = first->key;
+  for (const Event& e : events()) {
+    if (e.kind != TraceKind::kSend || e.peer != store_.value() || !e.payload || !e.payload->Has("req")) continue;
+    const std::optional<int64_t> key = NamedKey(*e.payload);
+    if (key && *key != *focus_key_) other_key_requests_.emplace(e.node, e.payload->Get("req"));
+  }
+}
+
+// The key a record names: its key field, or a line's directory.
+std::optional<int64_t> Story::NamedKey(const sim::Payload& p) {
+  if (const std::optional<int64_t> key = vocab::KeyOf(p)) return key;
+  if (p.Has("dir")) return p.Get("dir");
+  return std::nullopt;
+}
+
+bool Story::OfOtherKey(const Event& e) const {
+  if (!focus_key_ || !e.payload) return false;
+  if (const std::optional<int64_t> key = NamedKey(*e.payload)) return *key != *focus_key_;
+  if (!e.payload->Has("req") || store_ == sim::kNoNode) return false;
+  const uint32_t store = store_.value();
+  const uint32_t client = e.kind == TraceKind::kSend && e.node == store      ? e.peer
+                          : e.kind == TraceKind::kDeliver && e.peer == store ? e.node
+                                                                             : Event::kNone;
+  return client != Event::kNone && other_key_requests_.count({client, e.payload->Get("req")}) != 0;
+}
 
 std::string Story::Node(uint32_t node) const { return NodeLabel(scenario_, node); }
 
@@ -113,12 +144,13 @@ size_t Story::PositionOf(uint64_t index) const {
          all.begin();
 }
 
-const Event* Story::LeaderClaim(uint32_t node, uint64_t up_to) const {
+const Event* Story::LeaderClaim(uint32_t node, uint64_t up_to, std::optional<int64_t> key) const {
   const Event* claim = nullptr;
   for (const Event& e : events()) {
     if (e.index > up_to) break;
     if (e.node == node && e.Observes(vocab::kRoleChange) &&
-        e.payload->Get(vocab::kFieldRole) == static_cast<int64_t>(vocab::Role::kLeader)) {
+        e.payload->Get(vocab::kFieldRole) == static_cast<int64_t>(vocab::Role::kLeader) &&
+        (!key || vocab::KeyOf(*e.payload) == key)) {
       claim = &e;
     }
   }

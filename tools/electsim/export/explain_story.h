@@ -6,7 +6,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checkers/checker.h"
@@ -47,8 +50,17 @@ class Story {
   // "election message", "vote", "heartbeat", "leader message", "write", ...
   std::string MessageClass(const sim::Payload& message) const;
 
-  // The node's last leader claim at or before trace index `up_to`.
-  const Event* LeaderClaim(uint32_t node, uint64_t up_to) const;
+  // The node's last leader claim at or before trace index `up_to` (of
+  // `key`, for an owner of many keys judged per key).
+  const Event* LeaderClaim(uint32_t node, uint64_t up_to, std::optional<int64_t> key = std::nullopt) const;
+  // The key the first violation was judged for, when each key is judged on
+  // its own: the key the account follows.
+  const std::optional<int64_t>& focus_key() const { return focus_key_; }
+  // Whether `e` is about another key than the focus key: a record naming
+  // one (a line's request names it as its directory), or the store's answer
+  // to a request for one.
+  bool OfOtherKey(const Event& e) const;
+  static std::optional<int64_t> NamedKey(const sim::Payload& p);
   // The last event at `node` before `e` (at or before `e`'s index) that `match` accepts.
   const Event* LastAt(uint32_t node, const Event& e, const std::function<bool(const Event&)>& match) const;
   // The delivery or timer firing `e`'s node was handling when `e` happened.
@@ -62,6 +74,9 @@ class Story {
   const Recorder& recorder_;
   const FaultLedger& ledger_;
   std::string epoch_word_;
+  std::optional<int64_t> focus_key_;
+  sim::NodeId store_;
+  std::set<std::pair<uint32_t, int64_t>> other_key_requests_;  // (client, req) of store requests for other keys
 };
 
 }  // namespace electsim::explain

@@ -280,10 +280,19 @@ void WhyWriter::Expiries() {
   const uint32_t store = cluster.store.value();
   std::vector<std::pair<const Event*, int64_t>> expiries;  // the first notice of each, and the holder
   int64_t holder = vocab::kNobody;
+  // An owner of many keys: the key judged only, its holder as the store's
+  // grants of it name them (a reply names no key).
+  const std::optional<int64_t>& key = story_.focus_key();
   for (const Event& e : story_.events()) {
     if (e.time > violations_.back()->time) break;
-    if (e.node != store || e.kind != TraceKind::kSend) continue;
-    if (e.Carries(algorithms::store::kStoreReply) && e.payload->Get("ok") == 1) holder = e.payload->Get("holder");
+    if (e.node != store) continue;
+    if (key && e.Observes(vocab::kLeaseGrant) && vocab::KeyOf(*e.payload) == key) {
+      holder = e.payload->Get(vocab::kFieldHolder);
+    }
+    if (e.kind != TraceKind::kSend || story_.OfOtherKey(e)) continue;
+    if (!key && e.Carries(algorithms::store::kStoreReply) && e.payload->Get("ok") == 1) {
+      holder = e.payload->Get("holder");
+    }
     if (!e.Carries(algorithms::store::kStoreEvent)) continue;
     const auto kind = static_cast<algorithms::store::EventKind>(e.payload->Get("kind"));
     if (kind == algorithms::store::EventKind::kPut) holder = e.payload->Get("holder");
@@ -405,7 +414,7 @@ std::vector<const Event*> WhyWriter::ClaimsInStory() const {
     // A stale write outlived the holder of the higher token: that holder's claim.
     if (v->checker == "stale_token") nodes.erase(nodes.begin());
     for (const sim::NodeId node : nodes) {
-      const Event* claim = story_.LeaderClaim(node.value(), v->trace_index);
+      const Event* claim = story_.LeaderClaim(node.value(), v->trace_index, v->key);
       if (claim != nullptr && std::find(claims.begin(), claims.end(), claim) == claims.end() && claims.size() < 4) {
         claims.push_back(claim);
       }
