@@ -134,9 +134,16 @@ absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string&
               {"election_timeout_min", detection},
               {"election_timeout_max", DurationLabel(2 * detection_ns)}};
     }
-    if (algorithm == "lease") return {{"renew_interval", period}, {"lease_ttl", detection}};
-    return {{"heartbeat_interval", period}, {"heartbeat_timeout", detection}};
+    // Any other algorithm: the period and detection options its bench
+    // timing names (the lease's renew_interval and lease_ttl, Bully's and
+    // Ring's heartbeat_interval and heartbeat_timeout, ...).
+    const algorithms::Algorithm* found = algorithms::FindAlgorithm(algorithm);
+    const auto timing = found != nullptr ? found->bench_timing() : std::nullopt;
+    if (!timing) return {{"heartbeat_interval", period}, {"heartbeat_timeout", detection}};
+    return {{std::string(timing->period_option), period}, {std::string(timing->detection_option), detection}};
   };
+  // The lease's extras apply to every algorithm made of TTL leases over the store.
+  const bool leases = algorithm == "lease" || algorithm == "shards";
   if (preset == "equal-detection") {
     // Every algorithm acts on 300ms of silence; Raft's range starts there.
     return timed("100ms", "300ms");
@@ -149,7 +156,7 @@ absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string&
       options["pre_vote"] = true;
       options["check_quorum"] = true;
     }
-    if (algorithm == "lease") options["renew_interval"] = "333ms";
+    if (leases) options["renew_interval"] = "333ms";
     return options;
   }
   if (preset == "hashicorp") {
@@ -166,11 +173,11 @@ absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string&
     // RetryPeriod 2s; the holder renews by updating the Lease object (a
     // compare-and-swap) and acts only within RenewDeadline of its last renewal.
     json options = timed("2s", "15s");
-    if (algorithm == "lease") {
+    if (leases) {
       options["retry_interval"] = "2s";
-      options["renew"] = "cas";
       options["safety_margin"] = 0.666666;
     }
+    if (algorithm == "lease") options["renew"] = "cas";
     return options;
   }
   if (preset == "zookeeper") {
@@ -178,7 +185,7 @@ absl::StatusOr<json> PresetOptions(const std::string& preset, const std::string&
     // taken; a client pings at a third of its session timeout. An ephemeral
     // node vanishes when its session expires, which is the lease's TTL.
     json options = timed("1333ms", "4s");
-    if (algorithm == "lease") options["retry_interval"] = "2s";
+    if (leases) options["retry_interval"] = "2s";
     return options;
   }
   return absl::InvalidArgumentError(fmt::format("--preset: unknown preset \"{}\"; expected one of {}",
