@@ -92,7 +92,9 @@ Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
       default_link_(default_link),
       link_overrides_(node_count),
       cut_count_(node_count),
-      link_states_(node_count) {}
+      link_states_(node_count),
+      compact_(node_count > LinkTable<LinkState>::kDirectNodes),
+      compact_states_(node_count) {}
 
 Rng Network::DeriveLinkRng(NodeId from, NodeId to) const {
   // The stream named "network/link/<from>/<to>", hashed without building the name.
@@ -210,8 +212,13 @@ Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
     return routing;
   }
   const LinkConfig& config = link(from, to);
+  if (compact_) return RouteCompact(from, to, config, now);
   LinkState& state = StateOf(from, to);
-  Rng& rng = state.rng;
+  return RouteOn(state.rng, state.last_arrival, config, now);
+}
+
+Routing Network::RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& config, TimeNs now) {
+  Routing routing;
   if (rng.Chance(config.drop)) {
     routing.outcome = Routing::Outcome::kLost;
     return routing;
@@ -221,10 +228,37 @@ Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
     // Latencies are bounded by kMaxLatency, so this cannot overflow before
     // the end of representable time; past it, saturate.
     TimeNs arrival = now > TimeNs::Max() - kMaxLatency ? TimeNs::Max() : now + config.latency.Draw(rng);
-    if (config.fifo) arrival = std::max(arrival, state.last_arrival);
-    state.last_arrival = std::max(state.last_arrival, arrival);
+    if (config.fifo) arrival = std::max(arrival, last_arrival);
+    last_arrival = std::max(last_arrival, arrival);
     routing.arrival[copy] = arrival;
   }
+  return routing;
+}
+
+Routing Network::RouteCompact(NodeId from, NodeId to, const LinkConfig& config, TimeNs now) {
+  CompactLinkState& state = compact_states_.FindOrInsert(from, to);
+  if ((state.stream & kHotStream) != 0) {
+    return RouteOn(hot_streams_[state.stream & ~kHotStream], state.last_arrival, config, now);
+  }
+  Rng rng = DeriveLinkRng(from, to);
+  if (state.stream != 0) {
+    // The second message: past the first's draws, the stream is kept.
+    for (uint64_t draw = 1; draw < state.stream; ++draw) rng.Next();
+    hot_streams_.push_back(rng);
+    state.stream = kHotStream | (hot_streams_.size() - 1);
+    return RouteOn(hot_streams_.back(), state.last_arrival, config, now);
+  }
+  const Routing routing = RouteOn(rng, state.last_arrival, config, now);
+  // The first: how many draws it took, by stepping a fresh stream to where
+  // this one stands (a send draws a handful).
+  Rng fresh = DeriveLinkRng(from, to);
+  uint64_t draws = 0;
+  while (!(fresh == rng)) {
+    fresh.Next();
+    ++draws;
+    SIM_CHECK(draws < (uint64_t{1} << 20), "a send drew more than a million numbers");
+  }
+  state.stream = 1 + draws;
   return routing;
 }
 

@@ -126,7 +126,8 @@ class Network {
   absl::Status CheckNode(NodeId node) const;
 
  private:
-  // What a link keeps once it has carried a message.
+  // What a link keeps once it has carried a message, in a cluster of up to
+  // LinkTable::kDirectNodes nodes, where every link has a slot of its own.
   struct LinkState {
     // Derived on the link's first message: deriving n^2 streams up front cost
     // seconds and hundreds of MB for a few thousand nodes, most of whose links
@@ -134,6 +135,20 @@ class Network {
     Rng rng{0};
     TimeNs last_arrival;  // for FIFO links
   };
+  // The same in a larger cluster, a third of the size. A link that has
+  // carried one message keeps only how many draws it took from the link's
+  // derived stream, and derives the stream again for its second message:
+  // elections among thousands of nodes that all start at once use tens of
+  // millions of links once each. From its second message on, a link's
+  // stream is kept apart, in hot_streams_. The draws are the same either way.
+  struct CompactLinkState {
+    uint64_t stream = 0;  // 0: no message yet; 1 + the first's draws; kHotStream | index into hot_streams_
+    TimeNs last_arrival;
+  };
+  static constexpr uint64_t kHotStream = uint64_t{1} << 63;
+  // The draws of one send, from the link's stream.
+  static Routing RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& config, TimeNs now);
+  Routing RouteCompact(NodeId from, NodeId to, const LinkConfig& config, TimeNs now);
   LinkState& StateOf(NodeId from, NodeId to) {
     bool inserted;
     LinkState& state = link_states_.FindOrInsert(from, to, &inserted);
@@ -157,9 +172,12 @@ class Network {
   uint64_t seed_;
   uint64_t link_name_prefix_hash_;  // HashName("network/link/")
   LinkConfig default_link_;
-  LinkTable<LinkConfig> link_overrides_;    // links set one by one since the last SetAllLinks
-  LinkTable<uint32_t> cut_count_;           // cuts in force, only for links that have some
-  LinkTable<LinkState> link_states_;        // links that have carried a message
+  LinkTable<LinkConfig> link_overrides_;  // links set one by one since the last SetAllLinks
+  LinkTable<uint32_t> cut_count_;         // cuts in force, only for links that have some
+  LinkTable<LinkState> link_states_;      // links that have carried a message (small clusters)
+  bool compact_;                          // larger clusters: compact_states_ instead
+  LinkTable<CompactLinkState> compact_states_;
+  std::vector<Rng> hot_streams_;            // of links past their first message (larger clusters)
   std::vector<PartitionLayer> partitions_;  // in the order they were made
   uint64_t next_partition_ = 1;
 };

@@ -227,6 +227,12 @@ TEST(Network_SparseLinks, BehaveAsDenseOnesInASmallCluster) { CheckAgainstDenseM
 
 TEST(Network_SparseLinks, BehaveAsDenseOnesInAHashedCluster) { CheckAgainstDenseModel(40, 12); }
 
+// 160,000 links for 20,000 operations: most links carry one message or two,
+// so a link's first send, its second (which derives its stream again and
+// steps past the first's draws) and its later ones (a stream kept) all
+// draw as a link with a stream of its own from the start would.
+TEST(Network_SparseLinks, BehaveAsDenseOnesWhereMostLinksCarryAMessageOrTwo) { CheckAgainstDenseModel(400, 13); }
+
 TEST(Network_SparseLinks, SetUpAndFirstMessagesOfAHugeClusterStayCheap) {
   // Dense per-link arrays would take 10^10 entries here.
   constexpr uint32_t kNodes = 100000;

@@ -78,6 +78,9 @@ class Rng {
   // Pareto with scale (minimum) and shape alpha given as alpha_milli/1000.
   TimeNs Pareto(TimeNs scale, int64_t alpha_milli);
 
+  // Whether two streams stand at the same point (their next draws are the same).
+  friend bool operator==(const Rng&, const Rng&) = default;
+
  private:
   uint64_t s_[4];
 };
