@@ -11,6 +11,7 @@ using store::KeyState;
 ShardReplica::ShardReplica(sim::NodeId self, ShardsConfig config) : self_(self), config_(config), boots_("shards") {
   SIM_CHECK(config_.store != sim::kNoNode, "the shards workload needs a store");
   keys_.resize(static_cast<size_t>(config_.keys + (config_.policy == Policy::kFair ? config_.replicas : 0)));
+  if (config_.queue) lines_.resize(static_cast<size_t>(config_.keys));
   held_by_.assign(config_.replicas, 0);
 }
 
@@ -70,7 +71,7 @@ void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Mes
   if (const std::optional<store::Event> event = m.As<store::Event>()) {
     if (event->key < 0 || event->key >= static_cast<int64_t>(keys_.size())) return;
     // In a line, every event is the one a one-shot watch sent.
-    keys_[static_cast<size_t>(event->key)].key_watched = false;
+    if (config_.queue) lines_[static_cast<size_t>(event->key)].key_watched = false;
     HandleState(ctx, event->key, store::KeyStateOf(*event), event->rev);
     MaybeAcquire(ctx, event->key);
     AdvanceLine(ctx, event->key);
@@ -86,10 +87,10 @@ void ShardReplica::OnMessage(sim::Context& ctx, sim::NodeId from, const sim::Mes
     if (m.Is(store::ChildDeleted::kType)) {
       const int64_t key = m.Get("dir");
       if (key < 0 || key >= config_.keys) return;
-      Key& k = keys_[static_cast<size_t>(key)];
+      Line& l = lines_[static_cast<size_t>(key)];
       // The child it waited behind is gone: is it the head now?
-      if ((k.line == kBehind || k.line == kWatchingPredecessor) && k.predecessor == m.Get("seq")) {
-        k.line_req = 0;
+      if ((l.step == kBehind || l.step == kWatchingPredecessor) && l.predecessor == m.Get("seq")) {
+        l.req = 0;
         FindPredecessor(ctx, key);
       }
       return;
@@ -421,9 +422,10 @@ void ShardReplica::OnRetry(sim::Context& ctx) {
   }
   for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) {
     Key& k = keys_[static_cast<size_t>(key)];
-    if (config_.queue && k.line_req != 0 && now - k.line_sent_at > config_.request_timeout) {
+    if (config_.queue && !IsMemberKey(key) && lines_[static_cast<size_t>(key)].req != 0 &&
+        now - lines_[static_cast<size_t>(key)].sent_at > config_.request_timeout) {
       // A line's request unanswered: the step is sent again.
-      k.line_req = 0;
+      lines_[static_cast<size_t>(key)].req = 0;
       AdvanceLine(ctx, key);
     }
     if (!k.owned && k.req == 0 && Wants(key) && Contends(key) && (!k.known.exists() || k.known.holder == Self())) {
@@ -492,12 +494,12 @@ void ShardReplica::OpenSession(sim::Context& ctx) {
 // own leases.
 void ShardReplica::LoseSession(sim::Context& ctx) {
   session_ = 0;
-  for (Key& k : keys_) {
-    k.line = kOut;
-    k.line_seq = 0;
-    k.line_req = 0;
-    k.predecessor = -1;
-    k.key_watched = false;
+  for (Line& l : lines_) {
+    l.step = kOut;
+    l.seq = 0;
+    l.req = 0;
+    l.predecessor = -1;
+    l.key_watched = false;
   }
   OpenSession(ctx);
 }
@@ -529,49 +531,50 @@ void ShardReplica::HandleSessionReply(sim::Context& ctx, const sim::Message& m) 
 }
 
 int64_t ShardReplica::NewLineRequest(sim::Context& ctx, int64_t key) {
-  Key& k = keys_[static_cast<size_t>(key)];
-  k.line_req = next_req_++;
-  k.line_sent_at = ctx.MonotonicNow();
-  line_of_req_[k.line_req] = Sent{key, k.line_sent_at};
-  return k.line_req;
+  Line& l = lines_[static_cast<size_t>(key)];
+  l.req = next_req_++;
+  l.sent_at = ctx.MonotonicNow();
+  line_of_req_[l.req] = Sent{key, l.sent_at};
+  return l.req;
 }
 
 void ShardReplica::FindPredecessor(sim::Context& ctx, int64_t key) {
-  Key& k = keys_[static_cast<size_t>(key)];
-  k.line = kFinding;
+  Line& l = lines_[static_cast<size_t>(key)];
+  l.step = kFinding;
   const int64_t req = NewLineRequest(ctx, key);
-  ctx.Send(config_.store, store::PredecessorRequest{.req = req, .dir = key, .seq = k.line_seq});
+  ctx.Send(config_.store, store::PredecessorRequest{.req = req, .dir = key, .seq = l.seq});
 }
 
 void ShardReplica::AdvanceLine(sim::Context& ctx, int64_t key) {
   if (!config_.queue || session_ == 0 || IsMemberKey(key)) return;
-  Key& k = keys_[static_cast<size_t>(key)];
-  if (k.line_req != 0) return;
-  switch (k.line) {
+  const Key& k = keys_[static_cast<size_t>(key)];
+  Line& l = lines_[static_cast<size_t>(key)];
+  if (l.req != 0) return;
+  switch (l.step) {
     case kOut:
-      k.line = kJoining;
-      k.create_req = next_req_++;
+      l.step = kJoining;
+      l.create_req = next_req_++;
       [[fallthrough]];
     case kJoining:
       // Sent again under the first id, so that the store answers with the
       // child the first made rather than a second one behind it.
-      k.line_req = k.create_req;
-      k.line_sent_at = ctx.MonotonicNow();
-      line_of_req_[k.line_req] = Sent{key, k.line_sent_at};
+      l.req = l.create_req;
+      l.sent_at = ctx.MonotonicNow();
+      line_of_req_[l.req] = Sent{key, l.sent_at};
       ctx.Send(config_.store,
-               store::CreateRequest{.req = k.create_req, .dir = key, .holder = Self(), .session = session_});
+               store::CreateRequest{.req = l.create_req, .dir = key, .holder = Self(), .session = session_});
       return;
     case kFinding: FindPredecessor(ctx, key); return;
     case kWatchingPredecessor: {
       const int64_t req = NewLineRequest(ctx, key);
-      ctx.Send(config_.store, store::WatchDeleteRequest{.req = req, .dir = key, .seq = k.predecessor});
+      ctx.Send(config_.store, store::WatchDeleteRequest{.req = req, .dir = key, .seq = l.predecessor});
       return;
     }
     case kBehind: return;
     case kHead: {
       // An owner renews rather than watches; a replica the store names as
       // holder is taking the key already.
-      if (k.owned || k.key_watched || (k.known.exists() && k.known.holder == Self())) return;
+      if (k.owned || l.key_watched || (k.known.exists() && k.known.holder == Self())) return;
       const int64_t req = NewLineRequest(ctx, key);
       ctx.Send(config_.store, store::WatchOnceRequest{.req = req, .key = key});
       return;
@@ -580,50 +583,50 @@ void ShardReplica::AdvanceLine(sim::Context& ctx, int64_t key) {
 }
 
 void ShardReplica::HandleLineReply(sim::Context& ctx, int64_t key, const sim::Message& m) {
-  Key& k = keys_[static_cast<size_t>(key)];
-  if (m.Get("req") != k.line_req) {
+  Line& l = lines_[static_cast<size_t>(key)];
+  if (m.Get("req") != l.req) {
     // An earlier step's late answer; a watch_once's still says what the store holds.
     if (const std::optional<store::Reply> reply = m.As<store::Reply>()) {
       HandleState(ctx, key, store::KeyStateOf(*reply), reply->rev);
     }
     return;
   }
-  k.line_req = 0;
-  switch (k.line) {
+  l.req = 0;
+  switch (l.step) {
     case kJoining:
       if (!m.Is(store::CreateReply::kType)) return;
       if (m.Get("ok") == 0) {
         LoseSession(ctx);  // only a session gone makes a create on a valid directory fail
         return;
       }
-      k.line_seq = m.Get("seq");
+      l.seq = m.Get("seq");
       FindPredecessor(ctx, key);
       return;
     case kFinding:
       if (!m.Is(store::ChildReply::kType)) return;
       if (m.Get("seq") < 0) {
-        k.line = kHead;
-        k.predecessor = -1;
+        l.step = kHead;
+        l.predecessor = -1;
         AdvanceLine(ctx, key);
         MaybeAcquire(ctx, key);
         return;
       }
       // Only the child just below is watched: its deletion wakes this replica alone.
-      k.predecessor = m.Get("seq");
-      k.line = kWatchingPredecessor;
+      l.predecessor = m.Get("seq");
+      l.step = kWatchingPredecessor;
       AdvanceLine(ctx, key);
       return;
     case kWatchingPredecessor:
       if (!m.Is(store::ChildReply::kType)) return;
       if (m.Get("ok") != 0) {
-        k.line = kBehind;
+        l.step = kBehind;
       } else {
         FindPredecessor(ctx, key);  // gone already
       }
       return;
     case kHead:
       if (const std::optional<store::Reply> reply = m.As<store::Reply>()) {
-        k.key_watched = true;
+        l.key_watched = true;
         HandleState(ctx, key, store::KeyStateOf(*reply), reply->rev);
         MaybeAcquire(ctx, key);
       }
@@ -638,21 +641,21 @@ void ShardReplica::HandleLineReply(sim::Context& ctx, int64_t key, const sim::Me
 // of children) and for notices lost on the way: each step that waits on a
 // watch sets it again.
 void ShardReplica::PollLine(sim::Context& ctx, int64_t key) {
-  Key& k = keys_[static_cast<size_t>(key)];
-  if (k.owned) return;
-  if (k.line != kHead) {
+  Line& l = lines_[static_cast<size_t>(key)];
+  if (keys_[static_cast<size_t>(key)].owned) return;
+  if (l.step != kHead) {
     const int64_t req = next_req_++;
     key_of_req_[req] = Sent{key, ctx.MonotonicNow()};
     ctx.Send(config_.store, store::GetRequest{.req = req, .key = key});
   }
-  if (k.line_req != 0) return;
-  if (k.line == kBehind) {
+  if (l.req != 0) return;
+  if (l.step == kBehind) {
     // Watched again: refused if that child is gone (a notice lost), which
     // sends the replica looking for its predecessor anew.
-    k.line = kWatchingPredecessor;
+    l.step = kWatchingPredecessor;
     AdvanceLine(ctx, key);
-  } else if (k.line == kHead) {
-    k.key_watched = false;
+  } else if (l.step == kHead) {
+    l.key_watched = false;
     AdvanceLine(ctx, key);
   }
 }
