@@ -421,7 +421,7 @@ void ShardReplica::OnRetry(sim::Context& ctx) {
     line_of_req_.erase(line_of_req_.begin());
   }
   for (int64_t key = 0; key < static_cast<int64_t>(keys_.size()); ++key) {
-    Key& k = keys_[static_cast<size_t>(key)];
+    const Key& k = keys_[static_cast<size_t>(key)];
     if (config_.queue && !IsMemberKey(key) && lines_[static_cast<size_t>(key)].req != 0 &&
         now - lines_[static_cast<size_t>(key)].sent_at > config_.request_timeout) {
       // A line's request unanswered: the step is sent again.

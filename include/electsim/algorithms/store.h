@@ -75,7 +75,9 @@
 // queue, like the watches, is lost with a crash. Every request type counts,
 // key and session requests alike; the store's own expiries take no service.
 // Given a metrics interval, the store observes its load over each interval
-// (store.load, LoadReport).
+// (store.load, LoadReport). A slowdown (StoreConfig::slowdown_at) gives
+// requests another service time for a while, as a compaction or a slow disk
+// does; those waiting when it ends go at the usual pace.
 #pragma once
 
 #include <cstdint>

@@ -120,7 +120,7 @@ bool Story::OfOtherKey(const Event& e) const {
   const uint32_t client = e.kind == TraceKind::kSend && e.node == store      ? e.peer
                           : e.kind == TraceKind::kDeliver && e.peer == store ? e.node
                                                                              : Event::kNone;
-  return client != Event::kNone && other_key_requests_.count({client, e.payload->Get("req")}) != 0;
+  return client != Event::kNone && other_key_requests_.contains({client, e.payload->Get("req")});
 }
 
 std::string Story::Node(uint32_t node) const { return NodeLabel(scenario_, node); }
