@@ -11,9 +11,11 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tools/electsim/engine/fuzz_judge.h"
+#include "tools/electsim/engine/option_swarm.h"
 #include "tools/electsim/engine/runner.h"
 #include "tools/electsim/engine/scenario_generator.h"
 #include "tools/electsim/language/scenario.h"
+#include "tools/electsim/language/schema.h"
 #include "tools/tests/electsim_command.h"
 #include "tools/tests/electsim_process.h"
 
@@ -63,6 +65,27 @@ class TempDir {
 };
 
 Scenario Load(const json& document);
+
+// Fuzz reads its own documents without the schema check
+// (ParseGeneratedScenarioJson): every algorithm's, with the swarm's drawn
+// options, must satisfy the schema all the same, and read the same either way.
+TEST(ScenarioGenerator_Schema, EveryAlgorithmsDocumentsWithDrawnOptionsSatisfyIt) {
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    SCOPED_TRACE(std::string(algorithm->name()));
+    for (uint64_t seed = 1; seed <= 60; ++seed) {
+      auto draw = DrawOptions(*algorithm, json::object(), seed, 3);
+      ASSERT_TRUE(draw.ok()) << draw.status();
+      const json document = GenerateScenario(*algorithm, draw->options, draw->values, seed, GeneratorSettings{});
+      const absl::Status schema = CheckAgainstSchema(SchemaKind::kScenario, document, "generated");
+      EXPECT_TRUE(schema.ok()) << "seed " << seed << ": " << schema << "\n" << document.dump(2);
+      auto checked = ParseScenarioJson(document, "generated");
+      auto unchecked = ParseGeneratedScenarioJson(document, "generated");
+      ASSERT_TRUE(checked.ok() && unchecked.ok()) << "seed " << seed;
+      EXPECT_EQ(checked->options.Describe(), unchecked->options.Describe()) << "seed " << seed;
+      EXPECT_EQ(checked->document, unchecked->document) << "seed " << seed;
+    }
+  }
+}
 
 TEST(ScenarioGenerator_Seeds, SameSeedSameScenarioOtherSeedAnother) {
   EXPECT_EQ(Generate("raft", 7), Generate("raft", 7));

@@ -137,7 +137,10 @@ absl::StatusOr<json> FuzzConfig::DocumentFor(uint64_t seed, bool option_swarm) c
 absl::StatusOr<Scenario> FuzzConfig::ScenarioFor(uint64_t seed) const {
   auto document = DocumentFor(seed);
   if (!document.ok()) return document.status();
-  auto scenario = ParseScenarioJson(std::move(*document), fmt::format("fuzz {} seed {}", algorithm_->name(), seed));
+  // The document is the generator's own unless --set changed it.
+  const std::string source = fmt::format("fuzz {} seed {}", algorithm_->name(), seed);
+  auto scenario = overrides_.empty() ? ParseGeneratedScenarioJson(std::move(*document), source)
+                                     : ParseScenarioJson(std::move(*document), source);
   if (!scenario.ok() && !overrides_.empty()) {
     std::string flags;
     for (const Override& o : overrides_) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);

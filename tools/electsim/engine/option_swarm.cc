@@ -82,7 +82,7 @@ absl::StatusOr<algorithms::OptionValues> Read(const algorithms::Algorithm& algor
                                               uint32_t nodes) {
   const json probe = {
       {"nodes", nodes}, {"duration", "1s"}, {"algorithm", {{"name", algorithm.name()}, {"options", options}}}};
-  auto scenario = ParseScenarioJson(probe, "option swarm");
+  auto scenario = ParseGeneratedScenarioJson(probe, "option swarm");
   if (!scenario.ok()) return scenario.status();
   return scenario->options;
 }

@@ -144,13 +144,8 @@ Scenario Read(const Reader& reader, json document) {
   return s;
 }
 
-}  // namespace
-
-absl::StatusOr<Scenario> ParseScenarioJson(json document, const std::string& source,
-                                           const std::string& json_path_prefix) {
-  if (auto status = CheckAgainstSchema(SchemaKind::kScenario, document, source, json_path_prefix); !status.ok()) {
-    return status;
-  }
+// The document as the readers see it, with or without the schema before.
+absl::StatusOr<Scenario> ReadDocument(json document, const std::string& source, const std::string& json_path_prefix) {
   try {
     return Read(Reader(source, json_path_prefix), std::move(document));
   } catch (const scenario_reader::LoadFailure& failure) {
@@ -160,6 +155,20 @@ absl::StatusOr<Scenario> ParseScenarioJson(json document, const std::string& sou
     // safety net so that no input can end the process.
     return InputError(fmt::format("{}: unreadable scenario: {}", source, error.what()));
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Scenario> ParseScenarioJson(json document, const std::string& source,
+                                           const std::string& json_path_prefix) {
+  if (auto status = CheckAgainstSchema(SchemaKind::kScenario, document, source, json_path_prefix); !status.ok()) {
+    return status;
+  }
+  return ReadDocument(std::move(document), source, json_path_prefix);
+}
+
+absl::StatusOr<Scenario> ParseGeneratedScenarioJson(json document, const std::string& source) {
+  return ReadDocument(std::move(document), source, "");
 }
 
 absl::StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& source) {
