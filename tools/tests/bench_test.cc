@@ -235,19 +235,19 @@ TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {
   }
 }
 
-// Owners of keys (shards, 1000 keys, fair shares over 5 replicas): replica
-// 0's crash leaves its 200 keys without an owner until their leases run out
+// Owners of keys (shards, 200 keys, fair shares over 5 replicas): replica
+// 0's crash leaves its 40 keys without an owner until their leases run out
 // (a TTL of 1 s after the last renewal, at most 333 ms before the crash) and
 // the next owner claims each, within a renewal period past the TTL (shares
 // grow once replica 0's member lease has run out too); the others then hold
-// 250 each, and every removal woke all 5 watchers. A store
+// 50 each, and every removal woke all 5 watchers. A store
 // slowed to half the renewals' rate lets leases expire in a cascade: more
 // keys lose their owner than the one replica held, for longer.
 TEST_F(BenchTest, KeyFaults_ReplicaCrashAndStoreSlowdownMeasureTheKeys) {
   const auto rows_of = [&](const std::string& fault) {
     const std::string csv = (dir_ / (fault + ".csv")).string();
     const Outcome out = RunCombined("bench --algorithms shards --fault " + fault +
-                                    " --trials 8 --set algorithm.options.keys=1000 --set algorithm.options.policy=fair"
+                                    " --trials 4 --set algorithm.options.keys=200 --set algorithm.options.policy=fair"
                                     " --csv " +
                                     csv);
     EXPECT_EQ(out.exit_status, 0) << out.output;
@@ -255,23 +255,23 @@ TEST_F(BenchTest, KeyFaults_ReplicaCrashAndStoreSlowdownMeasureTheKeys) {
     return ReadCsv(csv);
   };
   const auto crash = rows_of("replica-crash");
-  ASSERT_EQ(crash.size(), 8u);
+  ASSERT_EQ(crash.size(), 4u);
   for (const auto& row : crash) {
     EXPECT_EQ(row.at("violations"), "");
-    EXPECT_EQ(row.at("keys"), "1000");
-    EXPECT_EQ(row.at("ownership_gaps"), "200");
+    EXPECT_EQ(row.at("keys"), "200");
+    EXPECT_EQ(row.at("ownership_gaps"), "40");
     EXPECT_GE(std::stoll(row.at("gap_p50_ns")), 1'000'000'000 - 333'000'000);
     EXPECT_LE(std::stoll(row.at("gap_max_ns")), 1'000'000'000 + 333'000'000);
-    EXPECT_EQ(row.at("min_per_replica"), "250");
-    EXPECT_EQ(row.at("max_per_replica"), "250");
+    EXPECT_EQ(row.at("min_per_replica"), "50");
+    EXPECT_EQ(row.at("max_per_replica"), "50");
     EXPECT_EQ(row.at("unowned_at_end"), "0");
     EXPECT_EQ(std::stoll(row.at("removal_wakeups")), 5 * std::stoll(row.at("removals")));
     EXPECT_EQ(row.at("known_ns"), "");  // no single leader's failover is measured
   }
   const auto slowdown = rows_of("store-slowdown");
-  ASSERT_EQ(slowdown.size(), 8u);
+  ASSERT_EQ(slowdown.size(), 4u);
   for (const auto& row : slowdown) {
-    EXPECT_GT(std::stoll(row.at("ownership_gaps")), 200);
+    EXPECT_GT(std::stoll(row.at("ownership_gaps")), 40);
     EXPECT_GT(std::stoll(row.at("gap_p50_ns")), 1'000'000'000);
     EXPECT_EQ(row.at("unowned_at_end"), "0");
   }
