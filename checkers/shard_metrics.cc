@@ -13,6 +13,18 @@ namespace {
 constexpr int64_t kEventDelete = 2;
 constexpr int64_t kEventExpire = 3;
 
+// One watch notice of a removal named (a, b): a key and its revision, or a
+// line's directory and child. The store sends a removal's notices back to
+// back, so a notice naming another removal than the last starts a new one.
+void CountNotice(int64_t a, int64_t b, int64_t& last_a, int64_t& last_b, int64_t& removals, int64_t& wakeups) {
+  if (a != last_a || b != last_b) {
+    ++removals;
+    last_a = a;
+    last_b = b;
+  }
+  ++wakeups;
+}
+
 sim::TimeNs Percentile(const std::vector<int64_t>& sorted_ns, int percent) {
   if (sorted_ns.empty()) return sim::TimeNs(0);
   // Nearest rank.
@@ -68,29 +80,16 @@ void ShardMetricsCollector::OnRecord(const sim::TraceRecord& r) {
     case sim::TraceKind::kSend: {
       if (r.node != store_ || r.payload == nullptr || r.time < measured_from_) return;
       if (r.payload->type_name() == "store.child_deleted") {
-        // A waiter's line moved up: one deletion of a child (dir, seq) wakes its watchers.
-        const int64_t dir = r.payload->Get("dir");
-        const int64_t seq = r.payload->Get("seq");
-        if (dir != last_child_dir_ || seq != last_child_seq_) {
-          ++removals_;
-          last_child_dir_ = dir;
-          last_child_seq_ = seq;
-        }
-        ++wakeups_;
+        // A waiter's line moved up: the deletion of a child wakes its watchers.
+        CountNotice(r.payload->Get("dir"), r.payload->Get("seq"), last_child_dir_, last_child_seq_, removals_,
+                    wakeups_);
         return;
       }
       if (r.payload->type_name() != "store.event") return;
       const sim::Payload& event = *r.payload;
       const int64_t kind = event.Get("kind");
       if (kind != kEventDelete && kind != kEventExpire) return;
-      const int64_t key = event.Get("key");
-      const int64_t rev = event.Get("rev");
-      if (key != last_removal_key_ || rev != last_removal_rev_) {
-        ++removals_;
-        last_removal_key_ = key;
-        last_removal_rev_ = rev;
-      }
-      ++wakeups_;
+      CountNotice(event.Get("key"), event.Get("rev"), last_removal_key_, last_removal_rev_, removals_, wakeups_);
       return;
     }
     case sim::TraceKind::kObserve: {
