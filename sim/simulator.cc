@@ -38,6 +38,9 @@ class Simulator::NodeContext final : public Context {
   void Sync() override { sim_->Sync(id_); }
   std::optional<int64_t> Load(std::string_view key) const override;
   void Observe(const Observation& observation) override { sim_->Observe(id_, observation); }
+  void Fail(std::string_view reason) override {
+    sim_->Fail(absl::AbortedError(fmt::format("node {}: {}", id_.value(), reason)));
+  }
 
  private:
   Simulator* sim_ = nullptr;

@@ -58,6 +58,7 @@ class FakeContext final : public sim::Context {
     return std::nullopt;
   }
   void Observe(const sim::Observation& observation) override { observations.push_back(observation); }
+  void Fail(std::string_view reason) override { failures.emplace_back(reason); }
 
   // The most recently armed, not cancelled timer with `tag`.
   std::optional<sim::TimerId> LiveTimer(uint64_t tag) const {
@@ -90,6 +91,7 @@ class FakeContext final : public sim::Context {
   sim::TimeNs now;
   std::vector<Sent> sent;
   std::vector<sim::Observation> observations;
+  std::vector<std::string> failures;  // reasons given to Fail, in order
   std::vector<Timer> armed;
   std::set<uint64_t> cancelled;
   std::map<std::string, int64_t> durable;

@@ -62,6 +62,11 @@ class Context {
 
   // Reports an observation for the checkers (roles, leadership, writes).
   virtual void Observe(const Observation& observation) = 0;
+
+  // Ends the run with an error naming this node and `reason`: for a node
+  // that cannot go on, as an external process that broke the step protocol
+  // (docs/step-protocol.md). The run stops after the current event.
+  virtual void Fail(std::string_view reason) = 0;
 };
 
 class Process {

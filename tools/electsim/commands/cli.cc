@@ -6,6 +6,7 @@
 #include <iostream>
 #include <new>
 
+#include "algorithms/external/external_algorithm.h"
 #include "electsim/electsim.h"
 #include "fmt/format.h"
 #include "tools/electsim/commands/commands.h"
@@ -75,6 +76,8 @@ int Main(int argc, char** argv) {
   // is a message and exit status 3. Unwinding to here runs the destructors
   // that remove temporary files.
   try {
+    // Manifests first: the registry closes at its first read.
+    if (auto s = algorithms::external::RegisterExternalAlgorithms(); !s.ok()) return ReportError(s);
     return RunCommandLine(argc, argv);
   } catch (const std::bad_alloc&) {
     std::cerr << "electsim: out of memory\n";
