@@ -32,8 +32,8 @@ constexpr size_t kMaxStorageKeyBytes = 128;
 // a node's to make.
 const std::vector<const sim::RecordType*>& ObservationTypes() {
   static const std::vector<const sim::RecordType*> types = {
-      &vocab::kRoleChange, &vocab::kBelief,     &vocab::kTermChange,   &vocab::kVote,       &vocab::kWriteBegin,
-      &vocab::kWrite,      &vocab::kLogAppend,  &vocab::kLogTruncate,  &vocab::kLogCommit,  &vocab::kHearing,
+      &vocab::kRoleChange, &vocab::kBelief,      &vocab::kTermChange,  &vocab::kVote,        &vocab::kWriteBegin,
+      &vocab::kWrite,      &vocab::kLogAppend,   &vocab::kLogTruncate, &vocab::kLogCommit,   &vocab::kHearing,
       &vocab::kRank,       &vocab::kRankAnytime, &vocab::kLeaseMargin, &vocab::kLeaseRequest};
   return types;
 }
@@ -76,7 +76,7 @@ std::optional<int64_t> ParseNanos(const json& value) {
 }
 
 struct Constraint {
-  std::string shorter;   // with `than`: shorter must be below than
+  std::string shorter;  // with `than`: shorter must be below than
   std::string than;
   std::string multiple;  // with `of`: multiple must be a whole multiple of of
   std::string of;
@@ -103,16 +103,17 @@ class ExternalAlgorithm final : public Algorithm {
     (void)cluster;
     for (const Constraint& constraint : constraints_) {
       if (!constraint.shorter.empty()) {
-        if (auto s = RequireShorter(options, constraint.shorter, constraint.than, constraint.because); !s.ok()) return s;
+        if (auto s = RequireShorter(options, constraint.shorter, constraint.than, constraint.because); !s.ok())
+          return s;
         continue;
       }
       const int64_t value = options.Int(constraint.multiple);
       const int64_t unit = options.Int(constraint.of);
       if (unit <= 0 || value % unit != 0) {
-        return absl::InvalidArgumentError(fmt::format(
-            "option {} ({}) must be a whole multiple of option {} ({}){}{}", constraint.multiple,
-            sim::FormatDuration(sim::TimeNs(value)), constraint.of, sim::FormatDuration(sim::TimeNs(unit)),
-            constraint.because.empty() ? "" : ": ", constraint.because));
+        return absl::InvalidArgumentError(fmt::format("option {} ({}) must be a whole multiple of option {} ({}){}{}",
+                                                      constraint.multiple, sim::FormatDuration(sim::TimeNs(value)),
+                                                      constraint.of, sim::FormatDuration(sim::TimeNs(unit)),
+                                                      constraint.because.empty() ? "" : ": ", constraint.because));
       }
     }
     return absl::OkStatus();
@@ -155,7 +156,8 @@ class ExternalAlgorithm final : public Algorithm {
   bool OptionIs(const OptionValues& options, const std::string& name, const json& wanted) const {
     for (const OptionSpec& spec : options_) {
       if (spec.name != name) continue;
-      if (spec.type == OptionType::kChoice) return wanted.is_string() && options.Choice(name) == wanted.get<std::string>();
+      if (spec.type == OptionType::kChoice)
+        return wanted.is_string() && options.Choice(name) == wanted.get<std::string>();
       if (wanted.is_boolean()) return options.Bool(name) == wanted.get<bool>();
       const std::optional<int64_t> value = ParseNanos(wanted);
       return value && options.Int(name) == *value;
@@ -205,7 +207,8 @@ class ExternalNode final : public sim::Process {
     }
     if (line.value("protocol", json()) != kProtocolVersion) {
       Stop(ctx, "hello",
-           fmt::format("speaks protocol {}, electsim speaks {}", line.value("protocol", json()).dump(), kProtocolVersion));
+           fmt::format("speaks protocol {}, electsim speaks {}", line.value("protocol", json()).dump(),
+                       kProtocolVersion));
       return;
     }
     const uint64_t seed = ctx.rng().Next();
@@ -232,7 +235,8 @@ class ExternalNode final : public sim::Process {
     if (armed == armed_.end() || armed->second != timer) return;  // re-armed or cancelled since
     armed_.erase(armed);
     Step(ctx, "timer",
-         fmt::format(R"({{"type":"timer","id":{},"mono":{},"wall":{}}})", id, ctx.MonotonicNow().ns(), ctx.WallNow().ns()));
+         fmt::format(R"({{"type":"timer","id":{},"mono":{},"wall":{}}})", id, ctx.MonotonicNow().ns(),
+                     ctx.WallNow().ns()));
   }
 
  private:
@@ -256,7 +260,8 @@ class ExternalNode final : public sim::Process {
 
   static void AppendRecord(std::string& out, const sim::Payload& record) {
     fmt::format_to(std::back_inserter(out), R"({{"type":"{}")", record.type_name());
-    for (const sim::Field field : record.fields()) fmt::format_to(std::back_inserter(out), R"(,"{}":{})", field.key, field.value);
+    for (const sim::Field field : record.fields())
+      fmt::format_to(std::back_inserter(out), R"(,"{}":{})", field.key, field.value);
     out.push_back('}');
   }
 
@@ -274,7 +279,8 @@ class ExternalNode final : public sim::Process {
       }
       json effect = json::parse(*line, nullptr, false);
       if (!effect.is_object() || !effect.contains("type") || !effect["type"].is_string()) {
-        Stop(ctx, what, fmt::format("a line that is not an effect (a JSON object with a \"type\"): {}", Excerpt(*line)));
+        Stop(ctx, what,
+             fmt::format("a line that is not an effect (a JSON object with a \"type\"): {}", Excerpt(*line)));
         return;
       }
       const std::string type = effect["type"].get<std::string>();
@@ -372,12 +378,13 @@ class ExternalNode final : public sim::Process {
   }
 
   // Reads the record in member `member` into `out`; returns what is wrong, or "".
-  static std::string ReadRecord(const json& effect, const char* member, const std::vector<const sim::RecordType*>& types,
-                                sim::Payload& out) {
+  static std::string ReadRecord(const json& effect, const char* member,
+                                const std::vector<const sim::RecordType*>& types, sim::Payload& out) {
     auto record = effect.find(member);
     if (record == effect.end() || !record->is_object()) return fmt::format("no record in \"{}\"", member);
     auto type_name = record->find("type");
-    if (type_name == record->end() || !type_name->is_string()) return fmt::format("a \"{}\" without a \"type\"", member);
+    if (type_name == record->end() || !type_name->is_string())
+      return fmt::format("a \"{}\" without a \"type\"", member);
     const sim::RecordType* type = FindType(types, type_name->get_ref<const std::string&>());
     if (type == nullptr) {
       return fmt::format("a \"{}\" of type \"{}\", which the {} does not declare", member,
@@ -389,8 +396,10 @@ class ExternalNode final : public sim::Process {
     for (auto it = record->begin(); it != record->end(); ++it) {
       if (it.key() == "type") continue;
       const int index = type->IndexOf(it.key());
-      if (index < 0) return fmt::format("a {} record with a field \"{}\" its type does not have", type->name(), it.key());
-      if (!it->is_number_integer()) return fmt::format("a {} record whose field \"{}\" is not an integer", type->name(), it.key());
+      if (index < 0)
+        return fmt::format("a {} record with a field \"{}\" its type does not have", type->name(), it.key());
+      if (!it->is_number_integer())
+        return fmt::format("a {} record whose field \"{}\" is not an integer", type->name(), it.key());
       values[index] = it->get<int64_t>();
       size = std::max(size, index + 1);
     }
@@ -413,6 +422,18 @@ std::unique_ptr<sim::Process> ExternalAlgorithm::CreateNode(sim::NodeId self, co
 }
 
 // ---- reading a manifest ----
+
+// A message type of the algorithm's own: "<prefix>.<message>", where the
+// prefix is none of electsim's, so no record of a built-in algorithm or
+// service shares its name (records with one name are one type).
+bool IsOwnTypeName(std::string_view name) {
+  const size_t dot = name.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return false;
+  static constexpr std::string_view kReserved[] = {"raft",     "bully", "ring", "lease",   "shards", "store",
+                                                   "resource", "role",  "log",  "declare", "key"};
+  const std::string_view prefix = name.substr(0, dot);
+  return std::find(std::begin(kReserved), std::end(kReserved), prefix) == std::end(kReserved);
+}
 
 class ManifestReader {
  public:
@@ -466,7 +487,8 @@ class ManifestReader {
       const json& timing = doc["bench_timing"];
       const std::string period = timing.value("period_option", std::string());
       const std::string detection = timing.value("detection_option", std::string());
-      if (!IsOption(period, OptionType::kDuration)) return Fail("/bench_timing/period_option", "a duration option's name");
+      if (!IsOption(period, OptionType::kDuration))
+        return Fail("/bench_timing/period_option", "a duration option's name");
       if (!IsOption(detection, OptionType::kDuration)) {
         return Fail("/bench_timing/detection_option", "a duration option's name");
       }
@@ -544,12 +566,17 @@ class ManifestReader {
       } else {
         return Fail(at + "/type", "\"duration\", \"int\", \"bool\", \"ratio\" or \"choice\"");
       }
-      if (spec.default_value < spec.min || spec.default_value > spec.max) return Fail(at + "/default", "within min and max");
+      if (spec.default_value < spec.min || spec.default_value > spec.max)
+        return Fail(at + "/default", "within min and max");
+      if (o.contains("step")) {
+        const std::optional<int64_t> step = type == "duration" ? ParseNanos(o["step"]) : std::nullopt;
+        if (!step || *step <= 0) return Fail(at + "/step", "a duration above 0 (duration options only)");
+        spec.step = *step;
+      }
       const json swarmed = o.value("swarmed", json(true));
       if (!swarmed.is_boolean()) return Fail(at + "/swarmed", "true or false");
       spec.swarmed = swarmed.get<bool>();
-      if (IsOption(option, spec.type) ||
-          std::any_of(a_->options_.begin(), a_->options_.end(), [&](const auto& s) { return s.name == option; })) {
+      if (std::any_of(a_->options_.begin(), a_->options_.end(), [&](const auto& s) { return s.name == option; })) {
         return Fail(at + "/name", "a name no other option has");
       }
       a_->options_.push_back(std::move(spec));
@@ -558,9 +585,8 @@ class ManifestReader {
   }
 
   bool ReadBound(const json& value, const std::string& at, int64_t& out, bool duration) {
-    const std::optional<int64_t> bound = duration ? ParseNanos(value)
-                                                  : (value.is_number_integer() ? std::optional(value.get<int64_t>())
-                                                                               : std::nullopt);
+    const std::optional<int64_t> bound =
+        duration ? ParseNanos(value) : (value.is_number_integer() ? std::optional(value.get<int64_t>()) : std::nullopt);
     if (!bound) return Fail(at, duration ? "a duration such as \"1ns\"" : "an integer");
     out = *bound;
     return true;
@@ -576,7 +602,8 @@ class ManifestReader {
       if (c.contains("shorter")) {
         constraint.shorter = c.value("shorter", std::string());
         constraint.than = c.value("than", std::string());
-        if (!IsOption(constraint.shorter, OptionType::kDuration)) return Fail(at + "/shorter", "a duration option's name");
+        if (!IsOption(constraint.shorter, OptionType::kDuration))
+          return Fail(at + "/shorter", "a duration option's name");
         if (!IsOption(constraint.than, OptionType::kDuration)) return Fail(at + "/than", "a duration option's name");
       } else {
         constraint.multiple = c.value("multiple", std::string());
@@ -597,9 +624,10 @@ class ManifestReader {
       const std::string at = fmt::format("/messages/{}", i);
       const json& m = messages[i];
       const json type = m.value("type", json());
-      const std::string prefix = a_->name_ + ".";
-      if (!type.is_string() || type.get<std::string>().rfind(prefix, 0) != 0 || type.get<std::string>() == prefix) {
-        return Fail(at + "/type", fmt::format("a string \"{}<message>\"", prefix));
+      if (!type.is_string() || !IsOwnTypeName(type.get<std::string>())) {
+        return Fail(at + "/type",
+                    "a string \"<prefix>.<message>\" whose prefix is not electsim's own (raft, bully, ring, lease, "
+                    "shards, store, resource, role, log, declare, key)");
       }
       if (Message(type) != nullptr) return Fail(at + "/type", "a type no other message has");
       const json fields = m.value("fields", json::array());

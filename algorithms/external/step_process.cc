@@ -1,14 +1,18 @@
 #include "algorithms/external/step_process.h"
 
-#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "fmt/format.h"
 
@@ -21,11 +25,53 @@ constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
 std::string Errno(int error) { return std::strerror(error); }
 
+// Killed processes not yet reaped. A killed process takes a while to go (its
+// threads, its memory); waiting for each would hold the simulation up, so
+// they are reaped whenever a process starts or ends, without waiting.
+std::mutex unreaped_mutex;
+std::vector<pid_t> unreaped;
+
+void ReapWhatHasEnded() {
+  std::lock_guard lock(unreaped_mutex);
+  std::erase_if(unreaped, [](pid_t pid) {
+    int status = 0;
+    return waitpid(pid, &status, WNOHANG) != 0;  // ended, or no longer ours
+  });
+}
+
+// A node process and the simulation that drives it take turns and never run
+// at once. On one CPU each step is a switch between the two; across two CPUs
+// it is a wake-up of the other CPU, which made a step twice as slow
+// (results/performance.md, "External nodes"). So each thread that runs
+// simulations with external nodes keeps to one CPU of those allowed, a
+// different one for each such thread in turn, and its node processes inherit
+// it. Where the simulation runs changes nothing in what it does.
+void KeepToOneCpu() {
+  thread_local bool kept = false;
+  if (kept) return;
+  kept = true;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (pthread_getaffinity_np(pthread_self(), sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
+  static std::atomic<int> next_thread{0};
+  int pick = next_thread.fetch_add(1) % CPU_COUNT(&allowed);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed) || pick-- > 0) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+    return;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<StepProcess>> StepProcess::Start(const std::vector<std::string>& argv,
                                                                 std::chrono::milliseconds budget) {
   if (argv.empty()) return absl::InvalidArgumentError("an empty command");
+  ReapWhatHasEnded();
+  KeepToOneCpu();
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return absl::UnavailableError(fmt::format("cannot start {}: socketpair: {}", argv[0], Errno(errno)));
@@ -63,6 +109,11 @@ absl::StatusOr<std::unique_ptr<StepProcess>> StepProcess::Start(const std::vecto
     close(fds[0]);
     return absl::UnavailableError(fmt::format("cannot start {}: {}", argv[0], Errno(spawned)));
   }
+  // The budget is a watchdog on real time: it decides only whether a run
+  // ends with an error, never what a run does.
+  timeval timeout{.tv_sec = static_cast<time_t>(budget.count() / 1000),
+                  .tv_usec = static_cast<suseconds_t>(budget.count() % 1000 * 1000)};
+  setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
   return std::unique_ptr<StepProcess>(new StepProcess(pid, fds[0], budget));
 }
 
@@ -71,10 +122,10 @@ StepProcess::~StepProcess() {
   if (!reaped_) {
     // A crash of the node is this kill: nothing it has not written survives.
     kill(pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    std::lock_guard lock(unreaped_mutex);
+    unreaped.push_back(pid_);
   }
+  ReapWhatHasEnded();
 }
 
 absl::Status StepProcess::WriteLine(std::string_view line) {
@@ -100,9 +151,6 @@ absl::StatusOr<std::string_view> StepProcess::ReadLine() {
     buffer_.erase(0, line_start_);
     line_start_ = 0;
   }
-  // The budget is a watchdog on real time: it decides only whether a run
-  // ends with an error, never what a run does.
-  const auto deadline = std::chrono::steady_clock::now() + budget_;
   while (true) {
     const size_t newline = buffer_.find('\n', scanned_);
     if (newline != std::string::npos) {
@@ -112,18 +160,15 @@ absl::StatusOr<std::string_view> StepProcess::ReadLine() {
     }
     scanned_ = buffer_.size();
     if (buffer_.size() > kMaxLineBytes) return absl::AbortedError("wrote a line of more than 1 MiB");
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      return absl::AbortedError(fmt::format("gave no answer within the step budget of {} ms", budget_.count()));
-    }
-    pollfd ready{.fd = fd_, .events = POLLIN, .revents = 0};
-    const int polled = poll(&ready, 1, static_cast<int>(left.count()));
-    if (polled < 0 && errno != EINTR) return absl::AbortedError(fmt::format("poll: {}", Errno(errno)));
-    if (polled <= 0) continue;
+    // One blocking read, bounded by the socket's receive timeout (the
+    // budget): a poll first would double the system calls of every step.
     char chunk[65536];
     const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
     if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return absl::AbortedError(fmt::format("wrote nothing for the step budget of {} ms", budget_.count()));
+      }
       return absl::AbortedError(fmt::format("cannot read from the process ({}); it {}", Errno(errno), HowItEnded()));
     }
     if (n == 0) {
@@ -146,7 +191,8 @@ std::string StepProcess::HowItEnded() {
   if (waited != pid_) return "is still running";
   reaped_ = true;
   if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   return "ended";
 }
 

@@ -21,7 +21,7 @@ class StepProcess {
   // Starts `argv` (argv[0] is a path, or a name looked up on PATH). The
   // status names the program when it cannot be started.
   static absl::StatusOr<std::unique_ptr<StepProcess>> Start(const std::vector<std::string>& argv,
-                                                          std::chrono::milliseconds budget);
+                                                            std::chrono::milliseconds budget);
   ~StepProcess();
   StepProcess(const StepProcess&) = delete;
   StepProcess& operator=(const StepProcess&) = delete;

@@ -37,6 +37,10 @@ struct OptionSpec {
   // Whether the fuzzer's option swarm draws it: false for a setting of the
   // environment (the store's capacity) rather than a choice of the algorithm.
   bool swarmed = true;
+  // When above 0, the values the swarm draws are whole multiples of it (in
+  // the held unit): a grid the algorithm needs, as etcd's raft counts its
+  // timeouts in ticks.
+  int64_t step = 0;
   std::vector<std::string> choices;   // kChoice only
   std::vector<int64_t> default_list;  // kIntList only
 

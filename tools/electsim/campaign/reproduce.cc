@@ -1,6 +1,7 @@
 #include "tools/electsim/campaign/reproduce.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "tools/electsim/io/program_name.h"
@@ -24,7 +25,10 @@ std::string ShellQuote(std::string_view word) {
   return quoted + "'";
 }
 
-CommandLine::CommandLine() { words_.push_back(RawProgramName()); }
+CommandLine::CommandLine() {
+  words_.push_back(RawProgramName());
+  if (const char* manifests = std::getenv("ELECTSIM_ALGORITHMS"); manifests != nullptr) manifests_ = manifests;
+}
 
 CommandLine& CommandLine::Add(std::string word) {
   words_.push_back(std::move(word));
@@ -48,7 +52,8 @@ CommandLine& CommandLine::AddSets(const std::vector<std::string>& sets) {
 }
 
 std::string CommandLine::Text() const {
-  std::string text;
+  // An assignment before the program: the shell sets it for that command only.
+  std::string text = manifests_.empty() ? "" : "ELECTSIM_ALGORITHMS=" + ShellQuote(manifests_);
   for (const std::string& word : words_) {
     if (!text.empty()) text += ' ';
     text += ShellQuote(word);

@@ -16,7 +16,9 @@ std::string ShellQuote(std::string_view word);
 
 class CommandLine {
  public:
-  // Starts with the program as it was started (argv[0]).
+  // Starts with the program as it was started (argv[0]). When
+  // $ELECTSIM_ALGORITHMS names algorithm manifests, the text sets it first:
+  // without it the command would not know their algorithms.
   CommandLine();
   CommandLine& Add(std::string word);
   CommandLine& Add(std::string flag, std::string value);
@@ -30,6 +32,7 @@ class CommandLine {
 
  private:
   std::vector<std::string> words_;
+  std::string manifests_;  // $ELECTSIM_ALGORITHMS as this program was started with it
 };
 
 }  // namespace electsim::campaign

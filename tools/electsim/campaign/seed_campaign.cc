@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "sim/trace.h"
+#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/engine/repro_writer.h"
 #include "tools/electsim/engine/shrink.h"
 #include "tools/electsim/export/html_timeline.h"
@@ -32,7 +33,10 @@ absl::Status WithSeed(const absl::Status& error, const std::string& source, uint
   if (absl::IsCancelled(error)) return error;
   std::string message(error.message());
   if (const std::string named = source + ": "; message.starts_with(named)) message.erase(0, named.size());
-  return absl::Status(error.code(), fmt::format("{} seed {}: {}", source, seed, message));
+  // A generated scenario's source names its seed already ("fuzz raft seed 7").
+  const std::string seeded = fmt::format(" seed {}", seed);
+  if (source.ends_with(seeded)) return absl::Status(error.code(), fmt::format("{}: {}", source, message));
+  return absl::Status(error.code(), fmt::format("{}{}: {}", source, seeded, message));
 }
 
 class CampaignRunner {
@@ -146,7 +150,8 @@ class CampaignRunner {
     }
     plan_.Written(repro);
     f.repro = repro;
-    text_ << fmt::format("  repro: {0} (replay: {1} replay {0})\n", EscapeForTerminal(repro), ProgramName());
+    text_ << fmt::format("  repro: {} (replay: {})\n", EscapeForTerminal(repro),
+                         EscapeForTerminal(CommandLine().Add("replay").Add(repro).Text()));
     if (settings_.timelines) WriteTimeline(seed, *out.scenario, family, f);
     if (settings_.shrink_runs > 0) Shrink(seed, out, family, f);
   }

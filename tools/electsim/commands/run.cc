@@ -86,7 +86,8 @@ int Run(const RunFlags& flags) {
   if (WritesRepro(flags, *result)) {
     const std::string path = repros.PathFor(seed, campaign::kReproSuffix);
     if (auto status = WriteReproFile(path, *scenario, *result, outputs.inputs()); status.ok()) {
-      notes << fmt::format("repro: {0} (replay: {1} replay {0})\n", EscapeForTerminal(path), ProgramName());
+      notes << fmt::format("repro: {} (replay: {})\n", EscapeForTerminal(path),
+                           EscapeForTerminal(campaign::CommandLine().Add("replay").Add(path).Text()));
     } else {
       out << std::flush;
       outcome.CouldNotWrite(status);

@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/campaign/output_plan.h"
+#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/engine/repro.h"
 #include "tools/electsim/io/exit_status.h"
@@ -71,8 +72,9 @@ int Shrink(const ShrinkFlags& flags) {
   if (auto status = WriteShrinkOutputs(outputs, *shrunk, plan.inputs()); !status.ok()) {
     outcome.CouldNotWrite(status);
   } else {
-    std::cout << fmt::format("  scenario: {0}\n  repro: {1} (replay: {2} replay {1})\n",
-                             EscapeForTerminal(outputs.scenario), EscapeForTerminal(outputs.repro), ProgramName());
+    std::cout << fmt::format("  scenario: {}\n  repro: {} (replay: {})\n", EscapeForTerminal(outputs.scenario),
+                             EscapeForTerminal(outputs.repro),
+                             EscapeForTerminal(campaign::CommandLine().Add("replay").Add(outputs.repro).Text()));
   }
   if (const int signal_number = StopSignal(); signal_number != 0) {
     outcome.Finish();

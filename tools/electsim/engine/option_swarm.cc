@@ -60,9 +60,13 @@ json Draw(const algorithms::Algorithm& algorithm, const OptionSpec& option, sim:
     }
     case OptionType::kDuration: {
       // Whole milliseconds where the default is at least 2ms: readable in repros.
-      const int64_t unit = option.default_value >= 2'000'000 ? 1'000'000 : 1;
+      const int64_t unit = option.step > 0 ? option.step : option.default_value >= 2'000'000 ? 1'000'000 : 1;
       const auto [low, high] = Around(option.default_value / unit, (option.min + unit - 1) / unit, option.max / unit);
       const int64_t drawn = rng.Between(low, high);
+      if (option.step > 0) {
+        const int64_t ns = drawn * unit;
+        return ns % 1'000'000 == 0 ? fmt::format("{}ms", ns / 1'000'000) : fmt::format("{}ns", ns);
+      }
       return unit == 1 ? fmt::format("{}ns", drawn) : fmt::format("{}ms", drawn);
     }
     case OptionType::kRatio: {

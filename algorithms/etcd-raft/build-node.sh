@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the etcd-raft step-protocol node against Debian's packaged Go sources
+# (golang-go, golang-etcd-server-dev): GOPATH mode, no module downloads.
+# Usage: build-node.sh OUT_BINARY CACHE_DIR
+set -euo pipefail
+usage="usage: build-node.sh OUT_BINARY CACHE_DIR"
+out=${1:?$usage}
+cache=${2:?$usage}
+here=$(cd "$(dirname "$0")" && pwd)
+
+if ! command -v go >/dev/null || [[ ! -d /usr/share/gocode/src/go.etcd.io/etcd/raft ]]; then
+  echo "build-node.sh: needs Go and etcd's raft sources: apt-get install golang-go golang-etcd-server-dev" >&2
+  exit 1
+fi
+
+mkdir -p "$cache" "$(dirname "$out")"
+cache=$(cd "$cache" && pwd)
+out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+
+# GOPATH mode wants the package under $GOPATH/src; a fresh copy each time so
+# a file removed here does not linger there.
+src=$cache/gopath/src/electsim-etcd-raft
+rm -rf "$src"
+mkdir -p "$src"
+cp "$here"/*.go "$src"/
+
+cd "$src"
+GO111MODULE=off GOPATH="$cache/gopath:/usr/share/gocode" GOCACHE="$cache/gocache" GOFLAGS=-trimpath \
+  go build -o "$out" .
