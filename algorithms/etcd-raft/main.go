@@ -18,6 +18,7 @@ import (
 	"math/rand"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -42,12 +43,32 @@ var etcdGlobalRand unsafe.Pointer
 
 // seedEtcd makes etcd's timeouts this boot's: called before the node exists,
 // as newRaft draws the first one.
-func seedEtcd(seed uint64) {
+//
+// With spreadTicks 0 or more, the draws land in [0, spreadTicks] instead of
+// etcd's [0, ElectionTick): etcd's only use of the source is
+// electionTimeout + Intn(electionTimeout) (raft.go, resetRandomizedElectionTimeout),
+// and Intn(n) returns Int63()>>32 % n, so a source that returns k<<32 for k
+// below n makes it return k. That is how the node runs timeout ranges etcd
+// cannot be configured with (the Raft paper's 150-151ms), for comparisons.
+func seedEtcd(seed uint64, spreadTicks int64) {
+	var source rand.Source = rand.NewSource(int64(seed))
+	if spreadTicks >= 0 {
+		source = &spreadSource{draws: rand.New(source), choices: spreadTicks + 1}
+	}
 	r := (*lockedRand)(etcdGlobalRand)
 	r.mu.Lock()
-	r.rand = rand.New(rand.NewSource(int64(seed)))
+	r.rand = rand.New(source)
 	r.mu.Unlock()
 }
+
+// spreadSource yields k<<32 for k uniform in [0, choices).
+type spreadSource struct {
+	draws   *rand.Rand
+	choices int64
+}
+
+func (s *spreadSource) Int63() int64 { return s.draws.Int63n(s.choices) << 32 }
+func (s *spreadSource) Seed(int64)   {}
 
 // Timer ids.
 const (
@@ -89,11 +110,12 @@ type record struct {
 }
 
 type options struct {
-	TickInterval      *int64 `json:"tick_interval"`
-	ElectionTimeout   *int64 `json:"election_timeout"`
-	HeartbeatInterval *int64 `json:"heartbeat_interval"`
-	PreVote           *bool  `json:"pre_vote"`
-	CheckQuorum       *bool  `json:"check_quorum"`
+	TickInterval       *int64 `json:"tick_interval"`
+	ElectionTimeout    *int64 `json:"election_timeout"`
+	ElectionTimeoutMax *int64 `json:"election_timeout_max"`
+	HeartbeatInterval  *int64 `json:"heartbeat_interval"`
+	PreVote            *bool  `json:"pre_vote"`
+	CheckQuorum        *bool  `json:"check_quorum"`
 }
 
 type leaderWork struct {
@@ -382,11 +404,23 @@ func (n *node) start(ev *event) {
 	if heartbeat%tick != 0 {
 		bad = append(bad, fmt.Sprintf("heartbeat_interval (%dns)", heartbeat))
 	}
+	// election_timeout_max: 0 keeps etcd's own range.
+	spreadTicks := int64(-1)
+	if opt.ElectionTimeoutMax != nil && *opt.ElectionTimeoutMax != 0 {
+		max := *opt.ElectionTimeoutMax
+		if max%tick != 0 {
+			bad = append(bad, fmt.Sprintf("election_timeout_max (%dns)", max))
+		}
+		if max < election || max >= 2*election {
+			fail("option election_timeout_max (%dns) must be 0 (etcd's own range) or in [election_timeout, 2*election_timeout) (election_timeout %dns)", max, election)
+		}
+		spreadTicks = (max - election) / tick
+	}
 	switch len(bad) {
 	case 1:
 		fail("option %s must be a multiple of tick_interval (%dns)", bad[0], tick)
-	case 2:
-		fail("options %s and %s must be multiples of tick_interval (%dns)", bad[0], bad[1], tick)
+	case 2, 3:
+		fail("options %s must be multiples of tick_interval (%dns)", strings.Join(bad, " and "), tick)
 	}
 	if ev.Nodes < 1 || ev.Node < 0 || ev.Node >= ev.Nodes {
 		fail("node %d is not one of 0..%d", ev.Node, ev.Nodes-1)
@@ -438,7 +472,7 @@ func (n *node) start(ev *event) {
 		}
 	}
 
-	seedEtcd(ev.Seed)
+	seedEtcd(ev.Seed, spreadTicks)
 
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID:                        uint64(n.self + 1),

@@ -185,6 +185,30 @@ TEST_F(BenchTest, CrashLeader_TimesFollowTheirDefinitions) {
   }
 }
 
+// A Raft failover with no timeout spread splits the vote again and again; a
+// wide spread rarely does. failover_terms counts the rounds.
+TEST_F(BenchTest, CrashLeader_FailoverTermsCountTheSplitVotes) {
+  auto split_votes = [&](const std::string& max) {
+    const std::string csv = (dir_ / ("raft-" + max + ".csv")).string();
+    const Outcome outcome = RunCombined(
+        "bench --algorithms raft --trials 40 --set algorithm.options.election_timeout_max=" + max + " --csv " + csv);
+    EXPECT_EQ(outcome.exit_status, 0) << outcome.output;
+    EXPECT_NE(outcome.output.find("more than one term (split votes): "), std::string::npos) << outcome.output;
+    int split = 0;
+    for (const auto& row : ReadCsv(csv)) {
+      if (row.at("failover_terms").empty()) continue;
+      const int64_t terms = std::stoll(row.at("failover_terms"));
+      EXPECT_GE(terms, 1);
+      split += terms > 1;
+    }
+    return split;
+  };
+  const int narrow = split_votes("151ms");
+  const int wide = split_votes("300ms");
+  EXPECT_GT(narrow, wide);
+  EXPECT_GE(narrow, 10);
+}
+
 TEST(BenchSweep, Points_EvenlySpacedAndExact) {
   auto timeouts = electsim::ParseSweep("election_timeout_max=150ms..300ms:6", {"raft"});
   ASSERT_TRUE(timeouts.ok()) << timeouts.status();

@@ -207,6 +207,15 @@ BenchTrial MeasureTrial(const RunResult& result, bool every_election) {
   if (f.old_leader_acting) t.old_leader_acting_ns = f.old_leader_acting->ns();
   if (f.undone) t.settled_ns = since(f.settled, *f.undone);
   t.old_leader_back = f.old_leader_back;
+  // The failover's election is the first to start at the fault or later;
+  // the one before it elected the leader the fault struck.
+  for (size_t i = 1; i < m.elections.size(); ++i) {
+    if (m.elections[i].started < f.started) continue;
+    if (m.elections[i].term >= 0 && m.elections[i - 1].term >= 0) {
+      t.failover_terms = m.elections[i].term - m.elections[i - 1].term;
+    }
+    break;
+  }
   t.failover_messages = f.election_messages;
   t.failover_bytes = f.election_bytes;
   return t;
@@ -234,6 +243,9 @@ const std::vector<CsvColumn>& BenchCsvColumns() {
        "from its resume until it stepped down"},
       {"settled_ns", "isolate: from the heal until one leader was known to all"},
       {"old_leader_back", "1 when that leader was the old one winning back"},
+      {"failover_terms",
+       "terms or epochs the failover took: the new leader's less the struck leader's (above 1: a round ended "
+       "without a leader, a split vote)"},
       {"elections", "election episodes in the whole run"},
       {"max_term", "the highest term or epoch reached"},
       {"failover_messages", "election messages sent from the fault until the new leader was known"},
@@ -284,6 +296,7 @@ std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_
           opt(t.old_leader_acting_ns),
           opt(t.settled_ns),
           t.old_leader_back ? 1 : 0,
+          opt(t.failover_terms),
           t.elections,
           t.max_term,
           t.failover_messages,
@@ -448,7 +461,7 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
                       s.n == 0 ? "—" : fmt::format("{} ± {}", Value(s.mean, u), Value(s.ci95, u))});
   }
   if (IsKeyFault(fault)) return out + table.Note(KeyNote(config, trials));
-  uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0;
+  uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0, split = 0;
   for (const BenchTrial& t : trials) {
     if (!t.ran) continue;
     if (!Counted(t)) {
@@ -458,14 +471,20 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
     ++counted;
     unknown += !t.known_ns;
     back += t.old_leader_back;
+    split += t.failover_terms.value_or(0) > 1;
     messages += t.failover_messages;
     bytes += t.failover_bytes;
   }
   const double per = counted == 0 ? 0 : 1.0 / static_cast<double>(counted);
-  return out + table.Note(fmt::format(
-                   "per failover {:.1f} messages, {:.0f} bytes; no new leader known by the end: {}; old leader back "
-                   "after the fault: {}; with a violation (left out): {}",
-                   static_cast<double>(messages) * per, static_cast<double>(bytes) * per, unknown, back, violating));
+  // Only where a term is a round of voting: a lease's token is a store
+  // revision, which many writes move.
+  const bool votes = !config.scenario.algorithm->message_roles().vote_grants.empty();
+  return out +
+         table.Note(fmt::format(
+             "per failover {:.1f} messages, {:.0f} bytes; {}no new leader known by the end: {}; old leader "
+             "back after the fault: {}; with a violation (left out): {}",
+             static_cast<double>(messages) * per, static_cast<double>(bytes) * per,
+             votes ? fmt::format("more than one term (split votes): {}; ", split) : "", unknown, back, violating));
 }
 
 // This configuration against the first algorithm of its sweep point, trial

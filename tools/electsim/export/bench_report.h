@@ -34,6 +34,9 @@ struct BenchTrial {
   // whether it was the old leader winning back.
   std::optional<int64_t> old_leader_acting_ns, settled_ns;
   bool old_leader_back = false;
+  // Terms (or epochs) the failover took: the new leader's less the struck
+  // leader's. Above 1, a round ended without a leader (a split vote).
+  std::optional<int64_t> failover_terms;
   // Election messages and their estimated bytes (sim::EstimatedEncodedBytes)
   // of the election episodes from the fault until the new leader was known.
   uint64_t failover_messages = 0;
