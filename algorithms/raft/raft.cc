@@ -171,7 +171,13 @@ void RaftNode::StepPreCandidate(sim::Context& ctx, sim::NodeId from, const sim::
   } else if (message.Is(kRequestVote)) {
     HandleRequestVote(ctx, from, message);
   } else if (const auto reply = message.As<PreVoteReply>()) {
-    if (reply->granted != 0 && reply->term == Wire(current_term_) + 1 && CountGrant(from)) BecomeCandidate(ctx);
+    // A grant names the proposed term; a refusal the refuser's, here ours
+    // (a higher one has made this node a follower already).
+    if (reply->granted != 0) {
+      if (reply->term == Wire(current_term_) + 1 && CountGrant(from)) BecomeCandidate(ctx);
+    } else if (config_.step_down_on_lost_vote && reply->term == Wire(current_term_) && CountRefusal(from)) {
+      LoseRound(ctx);
+    }
   }
 }
 
@@ -183,7 +189,11 @@ void RaftNode::StepCandidate(sim::Context& ctx, sim::NodeId from, const sim::Mes
   } else if (message.Is(kRequestVote)) {
     HandleRequestVote(ctx, from, message);
   } else if (const auto vote = message.As<Vote>()) {
-    if (vote->granted != 0 && CountGrant(from)) BecomeLeader(ctx);
+    if (vote->granted != 0) {
+      if (CountGrant(from)) BecomeLeader(ctx);
+    } else if (config_.step_down_on_lost_vote && vote->term == Wire(current_term_) && CountRefusal(from)) {
+      LoseRound(ctx);
+    }
   }
 }
 
@@ -491,9 +501,28 @@ bool RaftNode::CountGrant(sim::NodeId from) {
   return grant_count_ >= quorum();
 }
 
+bool RaftNode::CountRefusal(sim::NodeId from) {
+  if (!refused_[from.value()]) {  // a duplicated reply counts once
+    refused_[from.value()] = true;
+    ++refusal_count_;
+  }
+  return refusal_count_ >= quorum();
+}
+
 void RaftNode::ResetGrants() {
   granted_.assign(config_.node_count, false);
   grant_count_ = 0;
+  if (config_.step_down_on_lost_vote) refused_.assign(config_.node_count, false);
+  refusal_count_ = 0;
+}
+
+void RaftNode::LoseRound(sim::Context& ctx) {
+  // etcd's becomeFollower(r.Term, None): the timeout restarts from the moment
+  // the round was lost, which differs from node to node, and so breaks the
+  // lockstep of candidates that time out together (equal timeouts would
+  // otherwise split the vote forever).
+  BecomeFollower(ctx, current_term_, sim::kNoNode);
+  ResetElectionTimer(ctx);
 }
 
 bool RaftNode::HeardFromLeaderRecently(sim::Context& ctx) const {
@@ -561,6 +590,11 @@ class Raft final : public Algorithm {
                            "a leader steps down if a majority has not answered within election_timeout_min; and, "
                            "as in etcd (raft.go, Step), a node that heard its leader within election_timeout_min "
                            "ignores vote and pre-vote requests of higher terms"),
+          OptionSpec::Bool("step_down_on_lost_vote", false,
+                           "as etcd (raft.go, stepCandidate, VoteLost): a candidate or pre-candidate that a majority "
+                           "refused becomes a follower at once and restarts its election timeout, rather than "
+                           "waiting it out; without it, candidates that time out together stay in lockstep, and "
+                           "equal timeouts split the vote forever (results/etcd-raft.md)"),
           BugOption(raft::Mutants()),
       };
       return list;
@@ -655,6 +689,7 @@ class Raft final : public Algorithm {
     config.heartbeat_interval_ns = options.Duration("heartbeat_interval");
     config.pre_vote = options.Bool("pre_vote");
     config.check_quorum = options.Bool("check_quorum");
+    config.step_down_on_lost_vote = options.Bool("step_down_on_lost_vote");
     config.resource = cluster.resource;
     config.leader_work = cluster.leader_work;
     return raft::CreateNode(options.Int(kBugOption), self, std::move(config));

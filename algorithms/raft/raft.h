@@ -103,6 +103,9 @@ struct RaftConfig {
   sim::TimeNs heartbeat_interval_ns = sim::TimeNs::Millis(50);
   bool pre_vote = false;
   bool check_quorum = false;
+  // etcd's rule (raft.go, stepCandidate, VoteLost): a (pre-)candidate that a
+  // majority refused becomes a follower at once, with a fresh timeout.
+  bool step_down_on_lost_vote = false;
   sim::NodeId resource = sim::kNoNode;
   LeaderWorkConfig leader_work;
 };
@@ -229,7 +232,11 @@ class RaftNode : public sim::Process, private LogStorage {
   void ResetElectionTimer(sim::Context& ctx);
   // Counts `from`'s grant; true once a majority (self included) granted.
   bool CountGrant(sim::NodeId from);
+  // Counts `from`'s refusal; true once a majority refused (step_down_on_lost_vote).
+  bool CountRefusal(sim::NodeId from);
   void ResetGrants();
+  // A round a majority refused: back to follower, with a fresh timeout.
+  void LoseRound(sim::Context& ctx);
   // Whether a leader has been heard from within election_timeout_min (the
   // leader itself always counts): etcd's "lease" that, with check_quorum,
   // makes a node ignore (pre-)vote requests.
@@ -267,6 +274,9 @@ class RaftNode : public sim::Process, private LogStorage {
   // holds no per-peer state.
   std::vector<bool> granted_;
   uint32_t grant_count_ = 0;
+  // The same for refusals, with step_down_on_lost_vote only.
+  std::vector<bool> refused_;
+  uint32_t refusal_count_ = 0;
   // Leader with check_quorum: peers heard from in this quorum period (sized
   // on becoming leader).
   std::vector<bool> recently_active_;

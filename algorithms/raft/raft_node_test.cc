@@ -199,6 +199,55 @@ TEST(RaftNode_PreVote, WithCheckQuorumRequestsAreIgnoredWithinTheLease) {
 
 // ---- AppendEntries, follower side ----
 
+// etcd's VoteLost: with step_down_on_lost_vote a candidate refused by a
+// majority becomes a follower at once, with a fresh timeout; without it, it
+// stays a candidate and waits its timeout out (Figure 2).
+TEST(RaftNode_LostVote, ACandidateRefusedByAMajorityStepsDownOnlyWithTheOption) {
+  for (const bool step_down : {false, true}) {
+    RaftConfig config = Config();
+    config.node_count = 5;
+    config.pre_vote = false;
+    config.step_down_on_lost_vote = step_down;
+    Harness h(0, config, 1, {});
+    h.FireElectionTimer();
+    ASSERT_EQ(h.ctx.Observed(vocab::kRoleChange).back().Get("role"), static_cast<int64_t>(vocab::Role::kCandidate));
+    const std::optional<sim::TimerId> timer = h.ctx.LiveTimer(RaftNode::kElectionTag);
+    h.ctx.ClearOutputs();
+    const sim::Message refused = raft::Vote{.term = 2, .granted = 0};
+    h.Deliver(1, refused);
+    h.Deliver(1, refused);  // a duplicate counts once
+    h.Deliver(2, refused);
+    EXPECT_TRUE(h.ctx.Observed(vocab::kRoleChange).empty()) << "two refusals of five are no majority";
+    h.Deliver(3, refused);
+    const auto roles = h.ctx.Observed(vocab::kRoleChange);
+    if (step_down) {
+      ASSERT_EQ(roles.size(), 1u);
+      EXPECT_EQ(roles.back().Get("role"), static_cast<int64_t>(vocab::Role::kFollower));
+      EXPECT_EQ(roles.back().Get("term"), 2);  // the term stays
+      EXPECT_NE(h.ctx.LiveTimer(RaftNode::kElectionTag), timer) << "the timeout restarts";
+    } else {
+      EXPECT_TRUE(roles.empty());
+      EXPECT_EQ(h.ctx.LiveTimer(RaftNode::kElectionTag), timer);
+    }
+  }
+}
+
+TEST(RaftNode_LostVote, APreCandidateRefusedByAMajorityStepsDownWithTheOption) {
+  RaftConfig config = Config();
+  config.step_down_on_lost_vote = true;
+  Harness h(0, config, 1, {});
+  h.FireElectionTimer();
+  h.ctx.ClearOutputs();
+  // A refusal carries the refuser's term, here the pre-candidate's own.
+  h.Deliver(1, raft::PreVoteReply{.term = 1, .granted = 0});
+  EXPECT_TRUE(h.ctx.Observed(vocab::kRoleChange).empty()) << "one refusal of three is no majority";
+  h.Deliver(2, raft::PreVoteReply{.term = 1, .granted = 0});
+  const auto roles = h.ctx.Observed(vocab::kRoleChange);
+  ASSERT_EQ(roles.size(), 1u);
+  EXPECT_EQ(roles.back().Get("role"), static_cast<int64_t>(vocab::Role::kFollower));
+  EXPECT_EQ(roles.back().Get("term"), 1);  // a pre-vote round never moves the term
+}
+
 TEST(RaftNode_Append, RejectsAMissingOrMismatchedPrevEntryWithItsLastIndex) {
   Harness h(1, Config(), 3, {1, 1, 2});
   h.Deliver(0, Append(3, 5, 2, 0));  // we have no index 5

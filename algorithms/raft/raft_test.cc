@@ -79,7 +79,7 @@ TEST(Raft_Registry, FindsRaftByName) {
   std::set<std::string> names;
   for (const OptionSpec& spec : RaftAlgorithm().options()) names.insert(spec.name);
   EXPECT_EQ(names, (std::set<std::string>{"bug", "check_quorum", "election_timeout_max", "election_timeout_min",
-                                          "heartbeat_interval", "pre_vote"}));
+                                          "heartbeat_interval", "pre_vote", "step_down_on_lost_vote"}));
 }
 
 TEST(Raft_Mutants, EachIsSelectableByTheBugOptionAndBuildsItsOwnNode) {

@@ -42,10 +42,10 @@ TEST(OptionSwarm_Draws, SameSeedSameDrawAndSeedsDrawDifferentOptions) {
   }
   // Every option that can be drawn is, somewhere in 50 seeds; bug never is.
   EXPECT_EQ(names, (std::set<std::string>{"check_quorum", "election_timeout_max", "election_timeout_min",
-                                          "heartbeat_interval", "pre_vote"}));
+                                          "heartbeat_interval", "pre_vote", "step_down_on_lost_vote"}));
   EXPECT_EQ(SwarmedOptions(AlgorithmNamed("raft"), json::object()),
             (std::vector<std::string>{"election_timeout_min", "election_timeout_max", "heartbeat_interval", "pre_vote",
-                                      "check_quorum"}));
+                                      "check_quorum", "step_down_on_lost_vote"}));
 }
 
 TEST(OptionSwarm_Draws, NumbersStayWithinHalfAndTwiceTheirDefaultAndTheAlgorithmAcceptsThem) {

@@ -6,10 +6,10 @@
 #include <iostream>
 #include <new>
 
-#include "algorithms/external/external_algorithm.h"
 #include "electsim/electsim.h"
 #include "fmt/format.h"
 #include "tools/electsim/commands/commands.h"
+#include "tools/electsim/external/external_algorithm.h"
 #include "tools/electsim/io/exit_status.h"
 #include "tools/electsim/io/program_name.h"
 #include "tools/electsim/io/terminal_text.h"
@@ -77,7 +77,7 @@ int Main(int argc, char** argv) {
   // that remove temporary files.
   try {
     // Manifests first: the registry closes at its first read.
-    if (auto s = algorithms::external::RegisterExternalAlgorithms(); !s.ok()) return ReportError(s);
+    if (auto s = external::RegisterExternalAlgorithms(); !s.ok()) return ReportError(s);
     return RunCommandLine(argc, argv);
   } catch (const std::bad_alloc&) {
     std::cerr << "electsim: out of memory\n";

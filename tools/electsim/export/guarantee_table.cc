@@ -34,6 +34,39 @@ std::string FormatGuarantees(const algorithms::Algorithm& algorithm, const algor
   return out;
 }
 
+namespace {
+
+bool SameGuarantees(const algorithms::Guarantees& a, const algorithms::Guarantees& b) {
+  auto covers = [](const algorithms::Guarantees& x, const algorithms::Guarantees& y) {
+    return std::all_of(x.begin(), x.end(), [&](const algorithms::Guarantee& g) {
+      return std::any_of(y.begin(), y.end(), [&](const algorithms::Guarantee& h) {
+        return g.invariant == h.invariant && g.kept_under == h.kept_under;
+      });
+    });
+  };
+  return covers(a, b) && covers(b, a);
+}
+
+// Whether boolean `option` changes a guarantee: flipped alone, or left at its
+// default while every other boolean is flipped. One that changes none (Raft's
+// step_down_on_lost_vote, a matter of liveness) makes no variant: its
+// tables would repeat another's.
+bool MovesGuarantees(const algorithms::Algorithm& algorithm, const algorithms::OptionSpec& option,
+                     const algorithms::OptionValues& defaults) {
+  algorithms::OptionValues alone = defaults;
+  alone.Set(option.name, option.default_value == 0);
+  if (!SameGuarantees(algorithm.guarantees(alone), algorithm.guarantees(defaults))) return true;
+  algorithms::OptionValues all = defaults;
+  for (const algorithms::OptionSpec& other : algorithm.options()) {
+    if (other.type == algorithms::OptionType::kBool) all.Set(other.name, other.default_value == 0);
+  }
+  algorithms::OptionValues all_but = all;
+  all_but.Set(option.name, option.default_value);
+  return !SameGuarantees(algorithm.guarantees(all), algorithm.guarantees(all_but));
+}
+
+}  // namespace
+
 std::vector<GuaranteeVariant> GuaranteeVariants(const algorithms::Algorithm& algorithm) {
   const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(algorithm.options());
   std::vector<GuaranteeVariant> variants = {{"defaults", "", nlohmann::json::object(), defaults}};
@@ -42,6 +75,7 @@ std::vector<GuaranteeVariant> GuaranteeVariants(const algorithms::Algorithm& alg
   for (const algorithms::OptionSpec& option : algorithm.options()) {
     // A mutant is no configuration: it promises nothing (one line says so).
     if (option.name == algorithms::kBugOption && !algorithm.mutants().empty()) continue;
+    if (option.type == algorithms::OptionType::kBool && !MovesGuarantees(algorithm, option, defaults)) continue;
     std::vector<std::pair<int64_t, nlohmann::json>> values;  // held, as written
     if (option.type == algorithms::OptionType::kBool)
       values.emplace_back(option.default_value == 0, option.default_value == 0);

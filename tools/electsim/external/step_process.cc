@@ -1,4 +1,4 @@
-#include "algorithms/external/step_process.h"
+#include "tools/electsim/external/step_process.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace algorithms::external {
+namespace electsim::external {
 namespace {
 
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
@@ -68,7 +68,7 @@ void KeepToOneCpu() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<StepProcess>> StepProcess::Start(const std::vector<std::string>& argv,
-                                                                std::chrono::milliseconds budget) {
+                                                                int64_t budget_ms) {
   if (argv.empty()) return absl::InvalidArgumentError("an empty command");
   ReapWhatHasEnded();
   KeepToOneCpu();
@@ -111,10 +111,10 @@ absl::StatusOr<std::unique_ptr<StepProcess>> StepProcess::Start(const std::vecto
   }
   // The budget is a watchdog on real time: it decides only whether a run
   // ends with an error, never what a run does.
-  timeval timeout{.tv_sec = static_cast<time_t>(budget.count() / 1000),
-                  .tv_usec = static_cast<suseconds_t>(budget.count() % 1000 * 1000)};
+  timeval timeout{.tv_sec = static_cast<time_t>(budget_ms / 1000),
+                  .tv_usec = static_cast<suseconds_t>(budget_ms % 1000 * 1000)};
   setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  return std::unique_ptr<StepProcess>(new StepProcess(pid, fds[0], budget));
+  return std::unique_ptr<StepProcess>(new StepProcess(pid, fds[0], budget_ms));
 }
 
 StepProcess::~StepProcess() {
@@ -167,7 +167,7 @@ absl::StatusOr<std::string_view> StepProcess::ReadLine() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return absl::AbortedError(fmt::format("wrote nothing for the step budget of {} ms", budget_.count()));
+        return absl::AbortedError(fmt::format("wrote nothing for the step budget of {} ms", budget_ms_));
       }
       return absl::AbortedError(fmt::format("cannot read from the process ({}); it {}", Errno(errno), HowItEnded()));
     }
@@ -196,4 +196,4 @@ std::string StepProcess::HowItEnded() {
   return "ended";
 }
 
-}  // namespace algorithms::external
+}  // namespace electsim::external

@@ -1,9 +1,8 @@
-#include "algorithms/external/external_algorithm.h"
+#include "tools/electsim/external/external_algorithm.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -12,17 +11,30 @@
 #include <optional>
 #include <sstream>
 
-#include "algorithms/external/step_process.h"
 #include "electsim/algorithms/leader_work.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/format.h"
+#include "tools/electsim/external/step_process.h"
 
-namespace algorithms::external {
+namespace electsim::external {
 namespace {
 
 using json = nlohmann::json;
+using algorithms::Algorithm;
+using algorithms::AllFaultKinds;
+using algorithms::Cluster;
+using algorithms::FaultKind;
+using algorithms::FaultKindName;
+using algorithms::FaultKinds;
+using algorithms::Guarantees;
+using algorithms::OptionSpec;
+using algorithms::OptionType;
+using algorithms::OptionValues;
+using algorithms::RequireShorter;
+using algorithms::ResourceAck;
+using algorithms::ResourceWrite;
 
 constexpr int kProtocolVersion = 1;
 constexpr size_t kMaxStorageKeyBytes = 128;
@@ -133,7 +145,7 @@ class ExternalAlgorithm final : public Algorithm {
                                            const OptionValues& options) const override;
 
   const std::vector<std::string>& command() const { return command_; }
-  std::chrono::milliseconds budget() const { return budget_; }
+  int64_t budget_ms() const { return budget_ms_; }
   const std::vector<const sim::RecordType*>& message_types() const { return message_types_; }
 
   // The options as the start event carries them.
@@ -168,7 +180,7 @@ class ExternalAlgorithm final : public Algorithm {
   std::string name_;
   std::string summary_;
   std::vector<std::string> command_;
-  std::chrono::milliseconds budget_{10000};
+  int64_t budget_ms_ = 10000;
   std::vector<OptionSpec> options_;
   std::vector<Constraint> constraints_;
   std::deque<std::string> strings_;  // names the record types and guarantees point into
@@ -189,7 +201,7 @@ class ExternalNode final : public sim::Process {
 
   void OnStart(sim::Context& ctx) override {
     std::vector<std::string> argv = algorithm_.command();
-    auto started = StepProcess::Start(argv, algorithm_.budget());
+    auto started = StepProcess::Start(argv, algorithm_.budget_ms());
     if (!started.ok()) {
       Stop(ctx, "start", std::string(started.status().message()));
       return;
@@ -299,6 +311,50 @@ class ExternalNode final : public sim::Process {
     return it->get<int64_t>();
   }
 
+  // set_timer and cancel_timer: the process names its timers by its own ids.
+  std::string ApplyTimer(sim::Context& ctx, const std::string& type, const json& effect) {
+    const std::optional<int64_t> id = Integer(effect, "id");
+    if (!id) return fmt::format("a {} without an integer \"id\"", type);
+    auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == *id; });
+    if (armed != armed_.end()) {
+      ctx.CancelTimer(armed->second);
+      armed_.erase(armed);
+    }
+    if (type == "cancel_timer") return "";
+    const std::optional<int64_t> delay = Integer(effect, "delay");
+    if (!delay || *delay < 0) return "a set_timer without a \"delay\" of 0 ns or more";
+    armed_.emplace_back(*id, ctx.SetTimer(sim::TimeNs(*delay), static_cast<uint64_t>(*id)));
+    return "";
+  }
+
+  // persist, write, sync and load.
+  std::string ApplyStorage(sim::Context& ctx, const std::string& type, const json& effect) {
+    if (type == "sync") {
+      ctx.Sync();
+      return "";
+    }
+    auto key = effect.find("key");
+    if (key == effect.end() || !key->is_string() || key->get_ref<const std::string&>().empty() ||
+        key->get_ref<const std::string&>().size() > kMaxStorageKeyBytes) {
+      return fmt::format("a {} without a \"key\" of 1 to {} bytes", type, kMaxStorageKeyBytes);
+    }
+    const std::string& name = key->get_ref<const std::string&>();
+    if (type == "load") {
+      const std::optional<int64_t> value = ctx.Load(name);
+      json answer = {{"type", "value"}, {"key", name}, {"value", value ? json(*value) : json(nullptr)}};
+      if (auto s = process_->WriteLine(answer.dump()); !s.ok()) return std::string(s.message());
+      return "";
+    }
+    const std::optional<int64_t> value = Integer(effect, "value");
+    if (!value) return fmt::format("a {} without an integer \"value\"", type);
+    if (type == "persist") {
+      ctx.Persist(name, *value);
+    } else {
+      ctx.Write(name, *value);
+    }
+    return "";
+  }
+
   // Applies one effect; returns what is wrong with it, or "".
   std::string Apply(sim::Context& ctx, const std::string& type, const json& effect) {
     if (type == "send") {
@@ -313,54 +369,9 @@ class ExternalNode final : public sim::Process {
       ctx.Send(sim::NodeId(static_cast<uint32_t>(*to)), message);
       return "";
     }
-    if (type == "set_timer") {
-      const std::optional<int64_t> id = Integer(effect, "id");
-      const std::optional<int64_t> delay = Integer(effect, "delay");
-      if (!id || !delay || *delay < 0) return "a set_timer without an integer \"id\" and a \"delay\" of 0 ns or more";
-      auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == *id; });
-      if (armed != armed_.end()) {
-        ctx.CancelTimer(armed->second);
-        armed_.erase(armed);
-      }
-      armed_.emplace_back(*id, ctx.SetTimer(sim::TimeNs(*delay), static_cast<uint64_t>(*id)));
-      return "";
-    }
-    if (type == "cancel_timer") {
-      const std::optional<int64_t> id = Integer(effect, "id");
-      if (!id) return "a cancel_timer without an integer \"id\"";
-      auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == *id; });
-      if (armed != armed_.end()) {
-        ctx.CancelTimer(armed->second);
-        armed_.erase(armed);
-      }
-      return "";
-    }
-    if (type == "persist" || type == "write" || type == "load") {
-      auto key = effect.find("key");
-      if (key == effect.end() || !key->is_string() || key->get_ref<const std::string&>().empty() ||
-          key->get_ref<const std::string&>().size() > kMaxStorageKeyBytes) {
-        return fmt::format("a {} without a \"key\" of 1 to {} bytes", type, kMaxStorageKeyBytes);
-      }
-      const std::string& name = key->get_ref<const std::string&>();
-      if (type == "load") {
-        const std::optional<int64_t> value = ctx.Load(name);
-        json answer = {{"type", "value"}, {"key", name}, {"value", value ? json(*value) : json(nullptr)}};
-        if (auto s = process_->WriteLine(answer.dump()); !s.ok()) return std::string(s.message());
-        return "";
-      }
-      const std::optional<int64_t> value = Integer(effect, "value");
-      if (!value) return fmt::format("a {} without an integer \"value\"", type);
-      if (type == "persist") {
-        ctx.Persist(name, *value);
-      } else {
-        ctx.Write(name, *value);
-      }
-      return "";
-    }
-    if (type == "sync") {
-      ctx.Sync();
-      return "";
-    }
+    if (type == "set_timer" || type == "cancel_timer") return ApplyTimer(ctx, type, effect);
+    if (type == "persist" || type == "write" || type == "load" || type == "sync")
+      return ApplyStorage(ctx, type, effect);
     if (type == "observe") {
       sim::Payload observation;
       if (std::string problem = ReadRecord(effect, "obs", ObservationTypes(), observation); !problem.empty()) {
@@ -476,7 +487,7 @@ class ManifestReader {
     if (doc.contains("step_budget_ms")) {
       const json& budget = doc["step_budget_ms"];
       if (!budget.is_number_integer() || budget.get<int64_t>() < 1) return Fail("/step_budget_ms", "an integer >= 1");
-      a_->budget_ = std::chrono::milliseconds(budget.get<int64_t>());
+      a_->budget_ms_ = budget.get<int64_t>();
     }
     if (!ReadOptions(doc.value("options", json::array()))) return false;
     if (!ReadConstraints(doc.value("constraints", json::array()))) return false;
@@ -733,7 +744,7 @@ class ManifestReader {
 
 }  // namespace
 
-absl::StatusOr<const Algorithm*> LoadManifest(const std::string& path) {
+absl::StatusOr<const algorithms::Algorithm*> LoadManifest(const std::string& path) {
   auto algorithm = ManifestReader(path).Read();
   if (!algorithm.ok()) return algorithm.status();
   // The registry keeps algorithms for the program's life.
@@ -769,11 +780,11 @@ absl::Status RegisterExternalAlgorithms() {
   for (const std::string& path : ManifestPaths()) {
     auto algorithm = LoadManifest(path);
     if (!algorithm.ok()) return algorithm.status();
-    if (auto s = RegisterAlgorithm(**algorithm); !s.ok()) {
+    if (auto s = algorithms::RegisterAlgorithm(**algorithm); !s.ok()) {
       return absl::InvalidArgumentError(fmt::format("{}: {}", path, std::string(s.message())));
     }
   }
   return absl::OkStatus();
 }
 
-}  // namespace algorithms::external
+}  // namespace electsim::external

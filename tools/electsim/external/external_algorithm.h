@@ -12,12 +12,12 @@
 #include "absl/status/statusor.h"
 #include "electsim/algorithms/algorithm.h"
 
-namespace algorithms::external {
+namespace electsim::external {
 
 // Reads the manifest at `path`. InvalidArgument names the file, the JSON
 // path and what was expected. The algorithm lives as long as the program (the
 // registry holds it, and its record types name strings it owns).
-absl::StatusOr<const Algorithm*> LoadManifest(const std::string& path);
+absl::StatusOr<const algorithms::Algorithm*> LoadManifest(const std::string& path);
 
 // The manifests electsim registers at start: every *.json in the
 // `algorithms.d` directory beside the running program, in name order, then
@@ -28,4 +28,4 @@ std::vector<std::string> ManifestPaths();
 // anything reads the registry.
 absl::Status RegisterExternalAlgorithms();
 
-}  // namespace algorithms::external
+}  // namespace electsim::external

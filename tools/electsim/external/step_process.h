@@ -7,21 +7,21 @@
 
 #include <sys/types.h>
 
-#include <chrono>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
-namespace algorithms::external {
+namespace electsim::external {
 
 class StepProcess {
  public:
   // Starts `argv` (argv[0] is a path, or a name looked up on PATH). The
   // status names the program when it cannot be started.
-  static absl::StatusOr<std::unique_ptr<StepProcess>> Start(const std::vector<std::string>& argv,
-                                                            std::chrono::milliseconds budget);
+  static absl::StatusOr<std::unique_ptr<StepProcess>> Start(const std::vector<std::string>& argv, int64_t budget_ms);
   ~StepProcess();
   StepProcess(const StepProcess&) = delete;
   StepProcess& operator=(const StepProcess&) = delete;
@@ -34,17 +34,17 @@ class StepProcess {
   absl::StatusOr<std::string_view> ReadLine();
 
  private:
-  StepProcess(pid_t pid, int fd, std::chrono::milliseconds budget) : pid_(pid), fd_(fd), budget_(budget) {}
+  StepProcess(pid_t pid, int fd, int64_t budget_ms) : pid_(pid), fd_(fd), budget_ms_(budget_ms) {}
   // How the process ended, once it has ("exited with status 2", "killed by signal 9").
   std::string HowItEnded();
 
   pid_t pid_;
   int fd_;
-  std::chrono::milliseconds budget_;
+  int64_t budget_ms_;
   std::string buffer_;
   size_t line_start_ = 0;  // where the next line starts in buffer_
   size_t scanned_ = 0;     // bytes after line_start_ already searched for a newline
   bool reaped_ = false;
 };
 
-}  // namespace algorithms::external
+}  // namespace electsim::external
