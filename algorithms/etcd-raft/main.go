@@ -70,6 +70,9 @@ type spreadSource struct {
 func (s *spreadSource) Int63() int64 { return s.draws.Int63n(s.choices) << 32 }
 func (s *spreadSource) Seed(int64)   {}
 
+// Mixed into the seed for the tick phase's own stream.
+const tickPhaseStream = 0x9e3779b97f4a7c15
+
 // Timer ids.
 const (
 	timerTick     = 1
@@ -515,7 +518,13 @@ func (n *node) start(ev *event) {
 	// before may still count: 4E.
 	n.observe("declare.hearing", kv{"within", election - tick}, kv{"over", 4 * election})
 
-	n.setTimer(timerTick, tick)
+	// The first tick comes at a point of the tick period drawn from the seed
+	// (from a stream of its own, so etcd's draws stay as they are): processes
+	// started together would otherwise tick in phase, and followers would time
+	// out in the same instant far more often than a real cluster's, whose
+	// nodes start at different times.
+	phase := 1 + rand.New(rand.NewSource(int64(ev.Seed^tickPhaseStream))).Int63n(tick)
+	n.setTimer(timerTick, phase)
 	n.drain() // a restarted node hands out the entries its commit covers
 }
 
