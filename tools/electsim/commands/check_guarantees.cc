@@ -18,6 +18,7 @@
 #include "tools/electsim/engine/fuzz_judge.h"
 #include "tools/electsim/export/guarantee_table.h"
 #include "tools/electsim/export/report.h"
+#include "tools/electsim/io/terminal_text.h"
 #include "tools/electsim/io/termination.h"
 
 namespace electsim::commands {

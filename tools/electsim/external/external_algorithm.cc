@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -561,7 +562,7 @@ class ManifestReader {
         if (!fallback.is_number() || fallback.get<double>() < 0 || fallback.get<double>() > 1) {
           return Fail(at + "/default", "a number in [0, 1]");
         }
-        spec = OptionSpec::Ratio(option, static_cast<int64_t>(fallback.get<double>() * 1e6 + 0.5), 0, 1000000, help);
+        spec = OptionSpec::Ratio(option, std::lround(fallback.get<double>() * 1e6), 0, 1000000, help);
       } else if (type == "choice") {
         const json choices = o.value("choices", json());
         if (!choices.is_array() || choices.empty()) return Fail(at + "/choices", "a non-empty array of strings");
