@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -748,8 +749,14 @@ class ManifestReader {
 absl::StatusOr<const algorithms::Algorithm*> LoadManifest(const std::string& path) {
   auto algorithm = ManifestReader(path).Read();
   if (!algorithm.ok()) return algorithm.status();
-  // The registry keeps algorithms for the program's life.
-  return algorithm->release();
+  // The registry keeps algorithms for the program's life, as a pointer in a
+  // global: never destroyed (a worker may still read one at exit), and never
+  // reported as a leak.
+  static auto* const loaded = new std::vector<std::unique_ptr<ExternalAlgorithm>>();
+  static std::mutex loaded_mutex;
+  std::lock_guard lock(loaded_mutex);
+  loaded->push_back(std::move(*algorithm));
+  return loaded->back().get();
 }
 
 std::vector<std::string> ManifestPaths() {
