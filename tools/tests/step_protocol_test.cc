@@ -152,11 +152,13 @@ TEST_F(StepProtocol, ABadManifestNamesItsFileAndJsonPathAndStopsEveryCommand) {
 
 TEST_F(StepProtocol, AManifestsAlgorithmIsListedWithItsOptions) {
   UseManifest(R"({"protocol":1,"name":"fixture","command":["x"],
-    "options":[{"name":"tick","type":"duration","default":"10ms","min":"1ms","help":"how often"}]})");
+    "options":[{"name":"tick","type":"duration","default":"1.5s","min":"1ms","help":"how often"}]})");
   const auto outcome = RunCombined(std::string("list"));
   EXPECT_EQ(outcome.exit_status, 0) << outcome.output;
   EXPECT_NE(outcome.output.find("fixture"), std::string::npos) << outcome.output;
   EXPECT_NE(outcome.output.find("tick"), std::string::npos) << outcome.output;
+  EXPECT_NE(outcome.output.find("default 1500ms"), std::string::npos)
+      << "durations as scenarios write them: " << outcome.output;
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/format.h"
 #include "tools/electsim/external/step_process.h"
+#include "tools/electsim/language/duration.h"
 
 namespace electsim::external {
 namespace {
@@ -72,21 +73,12 @@ sim::RecordType MakeRecordType(std::string_view name, const std::vector<std::str
   }
 }
 
-// "150ms", "2s", "10us", "7ns", or an integer of nanoseconds.
+// A duration as scenarios write it ("150ms", "1.5s"), or an integer of nanoseconds.
 std::optional<int64_t> ParseNanos(const json& value) {
   if (value.is_number_integer()) return value.get<int64_t>();
   if (!value.is_string()) return std::nullopt;
-  const std::string text = value.get<std::string>();
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 15) return std::nullopt;
-  const int64_t number = std::stoll(text.substr(0, digits));
-  const std::string unit = text.substr(digits);
-  if (unit == "ns") return number;
-  if (unit == "us") return number * 1000;
-  if (unit == "ms") return number * 1000000;
-  if (unit == "s") return number * 1000000000;
-  return std::nullopt;
+  const absl::StatusOr<sim::TimeNs> parsed = ParseDuration(value.get<std::string>());
+  return parsed.ok() ? std::optional<int64_t>(parsed->ns()) : std::nullopt;
 }
 
 struct Constraint {
