@@ -194,8 +194,7 @@ class ExternalNode final : public sim::Process {
       : algorithm_(algorithm), self_(self), cluster_(cluster), options_json_(std::move(options_json)) {}
 
   void OnStart(sim::Context& ctx) override {
-    std::vector<std::string> argv = algorithm_.command();
-    auto started = StepProcess::Start(argv, algorithm_.budget_ms());
+    auto started = StepProcess::Start(algorithm_.command(), algorithm_.budget_ms());
     if (!started.ok()) {
       Stop(ctx, "start", std::string(started.status().message()));
       return;

@@ -29,8 +29,9 @@ class StepProcess {
   // Writes `line` and a newline. Fails when the process has gone.
   absl::Status WriteLine(std::string_view line);
   // The next line, without its newline. Fails on end of file (with the
-  // process's exit status), on a line over 1 MiB, or when no whole line came
-  // within the budget.
+  // process's exit status), on a line over 1 MiB, or when the process wrote
+  // nothing for the budget while a line was awaited (a per-read bound, not
+  // one for the whole line).
   absl::StatusOr<std::string_view> ReadLine();
 
  private:
