@@ -5,8 +5,11 @@
 // algorithm and fault set, on how many seeds each invariant broke; a count in
 // [brackets] is one the algorithm declares kept there and must be 0 (exit 1
 // otherwise). This is the evidence behind each algorithm's guarantees().
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_split.h"
@@ -200,30 +203,68 @@ int CheckGuarantees(const CheckFlags& flags) {
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
   size_t label_width = 12;
   for (const auto& c : cases) label_width = std::max(label_width, c->kinds().size());
-  std::ostringstream quiet;  // each case's own lines: the table says it all
-  campaign::CampaignSettings settings{.plan = {*range, {}}, .loop = {.jobs = flags.jobs}};
-  settings.repro_dir = "";
-  settings.text = &quiet;
-  settings.progress = false;
-  campaign::OutputPlan outputs({});
+  struct CaseRun {
+    campaign::CampaignRun run;
+    bool failed = false;
+  };
+  std::vector<std::optional<CaseRun>> runs(cases.size());
+  std::mutex mutex;  // guards everything below, standard output included
+  size_t next_case = 0;
+  size_t next_line = 0;
+  bool stop_taking = false;
   CommandOutcome outcome;
   std::string broken;
   absl::Status error;
-  for (size_t i = 0; i < cases.size() && error.ok() && StopSignal() == 0; ++i) {
-    const GuaranteeCase& c = *cases[i];
-    if (i == 0 || &cases[i - 1]->algorithm() != &c.algorithm() || cases[i - 1]->variant() != c.variant()) {
-      std::cout << TableHeader(c, flags.seeds, label_width);
+  auto print_finished_lines = [&] {
+    for (; next_line < cases.size() && runs[next_line].has_value(); ++next_line) {
+      const GuaranteeCase& c = *cases[next_line];
+      const CaseRun& done = *runs[next_line];
+      if (done.failed) outcome.Failed();
+      if (done.run.loop.end == campaign::LoopEnd::kError && error.ok()) error = done.run.loop.error;
+      if (next_line == 0 || &cases[next_line - 1]->algorithm() != &c.algorithm() ||
+          cases[next_line - 1]->variant() != c.variant()) {
+        std::cout << TableHeader(c, flags.seeds, label_width);
+      }
+      std::cout << TableLine(c, done.run.summary, label_width) << "\n" << std::flush;
+      for (const auto& [seed, f] : done.run.summary.failing) {
+        broken +=
+            fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
+                        c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
+        break;
+      }
     }
-    const campaign::CampaignRun run = campaign::RunCampaign(c, settings, outputs, outcome);
-    if (run.loop.end == campaign::LoopEnd::kError) error = run.loop.error;
-    std::cout << TableLine(c, run.summary, label_width) << "\n" << std::flush;
-    for (const auto& [seed, f] : run.summary.failing) {
-      broken +=
-          fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
-                      c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
-      break;
+  };
+  // The cases run side by side, one per job, each over its seeds on one
+  // worker: a case of a few seeds cannot keep two workers busy (its last seed
+  // runs alone), and external nodes' cases are mostly of a few seeds. Lines
+  // still come in case order, each as soon as the cases before it are done.
+  auto worker = [&] {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::lock_guard lock(mutex);
+        if (stop_taking || next_case == cases.size() || StopSignal() != 0) return;
+        i = next_case++;
+      }
+      std::ostringstream quiet;  // each case's own lines: the table says it all
+      campaign::CampaignSettings settings{.plan = {*range, {}}, .loop = {.jobs = 1}};
+      settings.repro_dir = "";
+      settings.text = &quiet;
+      settings.progress = false;
+      campaign::OutputPlan outputs({});
+      CommandOutcome case_outcome;
+      CaseRun done{.run = campaign::RunCampaign(*cases[i], settings, outputs, case_outcome),
+                   .failed = case_outcome.failed()};
+      std::lock_guard lock(mutex);
+      if (done.run.loop.end == campaign::LoopEnd::kError) stop_taking = true;
+      runs[i] = std::move(done);
+      print_finished_lines();
     }
-  }
+  };
+  RunWorkers(std::min<unsigned>(std::max(1u, flags.jobs), static_cast<unsigned>(cases.size())), worker, [&] {
+    std::lock_guard lock(mutex);
+    stop_taking = true;
+  });
   std::cout << broken;
   if (const int signal_number = StopSignal(); signal_number != 0) return kExitSignalBase + signal_number;
   if (!error.ok()) return ReportError(error);

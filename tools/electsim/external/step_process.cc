@@ -8,7 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -43,26 +44,57 @@ void ReapWhatHasEnded() {
 // at once. On one CPU each step is a switch between the two; across two CPUs
 // it is a wake-up of the other CPU, which made a step twice as slow
 // (results/performance.md, "External nodes"). So each thread that runs
-// simulations with external nodes keeps to one CPU of those allowed, a
-// different one for each such thread in turn, and its node processes inherit
-// it. Where the simulation runs changes nothing in what it does.
-void KeepToOneCpu() {
-  thread_local bool kept = false;
-  if (kept) return;
-  kept = true;
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (pthread_getaffinity_np(pthread_self(), sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
-  static std::atomic<int> next_thread{0};
-  int pick = next_thread.fetch_add(1) % CPU_COUNT(&allowed);
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed) || pick-- > 0) continue;
+// simulations with external nodes keeps to one CPU of those allowed, and its
+// node processes inherit it. Where the simulation runs changes nothing in
+// what it does.
+//
+// The thread takes the allowed CPU that the fewest live threads of this
+// process keep to, nearest after the one the scheduler has put it on. Counted
+// from the first allowed CPU instead, every electsim process running at once
+// (ctest -j, GNU parallel shards) would keep to that CPU and leave the others
+// idle; taken in turn, two threads still running could share one.
+class CpuKeeper {
+ public:
+  ~CpuKeeper() {
+    if (cpu_ < 0) return;
+    std::lock_guard lock(mutex_);
+    --kept_[static_cast<size_t>(cpu_)];
+  }
+
+  void Keep() {
+    if (tried_) return;
+    tried_ = true;
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (pthread_getaffinity_np(pthread_self(), sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
+    const int current = std::max(0, sched_getcpu());
+    std::lock_guard lock(mutex_);
+    int best = -1;
+    for (int step = 0; step < CPU_SETSIZE; ++step) {
+      const int cpu = (current + step) % CPU_SETSIZE;
+      if (CPU_ISSET(cpu, &allowed) &&
+          (best < 0 || kept_[static_cast<size_t>(cpu)] < kept_[static_cast<size_t>(best)])) {
+        best = cpu;
+      }
+    }
     cpu_set_t one;
     CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-    return;
+    CPU_SET(best, &one);
+    if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) return;
+    cpu_ = best;
+    ++kept_[static_cast<size_t>(best)];
   }
+
+ private:
+  bool tried_ = false;
+  int cpu_ = -1;
+  static inline std::mutex mutex_;
+  static inline std::array<int, CPU_SETSIZE> kept_{};
+};
+
+void KeepToOneCpu() {
+  thread_local CpuKeeper keeper;
+  keeper.Keep();
 }
 
 }  // namespace
