@@ -184,6 +184,96 @@ absl::StatusOr<std::vector<const algorithms::Algorithm*>> ChosenAlgorithms(const
   return chosen;
 }
 
+// Runs the cases and prints the table. The cases run side by side, one per
+// job, each over its seeds on one worker: a case of a few seeds cannot keep
+// two workers busy (its last seed runs alone), and external nodes' cases are
+// mostly of a few seeds. Lines still come in case order, each as soon as the
+// cases before it are done.
+class CaseTable {
+ public:
+  CaseTable(const std::vector<std::unique_ptr<GuaranteeCase>>& cases, campaign::SeedRange range, uint64_t seeds)
+      : cases_(cases), range_(range), seeds_(seeds), runs_(cases.size()) {
+    for (const auto& c : cases_) label_width_ = std::max(label_width_, c->kinds().size());
+  }
+
+  // The command's exit status.
+  int Run(unsigned jobs) {
+    RunWorkers(
+        std::min<unsigned>(std::max(1u, jobs), static_cast<unsigned>(cases_.size())), [this] { Work(); },
+        [this] {
+          std::lock_guard lock(mutex_);
+          stop_taking_ = true;
+        });
+    std::cout << broken_;
+    if (const int signal_number = StopSignal(); signal_number != 0) return kExitSignalBase + signal_number;
+    if (!error_.ok()) return ReportError(error_);
+    return outcome_.Finish();
+  }
+
+ private:
+  struct CaseRun {
+    campaign::CampaignRun run;
+    bool failed = false;
+  };
+
+  void Work() {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::lock_guard lock(mutex_);
+        if (stop_taking_ || next_case_ == cases_.size() || StopSignal() != 0) return;
+        i = next_case_++;
+      }
+      std::ostringstream quiet;  // each case's own lines: the table says it all
+      campaign::CampaignSettings settings{.plan = {range_, {}}, .loop = {.jobs = 1}};
+      settings.repro_dir = "";
+      settings.text = &quiet;
+      settings.progress = false;
+      campaign::OutputPlan outputs({});
+      CommandOutcome case_outcome;
+      CaseRun done{.run = campaign::RunCampaign(*cases_[i], settings, outputs, case_outcome),
+                   .failed = case_outcome.failed()};
+      std::lock_guard lock(mutex_);
+      if (done.run.loop.end == campaign::LoopEnd::kError) stop_taking_ = true;
+      runs_[i] = std::move(done);
+      PrintFinishedLines();
+    }
+  }
+
+  void PrintFinishedLines() {
+    for (; next_line_ < cases_.size() && runs_[next_line_].has_value(); ++next_line_) {
+      const GuaranteeCase& c = *cases_[next_line_];
+      const CaseRun& done = *runs_[next_line_];
+      if (done.failed) outcome_.Failed();
+      if (done.run.loop.end == campaign::LoopEnd::kError && error_.ok()) error_ = done.run.loop.error;
+      if (next_line_ == 0 || &cases_[next_line_ - 1]->algorithm() != &c.algorithm() ||
+          cases_[next_line_ - 1]->variant() != c.variant()) {
+        std::cout << TableHeader(c, seeds_, label_width_);
+      }
+      std::cout << TableLine(c, done.run.summary, label_width_) << "\n" << std::flush;
+      if (!done.run.summary.failing.empty()) {
+        const auto& [seed, f] = *done.run.summary.failing.begin();
+        broken_ +=
+            fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
+                        c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
+      }
+    }
+  }
+
+  const std::vector<std::unique_ptr<GuaranteeCase>>& cases_;
+  const campaign::SeedRange range_;
+  const uint64_t seeds_;
+  size_t label_width_ = 12;
+  std::mutex mutex_;  // guards everything below, standard output included
+  std::vector<std::optional<CaseRun>> runs_;
+  size_t next_case_ = 0;
+  size_t next_line_ = 0;
+  bool stop_taking_ = false;
+  CommandOutcome outcome_;
+  std::string broken_;
+  absl::Status error_;
+};
+
 int CheckGuarantees(const CheckFlags& flags) {
   auto chosen = ChosenAlgorithms(flags.algorithms);
   if (!chosen.ok()) return ReportError(chosen.status());
@@ -201,74 +291,7 @@ int CheckGuarantees(const CheckFlags& flags) {
   auto range = campaign::SeedRange::FromCount("--seeds", 1, flags.seeds);
   if (!range.ok()) return ReportError(range.status());
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
-  size_t label_width = 12;
-  for (const auto& c : cases) label_width = std::max(label_width, c->kinds().size());
-  struct CaseRun {
-    campaign::CampaignRun run;
-    bool failed = false;
-  };
-  std::vector<std::optional<CaseRun>> runs(cases.size());
-  std::mutex mutex;  // guards everything below, standard output included
-  size_t next_case = 0;
-  size_t next_line = 0;
-  bool stop_taking = false;
-  CommandOutcome outcome;
-  std::string broken;
-  absl::Status error;
-  auto print_finished_lines = [&] {
-    for (; next_line < cases.size() && runs[next_line].has_value(); ++next_line) {
-      const GuaranteeCase& c = *cases[next_line];
-      const CaseRun& done = *runs[next_line];
-      if (done.failed) outcome.Failed();
-      if (done.run.loop.end == campaign::LoopEnd::kError && error.ok()) error = done.run.loop.error;
-      if (next_line == 0 || &cases[next_line - 1]->algorithm() != &c.algorithm() ||
-          cases[next_line - 1]->variant() != c.variant()) {
-        std::cout << TableHeader(c, flags.seeds, label_width);
-      }
-      std::cout << TableLine(c, done.run.summary, label_width) << "\n" << std::flush;
-      for (const auto& [seed, f] : done.run.summary.failing) {
-        broken +=
-            fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
-                        c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
-        break;
-      }
-    }
-  };
-  // The cases run side by side, one per job, each over its seeds on one
-  // worker: a case of a few seeds cannot keep two workers busy (its last seed
-  // runs alone), and external nodes' cases are mostly of a few seeds. Lines
-  // still come in case order, each as soon as the cases before it are done.
-  auto worker = [&] {
-    for (;;) {
-      size_t i = 0;
-      {
-        std::lock_guard lock(mutex);
-        if (stop_taking || next_case == cases.size() || StopSignal() != 0) return;
-        i = next_case++;
-      }
-      std::ostringstream quiet;  // each case's own lines: the table says it all
-      campaign::CampaignSettings settings{.plan = {*range, {}}, .loop = {.jobs = 1}};
-      settings.repro_dir = "";
-      settings.text = &quiet;
-      settings.progress = false;
-      campaign::OutputPlan outputs({});
-      CommandOutcome case_outcome;
-      CaseRun done{.run = campaign::RunCampaign(*cases[i], settings, outputs, case_outcome),
-                   .failed = case_outcome.failed()};
-      std::lock_guard lock(mutex);
-      if (done.run.loop.end == campaign::LoopEnd::kError) stop_taking = true;
-      runs[i] = std::move(done);
-      print_finished_lines();
-    }
-  };
-  RunWorkers(std::min<unsigned>(std::max(1u, flags.jobs), static_cast<unsigned>(cases.size())), worker, [&] {
-    std::lock_guard lock(mutex);
-    stop_taking = true;
-  });
-  std::cout << broken;
-  if (const int signal_number = StopSignal(); signal_number != 0) return kExitSignalBase + signal_number;
-  if (!error.ok()) return ReportError(error);
-  return outcome.Finish();
+  return CaseTable(cases, *range, flags.seeds).Run(flags.jobs);
 }
 
 }  // namespace
