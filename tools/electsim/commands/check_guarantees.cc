@@ -198,8 +198,11 @@ class CaseTable {
 
   // The command's exit status.
   int Run(unsigned jobs) {
+    // Fewer cases than jobs (--case): the jobs left share each case's seeds.
+    const unsigned side_by_side = std::min<unsigned>(std::max(1u, jobs), static_cast<unsigned>(cases_.size()));
+    jobs_per_case_ = std::max(1u, jobs / side_by_side);
     RunWorkers(
-        std::min<unsigned>(std::max(1u, jobs), static_cast<unsigned>(cases_.size())), [this] { Work(); },
+        side_by_side, [this] { Work(); },
         [this] {
           std::lock_guard lock(mutex_);
           stop_taking_ = true;
@@ -225,7 +228,7 @@ class CaseTable {
         i = next_case_++;
       }
       std::ostringstream quiet;  // each case's own lines: the table says it all
-      campaign::CampaignSettings settings{.plan = {range_, {}}, .loop = {.jobs = 1}};
+      campaign::CampaignSettings settings{.plan = {range_, {}}, .loop = {.jobs = jobs_per_case_}};
       settings.repro_dir = "";
       settings.text = &quiet;
       settings.progress = false;
@@ -264,6 +267,7 @@ class CaseTable {
   const campaign::SeedRange range_;
   const uint64_t seeds_;
   size_t label_width_ = 12;
+  unsigned jobs_per_case_ = 1;
   std::mutex mutex_;  // guards everything below, standard output included
   std::vector<std::optional<CaseRun>> runs_;
   size_t next_case_ = 0;
