@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -86,6 +87,12 @@ TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {
   for (int seed = 1; seed <= 5; ++seed) {
     EXPECT_EQ(lines[seed].rfind("raft-leader-crash," + std::to_string(seed) + ",met,,2,leader crashed,", 0), 0u)
         << lines[seed];
+    // Campaigns track failovers only for these rows: each names the crash.
+    const std::vector<std::string> cells = absl::StrSplit(lines[seed], ',');
+    ASSERT_EQ(cells.size(), 26u) << lines[seed];
+    EXPECT_EQ(cells[18], "/faults/0") << lines[seed];
+    EXPECT_EQ(cells[19], "leader crashed") << lines[seed];
+    EXPECT_FALSE(cells[22].empty()) << "no failover_known_ns: " << lines[seed];
   }
   // A bad path is refused before anything runs.
   const Outcome bad = Electsim("sweep " + Scenario("raft-leader-crash.json") + " --seeds 5 --metrics " +

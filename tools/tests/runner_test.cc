@@ -582,6 +582,27 @@ TEST(Runner_Evidence, EveryDeclaredMessageRoleIsOnTheWire) {
 
 // Sweep, fuzz and bench run without the trace hash; a failing seed's repro
 // comes from running it again, hashed.
+TEST(Runner_Failovers, NotTrackingThemLeavesTheTraceAndTheVerdictAlone) {
+  // A crash, a pause and an isolation of the leader, each undone.
+  auto scenario = ParseScenario(R"({"nodes": 5, "duration": "6s", "algorithm": "raft",
+      "network": {"latency": {"uniform": ["1ms", "10ms"]}, "drop": 0.05},
+      "faults": [{"at": "1s", "crash": "leader", "for": "1s"}, {"at": "2500ms", "pause": "leader", "for": "1s"},
+                 {"at": "4s", "isolate": "leader", "for": "1s"}]})",
+                                "runner-test.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  for (uint64_t seed : {1, 2, 3}) {
+    auto tracked = RunScenario(*scenario, seed);
+    auto untracked = RunScenario(*scenario, seed, {.track_failovers = false});
+    ASSERT_TRUE(tracked.ok() && untracked.ok()) << seed;
+    EXPECT_EQ(tracked->failovers.size(), 3u) << seed;
+    EXPECT_TRUE(untracked->failovers.empty()) << seed;
+    EXPECT_EQ(untracked->trace_hash, tracked->trace_hash) << seed;
+    EXPECT_EQ(untracked->trace_records, tracked->trace_records) << seed;
+    EXPECT_EQ(untracked->violated_checkers(), tracked->violated_checkers()) << seed;
+    EXPECT_EQ(untracked->failed_expectations, tracked->failed_expectations) << seed;
+  }
+}
+
 absl::StatusOr<Scenario> VoteTwiceScenario() {
   return LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
 }

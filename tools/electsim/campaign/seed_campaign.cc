@@ -82,7 +82,8 @@ class CampaignRunner {
     if (!scenario.ok()) return scenario.status();
     RunOptions options;
     options.should_stop = loop_.StopCheck();
-    options.hash_trace = false;  // a failing seed's repro runs it again, hashed
+    options.hash_trace = false;                              // a failing seed's repro runs it again, hashed
+    options.track_failovers = settings_.metrics != nullptr;  // only --metrics rows show them
     auto result = RunScenario(**scenario, seed, options);
     if (!result.ok()) return WithSeed(result.status(), (*scenario)->source, seed);
     SeedOutcome out;

@@ -47,9 +47,12 @@ class ScenarioDriver {
     if (options.offer_every_observation) sim_.OfferEveryObservation();
     if (options.offer_every_record) sim_.OfferEveryRecord();
     sim_.AddTraceSink(faults_.watch());
-    FailoverTracker failovers(view_, metrics);
-    faults_.TrackFailovers(&failovers);
-    sim_.AddTraceSink(&failovers);
+    std::optional<FailoverTracker> failovers;
+    if (options.track_failovers) {
+      failovers.emplace(view_, metrics);
+      faults_.TrackFailovers(&*failovers);
+      sim_.AddTraceSink(&*failovers);
+    }
     sim_.AddTraceSink(&metrics);
     std::optional<checkers::ShardMetricsCollector> shard_metrics;
     if (const std::optional<int64_t> keys = ShardCount()) {
@@ -72,8 +75,10 @@ class ScenarioDriver {
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
     Collect(options, metrics, result);
-    failovers.Finish(sim_.now());
-    result.failovers = failovers.TakeEpisodes();
+    if (failovers) {
+      failovers->Finish(sim_.now());
+      result.failovers = failovers->TakeEpisodes();
+    }
     if (shard_metrics) result.shards = shard_metrics->Finish(sim_.now());
     Judge(result);
     return result;

@@ -67,6 +67,10 @@ struct RunOptions {
   // repro again, hashed (RunAgainHashed). Hashing is about an eighth of a
   // short Raft trial's instructions.
   bool hash_trace = true;
+  // Off: no failover episodes (RunResult::failovers), which only a run's
+  // report, its summary, bench and --metrics read. Tracking them is about a
+  // twentieth of a short Raft trial's instructions; the trace is the same.
+  bool track_failovers = true;
   // For an algorithm that observes keys: the per-key measures (RunResult::
   // shards) count from this time on, a fault's in bench.
   sim::TimeNs key_measures_from = sim::TimeNs(0);
