@@ -52,7 +52,6 @@ Stats Summarize(std::vector<double> values) {
 }
 
 std::string Ms(double ns) { return fmt::format("{:.1f}", ns / 1e6); }
-std::string Ms(const std::optional<double>& ns) { return ns ? Ms(*ns) : std::string("—"); }
 
 // How a measure's values print: nanoseconds as milliseconds, or as they are.
 enum class Unit { kNanos, kCount };
