@@ -205,19 +205,7 @@ void Network::HealAll() {
   partitions_.clear();
 }
 
-Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
-  Routing routing;
-  if (IsCut(from, to)) {
-    routing.outcome = Routing::Outcome::kPartitioned;
-    return routing;
-  }
-  const LinkConfig& config = link(from, to);
-  if (compact_) return RouteCompact(from, to, config, now);
-  LinkState& state = StateOf(from, to);
-  return RouteOn(state.rng, state.last_arrival, config, now);
-}
-
-Routing Network::RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& config, TimeNs now) {
+inline Routing Network::RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& config, TimeNs now) {
   Routing routing;
   if (rng.Chance(config.drop)) {
     routing.outcome = Routing::Outcome::kLost;
@@ -233,6 +221,19 @@ Routing Network::RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& confi
     routing.arrival[copy] = arrival;
   }
   return routing;
+}
+
+Routing Network::Route(NodeId from, NodeId to, TimeNs now) {
+  Routing routing;
+  if (IsCut(from, to)) {
+    routing.outcome = Routing::Outcome::kPartitioned;
+    return routing;
+  }
+  const LinkConfig& config = link(from, to);
+  if (compact_) [[unlikely]]
+    return RouteCompact(from, to, config, now);
+  LinkState& state = StateOf(from, to);
+  return RouteOn(state.rng, state.last_arrival, config, now);
 }
 
 Routing Network::RouteCompact(NodeId from, NodeId to, const LinkConfig& config, TimeNs now) {

@@ -147,8 +147,11 @@ class Network {
   };
   static constexpr uint64_t kHotStream = uint64_t{1} << 63;
   // The draws of one send, from the link's stream.
-  static Routing RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& config, TimeNs now);
-  Routing RouteCompact(NodeId from, NodeId to, const LinkConfig& config, TimeNs now);
+  // Inline into Route, the path of every send in a small cluster; the
+  // compact path of a large one keeps its own copy out of the way.
+  [[gnu::always_inline]] static inline Routing RouteOn(Rng& rng, TimeNs& last_arrival, const LinkConfig& config,
+                                                       TimeNs now);
+  [[gnu::noinline]] Routing RouteCompact(NodeId from, NodeId to, const LinkConfig& config, TimeNs now);
   LinkState& StateOf(NodeId from, NodeId to) {
     bool inserted;
     LinkState& state = link_states_.FindOrInsert(from, to, &inserted);
