@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -234,8 +235,18 @@ class CaseTable {
       settings.progress = false;
       campaign::OutputPlan outputs({});
       CommandOutcome case_outcome;
-      CaseRun done{.run = campaign::RunCampaign(*cases_[i], settings, outputs, case_outcome),
-                   .failed = case_outcome.failed()};
+      CaseRun done;
+      try {
+        done = {.run = campaign::RunCampaign(*cases_[i], settings, outputs, case_outcome),
+                .failed = case_outcome.failed()};
+      } catch (const std::bad_alloc&) {
+        // The seeds' own workers report theirs; this is the case's own
+        // bookkeeping, off the main thread now, so caught here (exit 3).
+        std::lock_guard lock(mutex_);
+        stop_taking_ = true;
+        if (error_.ok()) error_ = absl::ResourceExhaustedError("out of memory");
+        return;
+      }
       std::lock_guard lock(mutex_);
       if (done.run.loop.end == campaign::LoopEnd::kError) stop_taking_ = true;
       runs_[i] = std::move(done);
