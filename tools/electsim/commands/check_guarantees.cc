@@ -8,15 +8,13 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <mutex>
-#include <new>
-#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_split.h"
 #include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
 #include "tools/electsim/campaign/seed_campaign.h"
+#include "tools/electsim/campaign/seed_loop.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/engine/fault_templates.h"
 #include "tools/electsim/engine/fuzz_judge.h"
@@ -185,15 +183,15 @@ absl::StatusOr<std::vector<const algorithms::Algorithm*>> ChosenAlgorithms(const
   return chosen;
 }
 
-// Runs the cases and prints the table. The cases run side by side, one per
-// job, each over its seeds on one worker: a case of a few seeds cannot keep
-// two workers busy (its last seed runs alone), and external nodes' cases are
-// mostly of a few seeds. Lines still come in case order, each as soon as the
-// cases before it are done.
+// Runs the cases and prints the table. The cases are the units of a
+// SeedLoop, side by side, one per job, each over its seeds on one worker: a
+// case of a few seeds cannot keep two workers busy (its last seed runs
+// alone), and external nodes' cases are mostly of a few seeds. Lines come in
+// case order, a batch of a few cases per job at a time.
 class CaseTable {
  public:
   CaseTable(const std::vector<std::unique_ptr<GuaranteeCase>>& cases, campaign::SeedRange range, uint64_t seeds)
-      : cases_(cases), range_(range), seeds_(seeds), runs_(cases.size()) {
+      : cases_(cases), range_(range), seeds_(seeds) {
     for (const auto& c : cases_) label_width_ = std::max(label_width_, c->kinds().size());
   }
 
@@ -202,15 +200,13 @@ class CaseTable {
     // Fewer cases than jobs (--case): the jobs left share each case's seeds.
     const unsigned side_by_side = std::min<unsigned>(std::max(1u, jobs), static_cast<unsigned>(cases_.size()));
     jobs_per_case_ = std::max(1u, jobs / side_by_side);
-    RunWorkers(
-        side_by_side, [this] { Work(); },
-        [this] {
-          std::lock_guard lock(mutex_);
-          stop_taking_ = true;
-        });
+    campaign::SeedLoop loop({.jobs = side_by_side, .batch_per_job = 4}, nullptr);
+    const campaign::LoopResult result =
+        loop.Run<CaseRun>(cases_.size(), {.run = [this](uint64_t i) { return RunCase(i); },
+                                          .fold = [this](uint64_t i, CaseRun& done) { return PrintLine(i, done); }});
     std::cout << broken_;
     if (const int signal_number = StopSignal(); signal_number != 0) return kExitSignalBase + signal_number;
-    if (!error_.ok()) return ReportError(error_);
+    if (result.end == campaign::LoopEnd::kError) return ReportError(result.error);
     return outcome_.Finish();
   }
 
@@ -220,58 +216,36 @@ class CaseTable {
     bool failed = false;
   };
 
-  void Work() {
-    for (;;) {
-      size_t i = 0;
-      {
-        std::lock_guard lock(mutex_);
-        if (stop_taking_ || next_case_ == cases_.size() || StopSignal() != 0) return;
-        i = next_case_++;
-      }
-      std::ostringstream quiet;  // each case's own lines: the table says it all
-      campaign::CampaignSettings settings{.plan = {range_, {}}, .loop = {.jobs = jobs_per_case_}};
-      settings.repro_dir = "";
-      settings.text = &quiet;
-      settings.progress = false;
-      campaign::OutputPlan outputs({});
-      CommandOutcome case_outcome;
-      CaseRun done;
-      try {
-        done = {.run = campaign::RunCampaign(*cases_[i], settings, outputs, case_outcome),
-                .failed = case_outcome.failed()};
-      } catch (const std::bad_alloc&) {
-        // The seeds' own workers report theirs; this is the case's own
-        // bookkeeping, off the main thread now, so caught here (exit 3).
-        std::lock_guard lock(mutex_);
-        stop_taking_ = true;
-        if (error_.ok()) error_ = absl::ResourceExhaustedError("out of memory");
-        return;
-      }
-      std::lock_guard lock(mutex_);
-      if (done.run.loop.end == campaign::LoopEnd::kError) stop_taking_ = true;
-      runs_[i] = std::move(done);
-      PrintFinishedLines();
-    }
+  // On a worker.
+  absl::StatusOr<CaseRun> RunCase(uint64_t i) const {
+    std::ostringstream quiet;  // each case's own lines: the table says it all
+    campaign::CampaignSettings settings{.plan = {range_, {}}, .loop = {.jobs = jobs_per_case_}};
+    settings.repro_dir = "";
+    settings.text = &quiet;
+    settings.progress = false;
+    campaign::OutputPlan outputs({});
+    CommandOutcome case_outcome;
+    CaseRun done{.run = campaign::RunCampaign(*cases_[i], settings, outputs, case_outcome),
+                 .failed = case_outcome.failed()};
+    if (done.run.loop.end == campaign::LoopEnd::kError) return done.run.loop.error;
+    return done;
   }
 
-  void PrintFinishedLines() {
-    for (; next_line_ < cases_.size() && runs_[next_line_].has_value(); ++next_line_) {
-      const GuaranteeCase& c = *cases_[next_line_];
-      const CaseRun& done = *runs_[next_line_];
-      if (done.failed) outcome_.Failed();
-      if (done.run.loop.end == campaign::LoopEnd::kError && error_.ok()) error_ = done.run.loop.error;
-      if (next_line_ == 0 || &cases_[next_line_ - 1]->algorithm() != &c.algorithm() ||
-          cases_[next_line_ - 1]->variant() != c.variant()) {
-        std::cout << TableHeader(c, seeds_, label_width_);
-      }
-      std::cout << TableLine(c, done.run.summary, label_width_) << "\n" << std::flush;
-      if (!done.run.summary.failing.empty()) {
-        const auto& [seed, f] = *done.run.summary.failing.begin();
-        broken_ +=
-            fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
-                        c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
-      }
+  // In case order; false stops the table (a signal ended the case early).
+  bool PrintLine(uint64_t i, const CaseRun& done) {
+    const GuaranteeCase& c = *cases_[i];
+    if (done.failed) outcome_.Failed();
+    if (i == 0 || &cases_[i - 1]->algorithm() != &c.algorithm() || cases_[i - 1]->variant() != c.variant()) {
+      std::cout << TableHeader(c, seeds_, label_width_);
     }
+    std::cout << TableLine(c, done.run.summary, label_width_) << "\n" << std::flush;
+    if (!done.run.summary.failing.empty()) {
+      const auto& [seed, f] = *done.run.summary.failing.begin();
+      broken_ +=
+          fmt::format("BROKEN: {} ({}) declares {} under {}, broken first at seed {}; reproduce: {}\n",
+                      c.algorithm().name(), c.variant(), fmt::join(f.reasons, ", "), c.kinds(), seed, f.reproduce);
+    }
+    return StopSignal() == 0;
   }
 
   const std::vector<std::unique_ptr<GuaranteeCase>>& cases_;
@@ -279,14 +253,8 @@ class CaseTable {
   const uint64_t seeds_;
   size_t label_width_ = 12;
   unsigned jobs_per_case_ = 1;
-  std::mutex mutex_;  // guards everything below, standard output included
-  std::vector<std::optional<CaseRun>> runs_;
-  size_t next_case_ = 0;
-  size_t next_line_ = 0;
-  bool stop_taking_ = false;
   CommandOutcome outcome_;
   std::string broken_;
-  absl::Status error_;
 };
 
 int CheckGuarantees(const CheckFlags& flags) {
