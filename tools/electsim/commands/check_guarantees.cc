@@ -190,8 +190,8 @@ absl::StatusOr<std::vector<const algorithms::Algorithm*>> ChosenAlgorithms(const
 // case order, a batch of a few cases per job at a time.
 class CaseTable {
  public:
-  CaseTable(const std::vector<std::unique_ptr<GuaranteeCase>>& cases, campaign::SeedRange range, uint64_t seeds)
-      : cases_(cases), range_(range), seeds_(seeds) {
+  CaseTable(const std::vector<std::unique_ptr<GuaranteeCase>>& cases, campaign::SeedRange range)
+      : cases_(cases), range_(range) {
     for (const auto& c : cases_) label_width_ = std::max(label_width_, c->kinds().size());
   }
 
@@ -236,7 +236,7 @@ class CaseTable {
     const GuaranteeCase& c = *cases_[i];
     if (done.failed) outcome_.Failed();
     if (i == 0 || &cases_[i - 1]->algorithm() != &c.algorithm() || cases_[i - 1]->variant() != c.variant()) {
-      std::cout << TableHeader(c, seeds_, label_width_);
+      std::cout << TableHeader(c, range_.size(), label_width_);
     }
     std::cout << TableLine(c, done.run.summary, label_width_) << "\n" << std::flush;
     if (!done.run.summary.failing.empty()) {
@@ -250,7 +250,6 @@ class CaseTable {
 
   const std::vector<std::unique_ptr<GuaranteeCase>>& cases_;
   const campaign::SeedRange range_;
-  const uint64_t seeds_;
   size_t label_width_ = 12;
   unsigned jobs_per_case_ = 1;
   CommandOutcome outcome_;
@@ -274,7 +273,7 @@ int CheckGuarantees(const CheckFlags& flags) {
   auto range = campaign::SeedRange::FromCount("--seeds", 1, flags.seeds);
   if (!range.ok()) return ReportError(range.status());
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
-  return CaseTable(cases, *range, flags.seeds).Run(flags.jobs);
+  return CaseTable(cases, *range).Run(flags.jobs);
 }
 
 }  // namespace
