@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tools/tests/electsim_command.h"
@@ -84,6 +86,33 @@ TEST_F(StepProtocol, OneSeedGivesOneTraceHashRunTwiceAndReplayed) {
   const auto replayed = RunCombined({"replay", repros + "/fixture-seed7.repro.json"});
   EXPECT_NE(replayed.output.find("trace hash matches the repro (" + TraceHash(first.output) + ")"), std::string::npos)
       << replayed.output;
+}
+
+TEST_F(StepProtocol, NoOutputReplacesTheManifestOrTheProgramItRuns) {
+  // The program is a copy, so that a write over it would harm nothing shared.
+  const std::string program = (dir_ / "node.py").string();
+  std::filesystem::copy_file(kFixtureNode, program);
+  const std::string manifest = UseManifest(R"({"protocol":1,"name":"fixture","command":["python3",")" + program +
+                                           R"(","ok"],"messages":[{"type":"fx.ping","fields":["term"]}]})");
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string manifest_text = read(manifest);
+  const std::string program_text = read(program);
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", kScenario, "--trace", manifest},
+      {"run", kScenario, "--trace", program},
+      {"sweep", kScenario, "--seeds", "2", "--summary", manifest},
+      {"sweep", kScenario, "--seeds", "2", "--junit", program},
+  };
+  for (const auto& command : commands) {
+    const auto outcome = RunCombined(command);
+    EXPECT_EQ(outcome.exit_status, 2) << command.back() << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("is the input file"), std::string::npos) << outcome.output;
+  }
+  EXPECT_EQ(read(manifest), manifest_text);
+  EXPECT_EQ(read(program), program_text);
 }
 
 TEST_F(StepProtocol, ANodeThatDrawsFromTheSystemIsCaughtByRunningItTwice) {

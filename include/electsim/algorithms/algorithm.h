@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -126,6 +127,10 @@ class Algorithm {
 
   virtual std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                                    const OptionValues& options) const = 0;
+  // Files the algorithm reads to run (an external one's manifest and
+  // program): every command refuses an output path that would replace one.
+  virtual std::vector<std::string> input_files() const { return {}; }
+
   // The store process; only called when uses_store().
   virtual std::unique_ptr<sim::Process> CreateStore(const Cluster& cluster, const OptionValues& options) const {
     (void)cluster;

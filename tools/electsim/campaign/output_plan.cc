@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 
+#include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
 #include "tools/electsim/io/output_file.h"
 #include "tools/electsim/io/terminal_text.h"
@@ -69,10 +70,19 @@ void OutputPlan::AddFile(std::string flag, std::string path) {
 
 void OutputPlan::AddFamily(SeedFileFamily family) { families_.push_back(std::move(family)); }
 
+std::vector<std::string> OutputPlan::inputs() const {
+  std::vector<std::string> inputs = inputs_;
+  for (const algorithms::Algorithm* algorithm : algorithms::AllAlgorithms()) {
+    for (std::string& file : algorithm->input_files()) inputs.push_back(std::move(file));
+  }
+  return inputs;
+}
+
 absl::Status OutputPlan::Check() const {
+  const std::vector<std::string> protected_inputs = inputs();
   for (size_t i = 0; i < files_.size(); ++i) {
     const File& file = files_[i];
-    if (auto status = CheckOutputPath(file.path, inputs_); !status.ok()) {
+    if (auto status = CheckOutputPath(file.path, protected_inputs); !status.ok()) {
       return absl::InvalidArgumentError(fmt::format("{} {}", file.flag, std::string(status.message())));
     }
     for (size_t j = 0; j < i; ++j) {
@@ -111,7 +121,7 @@ absl::Status OutputPlan::CheckFamily(const SeedFileFamily& family) const {
   if (auto status = CheckOutputDir(family.dir); !status.ok()) {
     return absl::InvalidArgumentError(fmt::format("{} {}", family.flag, std::string(status.message())));
   }
-  std::vector<std::string> protected_files = inputs_;
+  std::vector<std::string> protected_files = inputs();
   for (const std::string& stream : StreamFiles()) protected_files.push_back(stream);
   std::error_code ec;
   if (!fs::is_directory(family.dir, ec)) return absl::OkStatus();  // created on the first write, empty until then

@@ -54,7 +54,9 @@ class OutputPlan {
   // input, or over another family's files.
   absl::Status Check() const;
 
-  const std::vector<std::string>& inputs() const { return inputs_; }
+  // Every file no output may replace: the inputs given, and the files of
+  // every registered algorithm (ExternalAlgorithm's manifest and program).
+  std::vector<std::string> inputs() const;
 
   // Remembers a file the command has written, to take back with Discard.
   void Written(const std::string& path) { written_.push_back(path); }

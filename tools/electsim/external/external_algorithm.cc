@@ -138,6 +138,17 @@ class ExternalAlgorithm final : public Algorithm {
   std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                            const OptionValues& options) const override;
 
+  // The manifest, and each word of the command that names an existing file
+  // (the program, or the script an interpreter runs).
+  std::vector<std::string> input_files() const override {
+    std::vector<std::string> files{manifest_path_};
+    for (const std::string& word : command_) {
+      std::error_code error;
+      if (std::filesystem::is_regular_file(word, error)) files.push_back(word);
+    }
+    return files;
+  }
+
   const std::vector<std::string>& command() const { return command_; }
   int64_t budget_ms() const { return budget_ms_; }
   const std::vector<const sim::RecordType*>& message_types() const { return message_types_; }
@@ -173,6 +184,7 @@ class ExternalAlgorithm final : public Algorithm {
 
   std::string name_;
   std::string summary_;
+  std::string manifest_path_;
   std::vector<std::string> command_;
   int64_t budget_ms_ = 10000;
   std::vector<OptionSpec> options_;
@@ -452,6 +464,7 @@ class ManifestReader {
     if (doc.is_discarded()) return absl::InvalidArgumentError(fmt::format("{}: not valid JSON", path_));
     auto algorithm = std::make_unique<ExternalAlgorithm>();
     a_ = algorithm.get();
+    a_->manifest_path_ = path_;
     if (!ReadAll(doc)) return absl::InvalidArgumentError(error_);
     return algorithm;
   }
