@@ -1,7 +1,10 @@
 // `electsim bench` end to end: bad flags, common random numbers, outputs
 // that do not depend on --jobs, and what the measured times mean.
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -379,6 +382,17 @@ TEST_F(BenchTest, Statistics_PercentilesNeedTheirTrialsAndViolationsAreLeftOut) 
   ASSERT_TRUE(std::regex_search(buggy.output, counted, std::regex(R"(raft +detection +(\d+) )")));
   EXPECT_GT(std::stoi(left_out[1].str()), 0) << buggy.output;
   EXPECT_EQ(std::stoi(counted[1].str()) + std::stoi(left_out[1].str()), 30) << buggy.output;
+}
+
+// A reader that closes the pipe ends bench as SIGPIPE ends any command
+// (141), even though bench catches it to stop its trials cleanly.
+TEST_F(BenchTest, ClosedPipe_ExitsAsSigpipe) {
+  const std::string command = "bash -c '" + std::string(ELECTSIM_BINARY) +
+                              " bench --algorithms raft --trials 50 --jobs 1 2>/dev/null | true; "
+                              "exit ${PIPESTATUS[0]}'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGPIPE);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "tools/electsim/io/exit_status.h"
 
+#include <csignal>
 #include <cstdio>
 
 #include "tools/electsim/io/terminal_text.h"
+#include "tools/electsim/io/termination.h"
 
 namespace electsim {
 
@@ -31,6 +33,9 @@ void CommandOutcome::CouldNotWrite(const absl::Status& status) {
 int CommandOutcome::Finish() {
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    // A reader that went away (a closed pipe) ends the command as SIGPIPE
+    // does where it is not caught; a long run catches it to stop cleanly.
+    if (StopSignal() == SIGPIPE) return kExitSignalBase + SIGPIPE;
     std::cerr << "electsim: standard output: write failed\n";
     incomplete_ = true;
   }
