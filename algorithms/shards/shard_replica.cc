@@ -281,6 +281,12 @@ void ShardReplica::StepDown(sim::Context& ctx, int64_t key, bool release) {
   Key& k = keys_[static_cast<size_t>(key)];
   if (!k.owned) return;
   k.owned = false;
+  // A write of the key still being prepared is abandoned, as LeaderWork::End
+  // abandons one: once released, the key may go to the next owner at once,
+  // and the write could reach the resource after that owner's first one. A
+  // write whose send time has passed (the node was paused at that point) is
+  // already on its way: nothing checks it again (OnWriteSend).
+  if (ctx.MonotonicNow() < write_send_at_) AbandonWrites(key);
   if (!IsMemberKey(key)) --owned_shards_;
   renew_due_.erase({k.renew_due.ns(), key});
   // Stale entries of view_end_ are skipped when they come due.
@@ -298,8 +304,12 @@ void ShardReplica::StepDown(sim::Context& ctx, int64_t key, bool release) {
 // one. Sent after the release, it could reach the resource after the next
 // owner's first write, though nothing forced the owner to stop.
 void ShardReplica::GiveBack(sim::Context& ctx, int64_t key) {
-  std::erase_if(writes_prepared_, [key](const std::pair<int64_t, int64_t>& write) { return write.first == key; });
+  AbandonWrites(key);
   StepDown(ctx, key, true);
+}
+
+void ShardReplica::AbandonWrites(int64_t key) {
+  std::erase_if(writes_prepared_, [key](const std::pair<int64_t, int64_t>& write) { return write.first == key; });
 }
 
 void ShardReplica::Rebalance(sim::Context& ctx) {
@@ -464,7 +474,10 @@ void ShardReplica::PrepareWrite(sim::Context& ctx, int64_t key) {
   const Key& k = keys_[static_cast<size_t>(key)];
   Observe(ctx, key, vocab::WriteBegun{.token = k.token});
   writes_prepared_.emplace_back(key, k.token);
-  if (!write_send_timer_.armed()) write_send_timer_.Arm(ctx, config_.leader_work.write_duration);
+  if (!write_send_timer_.armed()) {
+    write_send_timer_.Arm(ctx, config_.leader_work.write_duration);
+    write_send_at_ = ctx.MonotonicNow() + config_.leader_work.write_duration;
+  }
 }
 
 void ShardReplica::OnWriteSend(sim::Context& ctx) {

@@ -148,6 +148,8 @@ class ShardReplica : public sim::Process {
   void Own(sim::Context& ctx, int64_t key, const store::KeyState& state, sim::TimeNs sent_at);
   void StepDown(sim::Context& ctx, int64_t key, bool release);
   void GiveBack(sim::Context& ctx, int64_t key);
+  // Drops the writes of `key` being prepared.
+  void AbandonWrites(int64_t key);
   void Rebalance(sim::Context& ctx);
   void CountHeld(int64_t holder, int64_t delta);
   void EvenOut(sim::Context& ctx);
@@ -213,6 +215,7 @@ class ShardReplica : public sim::Process {
   Timer retry_timer_;
   Timer write_tick_timer_;
   Timer write_send_timer_;
+  sim::TimeNs write_send_at_;  // when the writes being prepared go out (monotonic clock)
   int64_t poll_next_key_ = 0;  // round robin of the re-reads
   // The lines' session (config_.queue): its id once open, the open or ping
   // in flight, and the lines' requests in flight -> their key.
