@@ -633,6 +633,23 @@ TEST(Runner_TraceHash, AnUnhashedRunHasTheHashedRunsVerdictAndItsRepeatTheHash) 
   EXPECT_GT(violating, 0) << "the scenario's bug shows in some of these seeds";
 }
 
+// Loss keeps a shards holder's renewals from the store until its view runs
+// out 4.6 ms into a write's preparation. It steps down and releases the key,
+// which node 0 takes at once; the write must not follow (it used to, after
+// node 0's first: stale_token, which the table keeps under loss).
+TEST(Runner_Shards, AViewThatEndsWhileAWriteIsPreparedAbandonsTheWrite) {
+  auto scenario = ParseScenario(R"({"algorithm": {"name": "shards", "options": {"cap": 5, "keys": 5,
+      "lease_ttl": "1067ms", "poll_interval": "1455ms", "request_timeout": "368ms", "safety_margin": 0.604,
+      "wait": "watch", "writes": true}}, "duration": "5608ms", "nodes": 2, "resource": {"fencing": false},
+      "network": {"drop": 0.05, "latency": {"uniform": ["1ms", "1ms"]}}, "checkers": ["stale_token"]})",
+                                "shards-deadline.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  auto result = RunScenario(*scenario, 1107, RunOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->violations.empty()) << result->violations.front().message;
+  EXPECT_GT(result->metrics.writes_accepted, 100);  // the holders do write
+}
+
 TEST(Runner_TraceHash, RunningAgainRefusesARunThatDoesNotRepeat) {
   auto scenario = VoteTwiceScenario();
   ASSERT_TRUE(scenario.ok()) << scenario.status();
