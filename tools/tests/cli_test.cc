@@ -38,6 +38,28 @@ TEST_F(CliTest, RunPrintsSummaryAndHashAndExitsZero) {
   EXPECT_NE(out.output.find("trace-hash: 0x"), std::string::npos) << out.output;
 }
 
+// A --set of what a command's own flag decides would silently win or lose,
+// and the labels would name what did not run: refused, nothing run.
+TEST_F(CliTest, SetOfWhatAFlagDecidesIsRefused) {
+  const std::string scenario = Scenario("raft-leader-crash.json");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run " + scenario + " --seed 3 --set seed=7", "run sets seed with --seed"},
+      {"sweep " + scenario + " --seeds 2 --set seed=7", "sweep sets seed with --seeds"},
+      {"bench --algorithms raft --trials 2 --jobs 1 --set seed=7", "bench sets seed with --seed"},
+      {"bench --algorithms raft --preset etcd --trials 2 --jobs 1 --set algorithm.options.pre_vote=false",
+       "--preset etcd sets algorithm.options.pre_vote for raft"},
+  };
+  for (const auto& [command, message] : cases) {
+    const Outcome out = Electsim(command);
+    EXPECT_EQ(out.exit_status, 2) << command << ": " << out.output;
+    EXPECT_NE(out.output.find(message), std::string::npos) << command << ": " << out.output;
+  }
+  // Without --seed, run takes the scenario's seed, which --set may change.
+  const Outcome seeded = Electsim("run " + scenario + " --set seed=7 --repro-dir " + dir_.string());
+  EXPECT_EQ(seeded.exit_status, 0) << seeded.output;
+  EXPECT_NE(seeded.output.find("seed 7,"), std::string::npos) << seeded.output;
+}
+
 TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   const std::string scenario = Scenario("raft-leader-crash.json");
   Outcome out = Electsim("run " + scenario + " --set nodes=7 --set algorithm.options.election_timeout_max=300ms" +

@@ -382,6 +382,11 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
     EXPECT_NE(refused.output.find("fuzz sets"), std::string::npos) << refused.output;
     EXPECT_EQ(refused.output.find("seeds/s"), std::string::npos) << "ran anyway: " << refused.output;
   }
+  // So is a --set of an option --option gives.
+  const auto both =
+      RunCombined("fuzz --algorithm raft --seeds 1..2 --option bug=vote_twice --set algorithm.options.bug=none");
+  EXPECT_EQ(both.exit_status, 2) << both.output;
+  EXPECT_NE(both.output.find("with --option bug; expected one or the other"), std::string::npos) << both.output;
 }
 
 // A shrunk scenario says what is left, not what the original was (which it

@@ -53,6 +53,9 @@ int Run(const RunFlags& flags) {
   }
   auto overrides = ParseOverrides(flags.sets);
   if (!overrides.ok()) return ReportError(overrides.status());
+  if (!flags.seed.empty()) {
+    if (auto status = RefuseOverrideOf(*overrides, "/seed", "run", "--seed"); !status.ok()) return ReportError(status);
+  }
   auto scenario = LoadScenarioFile(flags.path, *overrides);
   if (!scenario.ok()) return ReportError(scenario.status());
   uint64_t seed = scenario->seed;

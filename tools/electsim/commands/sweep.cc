@@ -81,6 +81,7 @@ absl::StatusOr<campaign::SeedPlan> PlanOf(const SweepFlags& flags) {
 absl::StatusOr<std::vector<std::unique_ptr<SweepSubject>>> Subjects(const SweepFlags& flags) {
   auto overrides = ParseOverrides(flags.sets);
   if (!overrides.ok()) return overrides.status();
+  if (auto status = RefuseOverrideOf(*overrides, "/seed", "sweep", "--seeds"); !status.ok()) return status;
   std::vector<std::unique_ptr<SweepSubject>> subjects;
   for (const std::string& path : flags.paths) {
     auto scenario = LoadScenarioFile(path, *overrides);

@@ -344,6 +344,7 @@ absl::Status CheckOverrides(const BenchPlan& plan) {
     if (plan.sweep && o.json_pointer == "/" + absl::StrReplaceAll(plan.sweep->set_path, {{".", "/"}})) flag = "--sweep";
     // The fault step, and the loss the lossy fault is.
     if (o.json_pointer == "/faults" || o.json_pointer.starts_with("/faults/")) flag = "--fault";
+    if (o.json_pointer == "/seed") flag = "--seed";  // each trial's seed
     if (plan.fault == "lossy" && o.json_pointer == "/network/drop") flag = "--fault";
     if (plan.fault == "store-slowdown" && o.json_pointer == "/algorithm/options/store_slowdown_at") flag = "--fault";
     if (!flag.empty()) {
@@ -357,6 +358,14 @@ absl::Status CheckOverrides(const BenchPlan& plan) {
 absl::StatusOr<BenchConfig> BuildConfig(const BenchPlan& plan, const std::string& algorithm, const SweepPoint* point) {
   auto options = PresetOptions(plan.preset, algorithm);
   if (!options.ok()) return options.status();
+  // The preset's values are what its label promises.
+  for (const Override& o : plan.overrides) {
+    for (const auto& [name, value] : options->items()) {
+      if (o.json_pointer != "/algorithm/options/" + name) continue;
+      return BadFlag(fmt::format("--set {}: --preset {} sets algorithm.options.{} for {}; expected one or the other",
+                                 EscapeForTerminal(o.flag), plan.preset, name, algorithm));
+    }
+  }
   uint32_t nodes = plan.nodes;
   const std::string parameter = plan.sweep ? plan.sweep->parameter : "";
   if (parameter == "nodes") nodes = static_cast<uint32_t>(std::clamp<int64_t>(point->value.get<int64_t>(), 0, 1 << 30));

@@ -83,6 +83,12 @@ absl::StatusOr<FuzzConfig> FuzzConfig::Make(const FuzzSettings& settings, uint64
   auto overrides = ParseOverrides(settings.sets);
   if (!overrides.ok()) return overrides.status();
   if (auto status = CheckNotOwned(*overrides); !status.ok()) return status;
+  for (const auto& [name, value] : config.options_.items()) {
+    if (auto status = RefuseOverrideOf(*overrides, "/algorithm/options/" + name, "fuzz", "--option " + name);
+        !status.ok()) {
+      return status;
+    }
+  }
   config.overrides_ = std::move(*overrides);
   config.fixed_options_ = config.options_;
   constexpr std::string_view kOptionsPointer = "/algorithm/options/";

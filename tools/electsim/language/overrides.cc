@@ -53,6 +53,16 @@ absl::StatusOr<Override> ParseOverride(std::string_view flag) {
   return o;
 }
 
+absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::string_view json_pointer,
+                              std::string_view command, std::string_view flag) {
+  for (const Override& o : overrides) {
+    if (o.json_pointer != json_pointer) continue;
+    return InputError(fmt::format("--set {}: {} sets {} with {}; expected one or the other", EscapeForTerminal(o.flag),
+                                  command, json_pointer.substr(1), flag));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Override>> ParseOverrides(const std::vector<std::string>& flags) {
   std::vector<Override> overrides;
   for (const std::string& flag : flags) {

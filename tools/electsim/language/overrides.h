@@ -28,6 +28,11 @@ struct Override {
 absl::StatusOr<Override> ParseOverride(std::string_view flag);
 absl::StatusOr<std::vector<Override>> ParseOverrides(const std::vector<std::string>& flags);
 
+// An error when an override sets `json_pointer` ("/seed"), which `command`
+// decides with `flag`: a --set of it would silently win or lose.
+absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::string_view json_pointer,
+                              std::string_view command, std::string_view flag);
+
 // Sets each value in order, creating missing objects on the way. An
 // algorithm given by name ("algorithm": "raft") becomes {"name": "raft"} when
 // an override reaches inside it.
