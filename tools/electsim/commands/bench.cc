@@ -259,7 +259,8 @@ Command AddBenchCommand(CLI::App& parent) {
                   "nodes=3..9, drop=0..0.2:5");
   app->add_option("--csv", flags->csv_path, "write every trial as a CSV row to FILE, in trial order");
   app->add_option("--json", flags->json_path, "write every trial to FILE as JSON, in trial order");
-  AddSetFlag(*app, flags->sets, "every configuration (not nodes or the algorithm: --nodes, --algorithms)");
+  AddSetFlag(*app, flags->sets, "every configuration (not nodes or the algorithm: --nodes, --algorithms)",
+             "network.latency=5ms or leader_work.interval=50ms");
   app->add_option("--format", flags->format, "the table as aligned text, or as Markdown for a design document")
       ->capture_default_str();
   app->add_option("--run-seed", flags->run_seed,

@@ -25,11 +25,10 @@ CLI::Validator UnsignedText(std::string what, uint64_t min, uint64_t max) {
       "UINT");
 }
 
-void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string& what) {
-  app.add_option("--set", sets,
-                 fmt::format("change one value of {}, checked like a file: PATH=VALUE, e.g. nodes=7 or "
-                             "algorithm.options.election_timeout_max=300ms (repeatable)",
-                             what))
+void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string& what, const std::string& examples) {
+  app.add_option(
+         "--set", sets,
+         fmt::format("change one value of {}, checked like a file: PATH=VALUE, e.g. {} (repeatable)", what, examples))
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }

@@ -23,7 +23,8 @@ struct Command {
 CLI::Validator UnsignedText(std::string what, uint64_t min, uint64_t max);
 
 // --set PATH=VALUE (repeatable).
-void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string& what = "the scenario");
+void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string& what = "the scenario",
+                const std::string& examples = "nodes=7 or algorithm.options.election_timeout_max=300ms");
 // --jobs N, defaulting to every core.
 void AddJobsFlag(CLI::App& app, unsigned& jobs);
 // --seed N: one seed, checked as text.

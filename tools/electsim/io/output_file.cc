@@ -116,10 +116,8 @@ absl::StatusOr<fs::path> CheckedTarget(const std::string& path, const std::vecto
     }
     for (const auto& [fd, name] : {std::pair{STDOUT_FILENO, "standard output"}, {STDERR_FILENO, "standard error"}}) {
       if (IsFileOf(fd, path)) {
-        return absl::InvalidArgumentError(fmt::format(
-            "{}: is the file {} goes to, which would be replaced; expected another path (--trace - streams the "
-            "trace to standard output)",
-            path, name));
+        return absl::InvalidArgumentError(
+            fmt::format("{}: is the file {} goes to, which would be replaced; expected another path", path, name));
       }
     }
   }
