@@ -188,6 +188,16 @@ TEST_F(MergeContractTest, TwoOfThreeShardsAreNeverComplete) {
   EXPECT_EQ(nlohmann::json::parse(ReadWholeFile(merged))["complete"], true);
 }
 
+// --json puts the merged summary alone on standard output, as sweep --json does.
+TEST_F(MergeContractTest, JsonOnStandardOutputIsTheSummaryAlone) {
+  const Finished merged = RunElectsim({"merge", Shard(1), Shard(2), Shard(3), "--json"});
+  EXPECT_EQ(merged.exit_status, 0) << merged.err;
+  const auto document = nlohmann::json::parse(merged.out, nullptr, false);
+  ASSERT_FALSE(document.is_discarded()) << merged.out;
+  EXPECT_EQ(document["complete"], true);
+  EXPECT_NE(merged.err.find("merge: 3 summaries of"), std::string::npos) << merged.err;
+}
+
 TEST_F(MergeContractTest, ShardsThatLieAreRefused) {
   nlohmann::json doc = nlohmann::json::parse(ReadWholeFile(Shard(3)));
   nlohmann::json five_of_three = doc;

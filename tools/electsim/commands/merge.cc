@@ -33,11 +33,12 @@ absl::StatusOr<std::vector<campaign::SummaryFile>> ReadAll(const std::vector<std
   return files;
 }
 
-void PrintMerged(const campaign::SummaryFile& merged, size_t files) {
+// To standard error when standard output carries the merged summary (--json).
+void PrintMerged(const campaign::SummaryFile& merged, size_t files, std::ostream& out) {
   for (const campaign::CampaignSummary& c : merged.campaigns) {
-    std::cout << fmt::format("merge: {} summaries of {}: shards {} of {}, {} of {} seeds ({}){}; failed: {}\n", files,
-                             EscapeForTerminal(c.label), c.shards.size(), c.shard_count, c.seeds_run, c.range.size(),
-                             c.range.ToString(), c.Complete() ? "" : " INCOMPLETE", c.seeds_failed);
+    out << fmt::format("merge: {} summaries of {}: shards {} of {}, {} of {} seeds ({}){}; failed: {}\n", files,
+                       EscapeForTerminal(c.label), c.shards.size(), c.shard_count, c.seeds_run, c.range.size(),
+                       c.range.ToString(), c.Complete() ? "" : " INCOMPLETE", c.seeds_failed);
   }
 }
 
@@ -53,7 +54,7 @@ int MergeCommand(const std::vector<std::string>& paths, const campaign::SummaryO
   if (!files.ok()) return ReportError(files.status());
   auto merged = campaign::MergeSummaries(*files, paths, allow_incomplete);
   if (!merged.ok()) return ReportError(merged.status());
-  PrintMerged(*merged, paths.size());
+  PrintMerged(*merged, paths.size(), outputs.json_to_stdout ? std::cerr : std::cout);
   CommandOutcome outcome;
   if (merged->Failed()) outcome.Failed();
   const absl::Status incomplete = merged->Complete() ? absl::OkStatus()
