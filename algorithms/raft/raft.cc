@@ -609,7 +609,16 @@ class Raft final : public Algorithm {
   // second leader in the leader role at once (and with it a stale write)
   // needs only a leader that does not hear of the new term in time: message
   // loss, latency, a partition or one-way cut, a pause, or drift that
-  // outruns the heartbeats. Raft promises no winner and holds no lease.
+  // outruns the heartbeats. A crash is enough for two leaders too (not for
+  // a stale write): it leaves logs of different lengths, and a node whose
+  // log is ahead refuses the winner's vote request without resetting its
+  // timer, so it can time out before the winner's first heartbeat reaches
+  // it and win the next term while the first winner still leads
+  // (results/counterexamples/raft-single_leader-crash). With pre-vote and
+  // check-quorum it must first win a pre-vote, and then the vote, from nodes
+  // the winner's first heartbeat has not reached yet: campaigns of 100,000
+  // fuzz seeds under crashes and power loss found no such run. Raft promises
+  // no winner and holds no lease.
   //
   // Disruption (a term raised while a majority hears its leader): any
   // follower that misses its leader's messages for an election timeout
@@ -626,8 +635,11 @@ class Raft final : public Algorithm {
     if (ChosenMutant(mutants(), options) != nullptr) return {};  // a mutant promises nothing
     const FaultKinds timing_safe = {FaultKind::kDuplication, FaultKind::kCrash, FaultKind::kPowerLoss,
                                     FaultKind::kClockStep};
+    const bool pre_vote_and_check_quorum = options.Bool("pre_vote") && options.Bool("check_quorum");
+    const FaultKinds single_leader_safe =
+        pre_vote_and_check_quorum ? timing_safe : FaultKinds{FaultKind::kDuplication, FaultKind::kClockStep};
     const FaultKinds undisrupted =
-        options.Bool("pre_vote") && options.Bool("check_quorum")
+        pre_vote_and_check_quorum
             ? FaultKinds::All().Without({FaultKind::kLatency, FaultKind::kPause, FaultKind::kClockDrift})
             : timing_safe;
     return {{"election_safety", FaultKinds::All()},
@@ -636,7 +648,7 @@ class Raft final : public Algorithm {
             {"unique_token", FaultKinds::All()},
             {"leader_completeness", FaultKinds::All()},
             {"committed_agreement", FaultKinds::All()},
-            {"single_leader", timing_safe},
+            {"single_leader", single_leader_safe},
             {"stale_token", timing_safe},
             {"disruption", undisrupted},
             {"declared_winner", FaultKinds::All()},
