@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -158,6 +159,33 @@ TEST_F(ContractTest, OneSeedModes_RefuseOutputsTheyWouldNotWrite) {
     EXPECT_EQ(finished.exit_status, 2) << fmt::format("{}", fmt::join(args, " ")) << finished.err;
     EXPECT_FALSE(fs::exists(file));
   }
+}
+
+// Shards are one campaign only if they ran one scenario: the same path
+// whose file changed between two shards is refused, not merged as complete.
+TEST_F(ContractTest, MergeRefusesShardsOfAScenarioFileThatChanged) {
+  const std::string scenario = (dir_ / "s.json").string();
+  fs::copy_file(electsim_test::ShippedScenario("raft-lossy-network.json"), scenario);
+  const std::string first = (dir_ / "a1.json").string();
+  const std::string second = (dir_ / "a2.json").string();
+  const std::string again = (dir_ / "a2-same.json").string();
+  ASSERT_EQ(
+      RunElectsim({"sweep", scenario, "--seeds", "6", "--shard", "1/2", "--jobs", "1", "--summary", first}).exit_status,
+      0);
+  ASSERT_EQ(
+      RunElectsim({"sweep", scenario, "--seeds", "6", "--shard", "2/2", "--jobs", "1", "--summary", again}).exit_status,
+      0);
+  auto document = nlohmann::json::parse(ReadWholeFile(scenario));
+  document["network"] = {{"latency", "1ms"}};
+  document["faults"] = nlohmann::json::array();
+  std::ofstream(scenario) << document.dump();
+  ASSERT_EQ(RunElectsim({"sweep", scenario, "--seeds", "6", "--shard", "2/2", "--jobs", "1", "--summary", second})
+                .exit_status,
+            0);
+  const Finished changed = RunElectsim({"merge", first, second});
+  EXPECT_EQ(changed.exit_status, 2) << changed.out << changed.err;
+  EXPECT_NE(changed.err.find("a shard of the same campaign"), std::string::npos) << changed.err;
+  EXPECT_EQ(RunElectsim({"merge", first, again}).exit_status, 0);
 }
 
 class MergeContractTest : public ContractTest {

@@ -31,7 +31,8 @@ void Add(CampaignSummary& merged, const CampaignSummary& shard) {
 absl::Status CheckSameCampaign(const CampaignSummary& merged, const CampaignSummary& shard, const std::string& path,
                                const std::string& pointer, const std::string& first_path) {
   if (shard.label != merged.label || shard.identity != merged.identity) {
-    return NotAShardOf(path, pointer + "/identity", first_path, "the same command, scenario, options and --set");
+    return NotAShardOf(path, pointer + "/identity", first_path,
+                       "the same command, scenario (its contents too), options and --set");
   }
   if (!(shard.range == merged.range)) {
     return NotAShardOf(path, pointer + "/seeds", first_path, fmt::format("seeds {}", merged.range.ToString()));

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "electsim/sim/rng.h"
 #include "fmt/format.h"
 #include "tools/electsim/campaign/finish.h"
 #include "tools/electsim/campaign/seed_campaign.h"
@@ -47,7 +48,10 @@ class SweepSubject : public CampaignSubject {
             {"algorithm", scenario_->algorithm->name()},
             {"effective_options", options},
             {"nodes", scenario_->nodes},
-            {"set", sets_}};
+            {"set", sets_},
+            // The scenario as run, so that shards of one path whose file
+            // changed between them are not one campaign.
+            {"scenario_fnv1a", fmt::format("{:016x}", sim::HashName(scenario_->document.dump()))}};
   }
   std::string FileStem() const override { return scenario_->name; }
   absl::StatusOr<std::shared_ptr<const Scenario>> ScenarioFor(uint64_t) const override { return scenario_; }
