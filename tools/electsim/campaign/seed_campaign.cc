@@ -189,7 +189,7 @@ class CampaignRunner {
     f.shrunk_repro = outputs.repro;
     f.shrunk_scenario = outputs.scenario;
     f.shrunk = fmt::format("{} runs{}: {} fault steps, {} nodes, {}", shrunk->runs,
-                           shrunk->budget_exhausted ? ", budget spent" : "", shrunk->scenario.faults.size(),
+                           shrunk->CutShort().empty() ? "" : ", " + shrunk->CutShort(), shrunk->scenario.faults.size(),
                            shrunk->scenario.nodes, sim::FormatDuration(shrunk->scenario.duration));
     text_ << fmt::format("  shrunk ({}): scenario {}, repro {}\n", f.shrunk, EscapeForTerminal(outputs.scenario),
                          EscapeForTerminal(outputs.repro));

@@ -200,12 +200,20 @@ class CaseTable {
     // Fewer cases than jobs (--case): the jobs left share each case's seeds.
     const unsigned side_by_side = std::min<unsigned>(std::max(1u, jobs), static_cast<unsigned>(cases_.size()));
     jobs_per_case_ = std::max(1u, jobs / side_by_side);
-    campaign::SeedLoop loop({.jobs = side_by_side, .batch_per_job = 4}, nullptr);
+    campaign::Progress progress("check-guarantees", "cases", cases_.size());
+    progress_ = &progress;
+    campaign::SeedLoop loop({.jobs = side_by_side, .batch_per_job = 4}, &progress);
     const campaign::LoopResult result =
         loop.Run<CaseRun>(cases_.size(), {.run = [this](uint64_t i) { return RunCase(i); },
                                           .fold = [this](uint64_t i, CaseRun& done) { return PrintLine(i, done); }});
+    progress.Clear();
     std::cout << broken_;
-    if (const int signal_number = StopSignal(); signal_number != 0) return kExitSignalBase + signal_number;
+    if (const int signal_number = StopSignal(); signal_number != 0) {
+      std::cout << fmt::format("interrupted by {}: {} of {} cases ran; the table stops there\n",
+                               SignalName(signal_number), result.folded, cases_.size());
+      outcome_.Finish();
+      return kExitSignalBase + signal_number;
+    }
     if (result.end == campaign::LoopEnd::kError) return ReportError(result.error);
     return outcome_.Finish();
   }
@@ -235,10 +243,15 @@ class CaseTable {
   bool PrintLine(uint64_t i, const CaseRun& done) {
     const GuaranteeCase& c = *cases_[i];
     if (done.failed) outcome_.Failed();
+    progress_->Clear();
     if (i == 0 || &cases_[i - 1]->algorithm() != &c.algorithm() || cases_[i - 1]->variant() != c.variant()) {
       std::cout << TableHeader(c, range_.size(), label_width_);
     }
-    std::cout << TableLine(c, done.run.summary, label_width_) << "\n" << std::flush;
+    // A case a signal cut short says how many of its seeds its counts cover.
+    const uint64_t ran = done.run.summary.seeds_run;
+    std::cout << TableLine(c, done.run.summary, label_width_)
+              << (ran < range_.size() ? fmt::format("   stopped after {} of {} seeds", ran, range_.size()) : "") << "\n"
+              << std::flush;
     if (!done.run.summary.failing.empty()) {
       const auto& [seed, f] = *done.run.summary.failing.begin();
       broken_ +=
@@ -252,6 +265,7 @@ class CaseTable {
   const campaign::SeedRange range_;
   size_t label_width_ = 12;
   unsigned jobs_per_case_ = 1;
+  campaign::Progress* progress_ = nullptr;  // while Run runs
   CommandOutcome outcome_;
   std::string broken_;
 };

@@ -41,7 +41,7 @@ ShrinkOutputs OutputsOf(const ShrinkFlags& flags) {
 void PrintShrunk(const ShrinkFlags& flags, const Repro& repro, const std::string& invariant, const ShrinkResult& s) {
   std::cout << fmt::format("shrink: {} seed {}, keeping {} broken: {} runs{}\n", EscapeForTerminal(flags.repro_path),
                            repro.seed, EscapeForTerminal(invariant), s.runs,
-                           s.budget_exhausted ? " (budget spent; smaller may exist)" : "");
+                           s.CutShort().empty() ? "" : fmt::format(" ({}; smaller may exist)", s.CutShort()));
   for (const std::string& what : s.removed) std::cout << "  removed: " << EscapeForTerminal(what) << "\n";
   std::cout << fmt::format("  now {} nodes, {} fault steps, {}, seed {}\n", s.scenario.nodes, s.scenario.faults.size(),
                            sim::FormatDuration(s.scenario.duration), s.result.seed);

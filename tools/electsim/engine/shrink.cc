@@ -57,7 +57,8 @@ class Shrinker {
     // may still break the invariant under another seed while none of the
     // schedules between fails (a drop or a timeout moves with the seed).
     if (SmallestSubset()) ReduceWhilePossible();
-    out_.budget_exhausted = Exhausted();
+    out_.stopped_by_signal = StopSignal();
+    out_.budget_exhausted = out_.stopped_by_signal == 0 && Exhausted();
     Redescribe(document.value("description", ""));
     return std::move(out_);
   }
@@ -341,6 +342,11 @@ class Shrinker {
 };
 
 }  // namespace
+
+std::string ShrinkResult::CutShort() const {
+  if (stopped_by_signal != 0) return fmt::format("stopped by {}", SignalName(stopped_by_signal));
+  return budget_exhausted ? "budget spent" : "";
+}
 
 absl::StatusOr<ShrinkResult> ShrinkScenario(const json& document, const std::string& source, uint64_t seed,
                                             const std::string& invariant, uint64_t max_runs) {

@@ -25,7 +25,12 @@ struct ShrinkResult {
   RunResult result;                  // its run, under the seed it ended with
   std::vector<std::string> removed;  // what went, readable, in the order it went
   uint64_t runs = 0;
-  bool budget_exhausted = false;
+  bool budget_exhausted = false;  // it stopped at max_runs
+  int stopped_by_signal = 0;      // or at this terminating signal (0: none)
+
+  // Why a smaller scenario may exist, for the printed line: "", "budget
+  // spent" or "stopped by SIGINT".
+  std::string CutShort() const;
 };
 
 // `document` must break `invariant` under `seed` (FailedPrecondition if it
