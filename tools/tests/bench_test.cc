@@ -165,6 +165,10 @@ TEST_F(BenchTest, CtrlC_KeepsTheTrialsThatFinishedInWholeFiles) {
   for (const auto& row : rows) EXPECT_FALSE(row.at("known_ns").empty());
   const nlohmann::json document = nlohmann::json::parse(ReadWholeFile(json_path));
   EXPECT_EQ(document["results"].size(), rows.size());
+  // The header and the JSON count the trials that ran, not those asked for.
+  EXPECT_EQ(document["trials_per_configuration"], rows.size());
+  EXPECT_NE(bench.out().find(fmt::format("seeds 1..{0} ({0} trials per row)", rows.size())), std::string::npos)
+      << bench.out();
 }
 
 // Raft with timeouts in [150ms, 300ms], heartbeats every 50ms and links of

@@ -208,11 +208,15 @@ int Bench(const BenchFlags& flags) {
   if (loop.end == campaign::LoopEnd::kError && ExitStatusFor(loop.error) == kExitBadInput) {
     return ReportError(loop.error);
   }
+  // Stopped early: every row keeps the trials that ran for all of them, and
+  // the header and files count those, not the ones asked for.
+  const uint64_t trials_run = loop.end == campaign::LoopEnd::kDone ? flags.trials : loop.folded / configs->size();
+  for (std::vector<BenchTrial>& row : trials) row.resize(trials_run);
   CommandOutcome outcome;
   const BenchResults results{.fault = plan->fault,
                              .preset = plan->preset,
                              .first_seed = *first_seed,
-                             .trials = flags.trials,
+                             .trials = trials_run,
                              .sweep = plan->sweep ? plan->sweep->parameter : "",
                              .algorithms = plan->algorithms.size(),
                              .configs = &*configs,
