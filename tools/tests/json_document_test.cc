@@ -52,6 +52,15 @@ TEST(JsonDocument_Errors, ASecondDocumentIsRefused) {
   EXPECT_NE(JsonErrorOf("1 2").find("more text after the top-level value"), std::string::npos);
 }
 
+TEST(JsonDocument_Errors, TextThatEndsTooEarlyIsSaidToEndTooEarly) {
+  for (const char* cut : {"", "{", "{\"nodes\": 5", "   ", "\n", "[1, 2"}) {
+    const std::string error = JsonErrorOf(cut);
+    EXPECT_NE(error.find("invalid JSON: the text ends before the JSON document does"), std::string::npos)
+        << "\"" << cut << "\": " << error;
+    EXPECT_EQ(error.find("more text after"), std::string::npos) << error;
+  }
+}
+
 TEST(JsonDocument_Errors, GarbageAfterTheDocumentIsRefused) {
   std::string error = JsonErrorOf("{\"a\": 1} trailing words");
   EXPECT_NE(error.find("in.json:1:"), std::string::npos) << error;

@@ -247,7 +247,10 @@ absl::StatusOr<json> ParseJsonText(std::string_view text, const std::string& sou
   // The error's position is one past the byte that stopped the parser.
   const size_t at = builder.error_position() > 0 ? builder.error_position() - 1 : 0;
   std::string what = builder.error_text();
-  if (what.find("expected end of input") != std::string::npos) {
+  // "unexpected end of input" holds "expected end of input" too: test it first.
+  if (what.find("unexpected end of input") != std::string::npos) {
+    what = "the text ends before the JSON document does (empty, or cut short), expected a whole document";
+  } else if (what.find("expected end of input") != std::string::npos) {
     what =
         "more text after the top-level value, expected only whitespace to the end of the file (one JSON document "
         "per file)";
