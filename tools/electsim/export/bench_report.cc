@@ -457,7 +457,9 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
     const Unit u = measure.unit;
     out += table.Row({config.sweep_label, config.algorithm, measure.name, std::to_string(s.n), Value(s.p50, u),
                       Value(s.p90, u), Value(s.p99, u), s.n == 0 ? "—" : Value(s.max, u),
-                      s.n == 0 ? "—" : fmt::format("{} ± {}", Value(s.mean, u), Value(s.ci95, u))});
+                      s.n == 0   ? "—"
+                      : s.n == 1 ? fmt::format("{} ± n/a", Value(s.mean, u))  // no interval from one trial
+                                 : fmt::format("{} ± {}", Value(s.mean, u), Value(s.ci95, u))});
   }
   if (IsKeyFault(fault)) return out + table.Note(KeyNote(config, trials));
   uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0, split = 0;
@@ -510,10 +512,14 @@ std::string PairedRow(const BenchConfig& config, const std::vector<BenchTrial>& 
       (a.n > 1 && b.n > 1)
           ? 1.96 * std::sqrt(a.variance / static_cast<double>(a.n) + b.variance / static_cast<double>(b.n))
           : 0;
-  return fmt::format("  {}{:<10}{:>5} pairs: {} ± {} (unpaired ± {}; paired/unpaired CI width {})\n",
-                     config.sweep_label.empty() ? "" : config.sweep_label + " ", config.algorithm, d.n, Ms(d.mean),
-                     Ms(d.ci95), unpaired > 0 ? Ms(unpaired) : "n/a",
-                     unpaired > 0 ? fmt::format("{:.2f}", d.ci95 / unpaired) : std::string("n/a"));
+  // No pair, no difference to show; one pair, no interval.
+  const std::string difference = d.n == 0   ? "—"
+                                 : d.n == 1 ? fmt::format("{} ± n/a", Ms(d.mean))
+                                            : fmt::format("{} ± {}", Ms(d.mean), Ms(d.ci95));
+  return fmt::format("  {}{:<10}{:>5} pairs: {} (unpaired ± {}; paired/unpaired CI width {})\n",
+                     config.sweep_label.empty() ? "" : config.sweep_label + " ", config.algorithm, d.n, difference,
+                     unpaired > 0 ? Ms(unpaired) : "n/a",
+                     unpaired > 0 && d.n > 1 ? fmt::format("{:.2f}", d.ci95 / unpaired) : std::string("n/a"));
 }
 
 }  // namespace
