@@ -214,6 +214,12 @@ TEST_F(MergeContractTest, TwoOfThreeShardsAreNeverComplete) {
   const Finished whole = RunElectsim({"fuzz", "--merge", Shard(1), Shard(2), Shard(3), "--summary", merged});
   EXPECT_EQ(whole.exit_status, 0) << whole.err;
   EXPECT_EQ(nlohmann::json::parse(ReadWholeFile(merged))["complete"], true);
+  // A run's flag with --merge would be ignored: refused, nothing written.
+  fs::remove(merged);
+  const Finished mixed =
+      RunElectsim({"fuzz", "--merge", Shard(1), Shard(2), Shard(3), "--algorithm", "bully", "--summary", merged});
+  EXPECT_EQ(mixed.exit_status, 2) << mixed.err;
+  EXPECT_FALSE(fs::exists(merged));
 }
 
 // --json puts the merged summary alone on standard output, as sweep --json does.
