@@ -60,6 +60,23 @@ TEST_F(CliTest, SetOfWhatAFlagDecidesIsRefused) {
   EXPECT_NE(seeded.output.find("seed 7,"), std::string::npos) << seeded.output;
 }
 
+// An empty value is bad input, not "not given": fuzz --seed "" ran the whole
+// campaign and shrink --out "" wrote hidden files. --repro-dir "" means none.
+TEST_F(CliTest, EmptyValuesAreRefusedButAnEmptyReproDir) {
+  const std::string scenario = Scenario("raft-healthy.json");
+  for (const std::string& command :
+       {std::string("fuzz --algorithm raft --seed ''"), std::string("fuzz --algorithm raft --seeds ''"),
+        std::string("fuzz --algorithm raft --faults '' --seeds 1..2"), std::string("check-guarantees --algorithms ''"),
+        "run " + scenario + " --seed ''", "sweep " + scenario + " --seeds ''",
+        std::string("bench --algorithms raft --trials 2 --preset ''")}) {
+    const Outcome out = Electsim(command);
+    EXPECT_EQ(out.exit_status, 2) << command << ": " << out.output;
+    EXPECT_NE(out.output.find("electsim: --"), std::string::npos) << command << out.output;  // names the flag
+    EXPECT_EQ(out.output.find("seeds/s"), std::string::npos) << "ran anyway: " << command << out.output;
+  }
+  EXPECT_EQ(Electsim("run " + scenario + " --repro-dir ''").exit_status, 0);
+}
+
 TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   const std::string scenario = Scenario("raft-leader-crash.json");
   Outcome out = Electsim("run " + scenario + " --set nodes=7 --set algorithm.options.election_timeout_max=300ms" +

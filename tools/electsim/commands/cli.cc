@@ -45,6 +45,22 @@ int ParseError(const CLI::App& app, const CLI::ParseError& error, int argc, char
   return kExitBadInput;
 }
 
+// Commands read an empty value as "not given" (fuzz --seed "" ran the
+// whole campaign, shrink --out "" wrote hidden files): every option that
+// takes a value refuses an empty one, but --repro-dir, whose "" means none,
+// and --trace, which says what it expects itself.
+void RefuseEmptyValues(const std::vector<commands::Command>& all) {
+  const CLI::Validator not_empty(
+      [](std::string& value) { return value.empty() ? std::string("expected a value, got an empty one") : ""; }, "");
+  for (const commands::Command& command : all) {
+    for (CLI::Option* option : command.app->get_options()) {
+      const std::string name = option->get_name();
+      if (option->get_type_size() == 0 || name == "--repro-dir" || name == "--trace") continue;  // flags take none
+      option->check(not_empty);
+    }
+  }
+}
+
 int RunCommandLine(int argc, char** argv) {
   CLI::App app{"electsim: deterministic simulation testbed for leader-election algorithms"};
   app.require_subcommand(1);
@@ -56,6 +72,7 @@ int RunCommandLine(int argc, char** argv) {
                                     commands::AddSweepCommand(app),   commands::AddFuzzCommand(app),
                                     commands::AddShrinkCommand(app),  commands::AddBenchCommand(app),
                                     commands::AddMergeCommand(app),   commands::AddCheckGuaranteesCommand(app)};
+  RefuseEmptyValues(all);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
