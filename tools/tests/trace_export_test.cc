@@ -388,6 +388,19 @@ TEST_F(ReplayDifferenceTest, Replay_ChangedOptionIsNarrowedByCheckpointsAndNamed
   EXPECT_NE(named.output.find("  same:     {\"i\":66,"), std::string::npos) << named.output;
 }
 
+// --expected is an input: checked before anything runs, even when the
+// hash matches and it would not be read.
+TEST_F(ReplayDifferenceTest, Replay_AnExpectedTraceThatIsMissingOrNoTraceIsRefusedFirst) {
+  const std::string path = WriteRepro(repro_, "same.repro.json");
+  std::ofstream(dir_ / "garbage.jsonl") << "{\"garbage\": 1}\n";
+  for (const std::string& expected : {(dir_ / "missing.jsonl").string(), (dir_ / "garbage.jsonl").string()}) {
+    const Outcome out = electsim_test::RunCombined("replay " + path + " --expected " + expected);
+    EXPECT_EQ(out.exit_status, 2) << out.output;
+    EXPECT_NE(out.output.find("expected a JSON Lines trace"), std::string::npos) << out.output;
+    EXPECT_EQ(out.output.find("trace-hash"), std::string::npos) << "ran anyway: " << out.output;
+  }
+}
+
 TEST_F(ReplayDifferenceTest, Replay_TamperedHashIsToldApartFromADifferentTrace) {
   json tampered = repro_;
   tampered["trace_hash"] = "0x0000000000000001";

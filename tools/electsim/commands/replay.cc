@@ -56,6 +56,9 @@ int Replay(const ReplayFlags& flags) {
   if (flags.expected_trace) outputs.AddInput(*flags.expected_trace);
   flags.trace.Declare(outputs);
   if (auto status = outputs.Check(); !status.ok()) return ReportError(status);
+  if (flags.expected_trace) {
+    if (auto status = CheckExpectedTrace(*flags.expected_trace); !status.ok()) return ReportError(status);
+  }
   auto trace = flags.trace.Open(outputs, repro->scenario, repro->seed);
   if (!trace.ok()) return ReportError(trace.status());
   std::ostream& out = flags.trace.ToStandardOutput() ? std::cerr : std::cout;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "tools/electsim/export/trace_json.h"
 #include "tools/electsim/io/terminal_text.h"
 
@@ -116,6 +117,24 @@ absl::StatusOr<std::string> ShowWindow(const Repro& repro, uint64_t from, uint64
 }
 
 }  // namespace
+
+absl::Status CheckExpectedTrace(const std::string& path) {
+  std::ifstream expected(path);
+  if (!expected) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: cannot open: expected a JSON Lines trace (--trace of a good run)", EscapeForTerminal(path)));
+  }
+  std::string header;
+  std::getline(expected, header);
+  const nlohmann::json first = nlohmann::json::parse(header, nullptr, false);
+  if (first.is_discarded() || !first.is_object() || !first.contains("trace_version")) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:1: expected a JSON Lines trace (--trace of a good run), whose first line is its header "
+                    "(\"trace_version\")",
+                    EscapeForTerminal(path)));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
                                                     const std::optional<std::string>& expected_trace_path) {

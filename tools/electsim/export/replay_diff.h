@@ -19,6 +19,10 @@ namespace electsim {
 // Re-runs the repro's scenario (deterministically: the same records as
 // `actual`) to show the records where the traces part. Errors: the expected
 // trace cannot be read (bad input).
+// An error unless `path` opens and its first line is a trace header: the
+// check replay --expected makes before anything runs.
+absl::Status CheckExpectedTrace(const std::string& path);
+
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
                                                     const std::optional<std::string>& expected_trace_path);
 
