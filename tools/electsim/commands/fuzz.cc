@@ -88,8 +88,10 @@ absl::Status ReadGeneratorFlags(FuzzFlags& flags) {
   if (!flags.nodes.empty()) {
     const auto [low, high] = Bounds(flags.nodes);
     auto min = campaign::ParseSeed("--nodes", low), max = campaign::ParseSeed("--nodes", high);
-    if (!min.ok() || !max.ok() || *min < 1 || *max > kMaxNodes || *max < *min) {
-      return Bad("--nodes", fmt::format("N or MIN..MAX within [1, {}]", kMaxNodes), flags.nodes);
+    // Two at least: the generator's cuts and partitions are between nodes.
+    if (!min.ok() || !max.ok() || *min < 2 || *max > kMaxNodes || *max < *min) {
+      return Bad("--nodes", fmt::format("N or MIN..MAX within [2, {}] (faults act between nodes)", kMaxNodes),
+                 flags.nodes);
     }
     g.nodes_min = static_cast<uint32_t>(*min);
     g.nodes_max = static_cast<uint32_t>(*max);
