@@ -352,6 +352,10 @@ TEST(FuzzCli_Input, BadFlagsAreExit2NamingWhatWasExpected) {
   EXPECT_NE(bad_kind.output.find("--faults: expected fault kinds separated by commas, of loss,duplication,"),
             std::string::npos)
       << bad_kind.output;
+  // One node passed the check, then stopped at a generated cut between nodes.
+  const auto one_node = RunCombined("fuzz --algorithm raft --nodes 1 --seeds 1..20");
+  EXPECT_EQ(one_node.exit_status, 2) << one_node.output;
+  EXPECT_NE(one_node.output.find("--nodes: expected N or MIN..MAX within [2, "), std::string::npos) << one_node.output;
 }
 
 std::string FuzzArgs(const std::string& extra) {
