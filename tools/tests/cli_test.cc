@@ -105,7 +105,16 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   EXPECT_NE(out.output.find("--set nodes: expected PATH=VALUE"), std::string::npos) << out.output;
   out = Electsim("run " + scenario + " --set faults.9.at=1s");
   EXPECT_EQ(out.exit_status, 2) << out.output;
-  EXPECT_NE(out.output.find("--set faults.9.at=1s: expected an index below 1 into the array at /faults"),
+  EXPECT_NE(out.output.find("--set faults.9.at=1s: expected an index below 1 into the array at /faults, not \"9\" "
+                            "(in " +
+                            scenario + ")"),
+            std::string::npos)
+      << out.output;
+  // No faults to index: said so, not "an object where an array goes".
+  out = Electsim("run " + Scenario("raft-healthy.json") + " --set faults.0.at=2s");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("--set faults.0.at=2s: expected an array at /faults to index with \"0\"; the scenario "
+                            "has none there"),
             std::string::npos)
       << out.output;
   EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "a refused run wrote something";

@@ -88,6 +88,12 @@ absl::Status ApplyOverrides(json& document, const std::vector<Override>& overrid
         }
         node = &(*node)[*index];
       } else {
+        // A number past a missing key would make an object of what the
+        // scenario may only hold as an array ("faults.0.at" with no faults).
+        if (node->is_null() && ArrayIndex(key)) {
+          return FlagError(o, fmt::format("an array at {} to index with \"{}\"; the scenario has none there",
+                                          walked.empty() ? "/" : walked, key));
+        }
         if (node->is_null()) *node = json::object();
         if (!node->is_object()) {
           return FlagError(o, fmt::format("a path through objects and arrays: {} holds {}, which has no \"{}\"",
@@ -110,7 +116,10 @@ absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path, const std::ve
   auto document = ParseJsonText(*text, path);
   if (!document.ok()) return document.status();
   json changed = *document;
-  if (auto status = ApplyOverrides(changed, overrides); !status.ok()) return status;
+  if (auto status = ApplyOverrides(changed, overrides); !status.ok()) {
+    // A sweep applies the flags to many files: say which.
+    return absl::Status(status.code(), fmt::format("{} (in {})", std::string(status.message()), path));
+  }
   auto scenario = ParseScenarioJson(std::move(changed), path);
   if (scenario.ok() || !ParseScenarioJson(std::move(*document), path).ok()) return scenario;
   // The file alone is good: the overrides made it bad. Name the ones the
