@@ -319,6 +319,16 @@ std::string TraceHash(const std::string& output) {
   return std::regex_search(output, match, std::regex("trace-hash: (0x[0-9a-f]+)")) ? match[1].str() : "";
 }
 
+// A 1s run judges liveness over 250 ms, less than Raft's 300 ms timeout:
+// seed 55 finds no leader in it, which is a finding, not a broken promise
+// (it was judged broken before). Runs of the default 10-30 s still judge it.
+TEST(FuzzCli_Liveness, JudgedOnlyWhereTheWindowHoldsTwoDetectionTimeouts) {
+  const auto short_run = RunCombined({"fuzz", "--algorithm", "raft", "--duration", "1s", "--seed", "55"});
+  EXPECT_EQ(short_run.exit_status, 0) << short_run.output;
+  EXPECT_NE(short_run.output.find("liveness at 0.900000s"), std::string::npos) << short_run.output;
+  EXPECT_NE(short_run.output.find("every declared guarantee kept"), std::string::npos) << short_run.output;
+}
+
 TEST(FuzzCli_EmitScenario, RunAcceptsItAndReproducesTheFuzzedRun) {
   TempDir dir;
   for (uint64_t seed : {3, 11}) {

@@ -155,6 +155,18 @@ absl::StatusOr<Scenario> FuzzConfig::ScenarioFor(uint64_t seed) const {
   return scenario;
 }
 
+// Whether the liveness window is at least two of the algorithm's detection
+// timeouts: a failover takes one to notice, and a split vote another. A
+// short --duration leaves less (1s: 250 ms against Raft's 300 ms), and a
+// reference that needs its timeout would be judged broken for it.
+namespace {
+bool LivenessWindowFits(const Scenario& scenario) {
+  const std::optional<algorithms::Algorithm::BenchTiming> timing = scenario.algorithm->bench_timing();
+  if (!timing) return true;
+  return scenario.liveness_within.ns() >= 2 * scenario.options.Duration(timing->detection_option).ns();
+}
+}  // namespace
+
 FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result) const {
   std::optional<OptionDraw> draw;
   if (settings_.option_swarm) {
@@ -162,8 +174,9 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
   }
   // Judged by the defaults: by the defaults with the swarm's draws on them.
   const bool defaults = settings_.guarantees_of == GuaranteesOf::kDefaults;
-  // Liveness only where the drawn timings keep the defaults' proportions.
-  const bool liveness = settings_.liveness_guaranteed && (!draw || draw->timing_kept);
+  // Liveness only where the drawn timings keep the defaults' proportions,
+  // and the window leaves room for a failover.
+  const bool liveness = settings_.liveness_guaranteed && (!draw || draw->timing_kept) && LivenessWindowFits(scenario);
   std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
                                                      draw && defaults ? &draw->defaults_with_drawn : nullptr);
   // Disruption rests on timing as liveness does: a heartbeat drawn nearly as
