@@ -139,11 +139,8 @@ absl::Status CheckExpectedTrace(const std::string& path) {
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
                                                     const std::optional<std::string>& expected_trace_path) {
   if (expected_trace_path) {
+    if (auto status = CheckExpectedTrace(*expected_trace_path); !status.ok()) return status;
     std::ifstream expected(*expected_trace_path);
-    if (!expected) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: cannot open: expected a JSON Lines trace (--trace of a good run)", *expected_trace_path));
-    }
     ExpectedTraceComparer comparer(expected);
     RunOptions options;
     options.extra_sinks.push_back(&comparer);
