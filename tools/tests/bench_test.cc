@@ -69,6 +69,7 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
       {"--algorithms raft,bully --set algorithm.options.pre_vote=true", "--set algorithm.options.pre_vote=true: "},
       {"--sweep warp_factor=1..9", "--sweep: unknown parameter \"warp_factor\""},
       {"--sweep nodes=3", "--sweep nodes=3: expected PARAM=FROM..TO"},
+      {"--algorithms raft --sweep nodes=3..4 --nodes 7", "--nodes: --sweep nodes=... sets the cluster size"},
       // Key faults are for owners of keys, leader faults for leaders.
       {"--algorithms raft --fault replica-crash",
        "--fault replica-crash: algorithm \"raft\" elects one leader, it owns no keys; expected crash-leader"},

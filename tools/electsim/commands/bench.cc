@@ -23,6 +23,7 @@ struct BenchFlags {
   std::string fault = "crash-leader";
   uint64_t trials = 100;
   uint32_t nodes = 5;
+  const CLI::Option* nodes_option = nullptr;  // whether --nodes was given
   std::string preset;
   std::string seed = "1";
   unsigned jobs = 1;
@@ -77,6 +78,9 @@ absl::StatusOr<BenchPlan> PlanOf(const BenchFlags& flags) {
   if (!flags.sweep.empty()) {
     auto sweep = ParseSweep(flags.sweep, plan.algorithms);
     if (!sweep.ok()) return sweep.status();
+    if (sweep->parameter == "nodes" && flags.nodes_option != nullptr && flags.nodes_option->count() > 0) {
+      return InputError("--nodes: --sweep nodes=... sets the cluster size of every row; expected one or the other");
+    }
     plan.sweep = std::move(*sweep);
   }
   return plan;
@@ -251,9 +255,9 @@ Command AddBenchCommand(CLI::App& parent) {
   app->add_option("--trials", flags->trials, "trials per algorithm (and per sweep point)")
       ->check(UnsignedText("a number of trials above 0", 1, kMaxBenchTrials))
       ->capture_default_str();
-  app->add_option("--nodes", flags->nodes, "cluster size")
-      ->check(UnsignedText("a number of nodes", 1, kMaxNodes))
-      ->capture_default_str();
+  flags->nodes_option = app->add_option("--nodes", flags->nodes, "cluster size")
+                            ->check(UnsignedText("a number of nodes", 1, kMaxNodes))
+                            ->capture_default_str();
   app->add_option("--preset", flags->preset,
                   "timing from production defaults: equal-detection, etcd, hashicorp, kubernetes-lease, zookeeper");
   app->add_option("--seed", flags->seed, "trial i runs under seed + i, for every algorithm")->capture_default_str();
