@@ -402,7 +402,9 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   const auto both =
       RunCombined("fuzz --algorithm raft --seeds 1..2 --option bug=vote_twice --set algorithm.options.bug=none");
   EXPECT_EQ(both.exit_status, 2) << both.output;
-  EXPECT_NE(both.output.find("with --option bug; expected one or the other"), std::string::npos) << both.output;
+  EXPECT_NE(both.output.find("fuzz sets algorithm.options.bug with --option bug; expected one or the other"),
+            std::string::npos)
+      << both.output;
 }
 
 // A shrunk scenario says what is left, not what the original was (which it

@@ -1,5 +1,6 @@
 #include "tools/electsim/language/overrides.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "fmt/format.h"
@@ -57,8 +58,11 @@ absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::strin
                               std::string_view command, std::string_view flag) {
   for (const Override& o : overrides) {
     if (o.json_pointer != json_pointer) continue;
+    // Named as --set names it: "algorithm.options.bug", not a JSON pointer.
+    std::string path(json_pointer.substr(1));
+    std::replace(path.begin(), path.end(), '/', '.');
     return InputError(fmt::format("--set {}: {} sets {} with {}; expected one or the other", EscapeForTerminal(o.flag),
-                                  command, json_pointer.substr(1), flag));
+                                  command, path, flag));
   }
   return absl::OkStatus();
 }
