@@ -219,6 +219,7 @@ TEST_F(MergeContractTest, TwoOfThreeShardsAreNeverComplete) {
   const Finished mixed =
       RunElectsim({"fuzz", "--merge", Shard(1), Shard(2), Shard(3), "--algorithm", "bully", "--summary", merged});
   EXPECT_EQ(mixed.exit_status, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("--algorithm: --merge combines summaries and runs nothing"), std::string::npos) << mixed.err;
   EXPECT_FALSE(fs::exists(merged));
 }
 

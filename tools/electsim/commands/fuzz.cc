@@ -286,14 +286,19 @@ Command AddFuzzCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("fuzz", "run generated scenarios, fail on a broken declared guarantee");
   AddGeneratorFlags(*app, *flags);
   AddCampaignFlags(*app, *flags);
-  // --merge runs nothing: a flag of a run given with it would be ignored.
-  CLI::Option* merge = app->get_option("--merge");
-  for (CLI::Option* option : app->get_options()) {
-    const std::string name = option->get_name();
-    if (option == merge || option == app->get_help_ptr() || name == "--summary" || name == "--junit") continue;
-    merge->excludes(option);
-  }
-  return {app, [flags] { return Fuzz(*flags); }};
+  return {app, [flags, app] {
+            // --merge runs nothing: a flag of a run given with it would be ignored.
+            for (const CLI::Option* option : app->get_options()) {
+              const std::string name = option->get_name();
+              if (flags->merge.empty() || option->count() == 0 || name == "--merge" || name == "--summary" ||
+                  name == "--junit") {
+                continue;
+              }
+              return ReportError(InputError(
+                  fmt::format("{}: --merge combines summaries and runs nothing; expected no {} with it", name, name)));
+            }
+            return Fuzz(*flags);
+          }};
 }
 
 }  // namespace electsim::commands
