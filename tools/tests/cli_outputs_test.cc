@@ -300,9 +300,9 @@ TEST_F(CliOutputsTest, TerminatingSignals_StopSweepKeepingWhatFinishedAndLeaving
 // check-guarantees stopped by Ctrl-C says so, and a case it cut short says
 // how many of its seeds the line counts, under a header naming them all.
 TEST_F(CliOutputsTest, TerminatingSignals_StopCheckGuaranteesSayingWhatRan) {
-  ElectsimProcess process({"check-guarantees", "--algorithms", "raft", "--seeds", "300", "--jobs", "1"});
+  ElectsimProcess process({"check-guarantees", "--algorithms", "raft", "--seeds", "20", "--jobs", "1"});
   // The first lines come once a batch of cases is done; later cases are running.
-  ASSERT_TRUE(process.WaitForOutput("raft, defaults (300 seeds each")) << process.err();
+  ASSERT_TRUE(process.WaitForOutput("raft, defaults (20 seeds each")) << process.err();
   ASSERT_EQ(kill(process.pid(), SIGINT), 0);
   EXPECT_EQ(process.Wait(), 128 + SIGINT) << process.err();
   EXPECT_NE(process.out().find("interrupted by SIGINT: "), std::string::npos) << process.out();
