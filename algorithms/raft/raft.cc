@@ -616,9 +616,9 @@ class Raft final : public Algorithm {
   // it and win the next term while the first winner still leads
   // (results/counterexamples/raft-single_leader-crash). With pre-vote and
   // check-quorum it must first win a pre-vote, and then the vote, from nodes
-  // the winner's first heartbeat has not reached yet: campaigns of 100,000
-  // fuzz seeds under crashes and power loss found no such run. Raft promises
-  // no winner and holds no lease.
+  // the winner's first heartbeat has not reached yet: 100,000 fuzz seeds of
+  // crashes, power loss and duplication broke no declared guarantee. Raft
+  // promises no winner and holds no lease.
   //
   // Disruption (a term raised while a majority hears its leader): any
   // follower that misses its leader's messages for an election timeout
