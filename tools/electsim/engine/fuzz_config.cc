@@ -21,13 +21,8 @@ constexpr std::pair<std::string_view, std::string_view> kOwnedByFlags[] = {
 };
 
 absl::Status CheckNotOwned(const std::vector<Override>& overrides) {
-  for (const Override& o : overrides) {
-    for (const auto& [pointer, flag] : kOwnedByFlags) {
-      if (o.json_pointer == pointer) {
-        return InputError(fmt::format("--set {}: fuzz sets {} with {}; expected {} instead", EscapeForTerminal(o.flag),
-                                      pointer.substr(1), flag, flag));
-      }
-    }
+  for (const auto& [pointer, flag] : kOwnedByFlags) {
+    if (auto status = RefuseOverrideOf(overrides, pointer, "fuzz", flag); !status.ok()) return status;
   }
   return absl::OkStatus();
 }
