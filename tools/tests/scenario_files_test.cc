@@ -77,14 +77,15 @@ TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
 }
 
 // The same for the record kinds each sink declares (sim::TraceSink::kinds),
-// and for liveness, which reads only the records that can change who leads
-// and is told where each instant starts: offered every record and no instant
-// starts, it sees time move in the records, as it did before it declared
-// kinds. Findings name trace indices, so a record missed or an instant
-// judged at another point changes the summary.
+// and for liveness and single_leader, which read only the records that can
+// change who leads and are told where each instant starts: offered every
+// record and no instant starts, they see time move in the records, as they
+// did before they declared kinds. Findings name trace indices, so a record
+// missed or an instant judged at another point changes the summary.
 TEST(ScenarioFiles, SinksMissNoRecordTheyRead) {
   auto findings = FindingsOfRoutedRunsSameAs({.offer_every_record = true});
   EXPECT_GE(findings["liveness"], 4) << "too few runs with a liveness finding to compare";
+  EXPECT_GE(findings["single_leader"], 4) << "too few runs with a single_leader finding to compare";
 }
 
 TEST(ScenarioFiles, ExpectedViolationsDisappearWithTheirChecker) {
