@@ -37,7 +37,10 @@ class ScenarioDriver {
   absl::StatusOr<RunResult> Run(const RunOptions& options) {
     RunResult result;
     result.seed = sim_.seed();
-    checkers::MetricsCollector metrics(view_, &scenario_.algorithm->message_roles());
+    std::optional<checkers::MetricsCollector> metrics;
+    if (options.collect_metrics || options.track_failovers || ExpectsMetrics()) {
+      metrics.emplace(view_, &scenario_.algorithm->message_roles());
+    }
     auto checkers = MakeCheckers();
     if (!checkers.ok()) return checkers.status();
     if (options.hash_trace) {
@@ -49,11 +52,11 @@ class ScenarioDriver {
     sim_.AddTraceSink(faults_.watch());
     std::optional<FailoverTracker> failovers;
     if (options.track_failovers) {
-      failovers.emplace(view_, metrics);
+      failovers.emplace(view_, *metrics);
       faults_.TrackFailovers(&*failovers);
       sim_.AddTraceSink(&*failovers);
     }
-    sim_.AddTraceSink(&metrics);
+    if (metrics) sim_.AddTraceSink(&*metrics);
     std::optional<checkers::ShardMetricsCollector> shard_metrics;
     if (const std::optional<int64_t> keys = ShardCount()) {
       shard_metrics.emplace(scenario_.nodes, *keys, cluster_.store, options.key_measures_from);
@@ -68,13 +71,13 @@ class ScenarioDriver {
     if (auto s = faults_.Start([this] { AllStepsDone(); }); !s.ok()) return s;
     if (auto s = RunToEnd(options); !s.ok()) return Stopped(s);
     checkers_ = nullptr;
-    metrics.Finish(sim_.now());
+    if (metrics) metrics->Finish(sim_.now());
     for (auto& checker : *checkers) {
       checker->OnTraceEnd(sim_.trace_records());
       checker->Finish(sim_.now());
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
-    Collect(options, metrics, result);
+    Collect(options, metrics ? &*metrics : nullptr, result);
     if (failovers) {
       failovers->Finish(sim_.now());
       result.failovers = failovers->TakeEpisodes();
@@ -154,7 +157,14 @@ class ScenarioDriver {
         EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
   }
 
-  void Collect(const RunOptions& options, checkers::MetricsCollector& metrics, RunResult& result) {
+  // Whether the scenario expects something only the metrics tell.
+  bool ExpectsMetrics() const {
+    const Expectation& expect = scenario_.expect;
+    return expect.multi_leader || expect.elected || expect.writes_rejected_min || expect.writes_accepted_min;
+  }
+
+  // `metrics`: null where the run collected none.
+  void Collect(const RunOptions& options, checkers::MetricsCollector* metrics, RunResult& result) {
     if (options.hash_trace) {
       result.trace_hashed = true;
       result.trace_hash = sim_.trace_hasher().hash();
@@ -164,7 +174,7 @@ class ScenarioDriver {
     result.trace_records = sim_.trace_records();
     result.end = sim_.now();
     result.stats = sim_.stats();
-    result.metrics = metrics.TakeMetrics();
+    if (metrics != nullptr) result.metrics = metrics->TakeMetrics();
     result.notes = faults_.TakeNotes();
   }
 

@@ -67,6 +67,13 @@ struct RunOptions {
   // repro again, hashed (RunAgainHashed). Hashing is about an eighth of a
   // short Raft trial's instructions.
   bool hash_trace = true;
+  // Off: no run metrics (RunResult::metrics stays empty), which fuzz and
+  // check-guarantees never read: they judge a seed by its violations. A
+  // scenario that expects what only the metrics tell (expect.elected,
+  // multi_leader, writes_*) and a run that tracks failovers collect them all
+  // the same, so the verdict never depends on this. Counting every send by
+  // type is about a twentieth of a fuzz run's instructions.
+  bool collect_metrics = true;
   // Off: no failover episodes (RunResult::failovers), which only a run's
   // report, its summary, bench and --metrics read. Tracking them is about a
   // twentieth of a short Raft trial's instructions; the trace is the same.
