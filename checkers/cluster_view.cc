@@ -2,6 +2,20 @@
 
 namespace checkers {
 
+sim::ObservationTypes RoleMessageTypes(const vocab::MessageRoles& roles, bool leader_only, bool vote_grants) {
+  std::vector<const sim::RecordType*> types;
+  if (leader_only) {
+    for (const vocab::LeaderOnlyMessage& role : roles.leader_only) types.push_back(role.type);
+  }
+  if (vote_grants) {
+    for (const vocab::VoteGrantMessage& role : roles.vote_grants) types.push_back(role.type);
+  }
+  if (types.size() > sim::ObservationTypes::kMaxTypes) return sim::ObservationTypes::All();
+  sim::ObservationTypes named({});
+  for (const sim::RecordType* type : types) named = named.With({type});
+  return named;
+}
+
 void ClusterView::EndInstant(sim::TimeNs next_time) {
   time_ = next_time;
   for (InstantListener* listener : instant_listeners_) listener->OnInstantEnding();

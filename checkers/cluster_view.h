@@ -32,6 +32,11 @@ struct NodeView {
   uint64_t claimed_at = 0;
 };
 
+// The message types of `roles`' leader-only messages (with `leader_only`)
+// and vote grants (with `vote_grants`), for a sink's send_types(); every
+// type where they are more than an ObservationTypes holds (correct, only slower).
+sim::ObservationTypes RoleMessageTypes(const vocab::MessageRoles& roles, bool leader_only, bool vote_grants);
+
 class ClusterView {
  public:
   // With `roles`, a node that sends one of its leader-only messages while not
@@ -48,6 +53,10 @@ class ClusterView {
   sim::TraceKinds kinds() const { return kinds_; }
   // The observation types that can change the view.
   static sim::ObservationTypes observation_types() { return {&vocab::kRoleChange, &vocab::kBelief}; }
+  // The message types that can: the leader-only ones, when known.
+  sim::ObservationTypes send_types() const {
+    return roles_ == nullptr ? sim::ObservationTypes({}) : RoleMessageTypes(*roles_, true, false);
+  }
 
   // Told before the view takes in the first record of a later instant, so
   // that it can judge the state the earlier instant ended in.

@@ -67,6 +67,7 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
   // verdicts (ScenarioFiles.SinksMissNoRecordTheyRead).
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override { return ClusterView::observation_types(); }
+  sim::ObservationTypes send_types() const override { return view_.send_types(); }
   bool reads_instant_starts() const override { return true; }
 
   void OnInstantStart(const sim::TraceRecord& first) override {

@@ -31,6 +31,7 @@ class SingleLeaderChecker final : public Checker {
   // of a fuzz run's) on the simulator's slow path only to see time move.
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override { return ClusterView::observation_types(); }
+  sim::ObservationTypes send_types() const override { return view_.send_types(); }
   bool reads_instant_starts() const override { return true; }
   void OnInstantStart(const sim::TraceRecord& first) override { AdvanceTo(first.time); }
 

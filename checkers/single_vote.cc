@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/btree_map.h"
+#include "checkers/cluster_view.h"
 #include "checkers/factories.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
@@ -22,6 +23,7 @@ class SingleVoteChecker final : public Checker {
   // Vote observations and vote grants on the wire.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kVote}; }
+  sim::ObservationTypes send_types() const override { return RoleMessageTypes(roles_, false, true); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;

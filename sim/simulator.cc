@@ -350,13 +350,16 @@ void Simulator::SendFrom(NodeId from, NodeId to, const Message& message) {
   const uint64_t message_id = next_message_id_++;
   ++stats_.messages_sent;
   const TimeNs local = nodes_[from.value()].ReadClock(now_);
-  Emit({.time = now_,
-        .kind = TraceKind::kSend,
-        .node = from,
-        .peer = to,
-        .message_id = message_id,
-        .local_time = local,
-        .payload = &message});
+  TraceRecord record{.time = now_,
+                     .kind = TraceKind::kSend,
+                     .node = from,
+                     .peer = to,
+                     .message_id = message_id,
+                     .local_time = local,
+                     .payload = &message};
+  PlaceInTrace(record);
+  if (hash_trace_) trace_hasher_.Add(record);
+  router_.RouteSend(record, message.type());
   // A sync earlier in this handler holds the send until the disk is done.
   const Routing routing = network_.Route(from, to, std::max(now_, nodes_[from.value()].sends_held_until));
   if (routing.outcome != Routing::Outcome::kDeliver) {

@@ -104,6 +104,7 @@ class TraceBuilder {
   void FeedTo(sim::TraceSink& sink) const {
     const sim::TraceKinds kinds = sink.kinds();
     const sim::ObservationTypes types = sink.observation_types();
+    const sim::ObservationTypes send_types = sink.send_types();
     const bool instants = sink.reads_instant_starts();
     sim::TimeNs instant;
     for (const sim::TraceRecord& record : records_) {
@@ -112,16 +113,18 @@ class TraceBuilder {
         sink.OnInstantStart(record);
       }
       if (!kinds.Has(record.kind)) continue;
-      if (record.kind == sim::TraceKind::kObserve && !types.all() &&
-          (record.payload->type() == nullptr || !types.Has(*record.payload->type()))) {
-        continue;
-      }
+      // As the simulator routes observations and sends: by type.
+      if (record.kind == sim::TraceKind::kObserve && !Reads(types, record)) continue;
+      if (record.kind == sim::TraceKind::kSend && !Reads(send_types, record)) continue;
       sink.OnRecord(record);
     }
   }
   const std::vector<sim::TraceRecord>& records() const { return records_; }
 
  private:
+  static bool Reads(const sim::ObservationTypes& types, const sim::TraceRecord& record) {
+    return types.all() || (record.payload->type() != nullptr && types.Has(*record.payload->type()));
+  }
   uint64_t Add(sim::TraceRecord record) {
     record.index = records_.size();
     records_.push_back(record);

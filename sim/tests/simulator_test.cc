@@ -192,6 +192,64 @@ TEST(Simulator_Sinks, OfferingEveryObservationReachesEverySinkThatReadsObservati
                                                             "a:test.c", "all:test.c", "ba:test.c"}));
 }
 
+// Node 0 sends node 1 a message of each type at start.
+class SendsABC final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    if (ctx.self() != NodeId(0)) return;
+    for (const RecordType* type : {&kObservedA, &kObservedB, &kObservedC}) ctx.Send(NodeId(1), Message(*type, {1}));
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context&, TimerId, uint64_t) override {}
+};
+
+// Logs "<name>:<type>" for each send it is given.
+class SendSink final : public TraceSink {
+ public:
+  SendSink(std::string name, std::vector<std::string>* log, std::optional<ObservationTypes> types)
+      : name_(std::move(name)), log_(log), types_(std::move(types)) {}
+  void OnRecord(const TraceRecord& r) override {
+    if (r.kind == TraceKind::kSend) log_->push_back(name_ + ":" + std::string(r.payload->type_name()));
+  }
+  TraceKinds kinds() const override { return {TraceKind::kSend, TraceKind::kObserve}; }
+  ObservationTypes observation_types() const override { return ObservationTypes({}); }
+  ObservationTypes send_types() const override { return types_.value_or(ObservationTypes::All()); }
+
+ private:
+  std::string name_;
+  std::vector<std::string>* log_;
+  std::optional<ObservationTypes> types_;
+};
+
+std::vector<std::string> SendLog(bool offer_every) {
+  std::vector<std::string> log;
+  SendSink a("a", &log, ObservationTypes{&kObservedA});
+  SendSink all("all", &log, std::nullopt);
+  SendSink b_and_a("ba", &log, ObservationTypes{&kObservedB, &kObservedAElsewhere});
+  SendSink none("none", &log, ObservationTypes({}));
+  Simulator sim(1, 2);
+  for (TraceSink* sink : std::initializer_list<TraceSink*>{&a, &all, &b_and_a, &none}) sim.AddTraceSink(sink);
+  if (offer_every) sim.OfferEveryObservation();
+  for (const uint32_t node : {0u, 1u}) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(node), [](NodeId) { return std::make_unique<SendsABC>(); }).ok());
+  }
+  EXPECT_TRUE(sim.Start().ok());
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  return log;
+}
+
+TEST(Simulator_Sinks, ASendReachesTheSinksThatReadItsMessageTypeInTheOrderAdded) {
+  EXPECT_EQ(SendLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",  //
+                                                      "all:test.b", "ba:test.b",              //
+                                                      "all:test.c"}));
+}
+
+TEST(Simulator_Sinks, OfferingEveryObservationOffersEverySendToo) {
+  EXPECT_EQ(SendLog(true), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a", "none:test.a",  //
+                                                     "a:test.b", "all:test.b", "ba:test.b", "none:test.b",  //
+                                                     "a:test.c", "all:test.c", "ba:test.c", "none:test.c"}));
+}
+
 TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
   std::vector<std::string> log;
   std::vector<std::unique_ptr<NamedSink>> sinks;
