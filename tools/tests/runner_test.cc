@@ -603,6 +603,30 @@ TEST(Runner_Failovers, NotTrackingThemLeavesTheTraceAndTheVerdictAlone) {
   }
 }
 
+// Fuzz and check-guarantees collect no metrics; a scenario that expects
+// what only the metrics tell collects them all the same.
+TEST(Runner_Metrics, NotCollectingThemLeavesTheTraceAndTheVerdictAlone) {
+  const std::string run = R"({"nodes": 5, "duration": "3s", "algorithm": "raft",
+      "network": {"latency": {"uniform": ["1ms", "10ms"]}},
+      "faults": [{"at": "1s", "crash": "leader", "for": "1s"}])";
+  auto plain = ParseScenario(run + "}", "runner-test.json");
+  auto expecting = ParseScenario(run + R"(, "expect": {"elected": false}})", "runner-test.json");
+  ASSERT_TRUE(plain.ok() && expecting.ok()) << plain.status() << expecting.status();
+  for (uint64_t seed : {1, 2}) {
+    auto collected = RunScenario(*plain, seed, {.track_failovers = false});
+    auto uncollected = RunScenario(*plain, seed, {.collect_metrics = false, .track_failovers = false});
+    ASSERT_TRUE(collected.ok() && uncollected.ok()) << seed;
+    EXPECT_GT(collected->metrics.messages_sent, 0u) << seed;
+    EXPECT_EQ(uncollected->metrics.messages_sent, 0u) << seed;
+    EXPECT_EQ(uncollected->trace_hash, collected->trace_hash) << seed;
+    EXPECT_EQ(uncollected->violated_checkers(), collected->violated_checkers()) << seed;
+    // "elected": false is judged, and fails, either way.
+    auto judged = RunScenario(*expecting, seed, {.collect_metrics = false, .track_failovers = false});
+    ASSERT_TRUE(judged.ok()) << seed;
+    EXPECT_EQ(judged->failed_expectations, std::vector<std::string>{"expected no leader to be elected, one was"});
+  }
+}
+
 absl::StatusOr<Scenario> VoteTwiceScenario() {
   return LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
 }
