@@ -26,18 +26,20 @@ class SingleLeaderChecker final : public Checker {
 
   std::string_view name() const override { return "single_leader"; }
 
-  // The records that can change the view, and where each instant starts.
-  // Read every record instead, it kept the timer and storage records (most
-  // of a fuzz run's) on the simulator's slow path only to see time move.
+  // The records that can change the view. An instant is judged when the
+  // next of these comes (or at the end): the state it ended in is the one
+  // after the last of them, and the verdict names the instant's time, not
+  // the time it was judged at. Read every record instead, it kept the timer
+  // and storage records (most of a fuzz run's) on the simulator's slow path
+  // only to see time move.
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override { return ClusterView::observation_types(); }
   sim::ObservationTypes send_types() const override { return view_.send_types(); }
-  bool reads_instant_starts() const override { return true; }
-  void OnInstantStart(const sim::TraceRecord& first) override { AdvanceTo(first.time); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (violation()) return;
-    AdvanceTo(r.time);
+    if (r.time > now_) CloseInstant();
+    now_ = r.time;
     if (!view_.Apply(r)) return;
     const bool several = view_.role_holder_count() >= 2;
     if (several && !overlap_since_index_) overlap_since_index_ = r.index;
@@ -49,13 +51,6 @@ class SingleLeaderChecker final : public Checker {
   }
 
  private:
-  // Judges the instant at now_ once a record of a later one comes. Fed every
-  // record and no instant starts (the tests of kinds()), the same verdicts.
-  void AdvanceTo(sim::TimeNs time) {
-    if (time > now_ && !violation()) CloseInstant();
-    now_ = time;
-  }
-
   void CloseInstant() {
     if (!overlap_since_index_) return;
     const std::vector<sim::NodeId> leaders = view_.RoleHolders();
