@@ -17,6 +17,7 @@
 // A node that states no rank is never compared, so an algorithm that
 // promises no winner (Raft, the lease) is never judged. A crash forgets a
 // node's rank until its next process states one.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -61,9 +62,15 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
 
   void OnFaultsOver(sim::TimeNs at) override {
     if (faults_over_ == sim::TimeNs::Max()) faults_over_ = at;
+    WakeAtNextInstant();  // the times it slept until have moved
   }
 
-  void OnInstantStart(const sim::TraceRecord& first) override { EndInstant(first.time, first.index); }
+  // Called after an instant in which the view changed, and once a time
+  // JudgeIfSettled acts at has come; at the instants between, it would do nothing.
+  void OnInstantStart(const sim::TraceRecord& first) override {
+    EndInstant(first.time, first.index);
+    SleepUntilInstantAt(NextDue());
+  }
   // A shared view may take in a later instant before this checker sees it.
   void OnInstantEnding() override { CloseInstant(); }
 
@@ -81,7 +88,10 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
         }
       }
     }
-    if (view_.Apply(r)) changed_ = true;
+    if (view_.Apply(r)) {
+      changed_ = true;
+      WakeAtNextInstant();
+    }
   }
 
   void OnTraceEnd(uint64_t record_count) override {
@@ -120,6 +130,15 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
     if (stretch_ && stretch_->leader == leader) return;
     stretch_.reset();
     if (leader != sim::kNoNode) stretch_ = Stretch{.leader = leader, .since = now_};
+  }
+
+  // The first time at which JudgeIfSettled acts while the view stays as it is.
+  sim::TimeNs NextDue() const {
+    if (!stretch_ || stretch_->judged || violation()) return sim::TimeNs::Max();
+    sim::TimeNs due = sim::TimeNs::Max();
+    if (!stretch_->judged_anytime) due = stretch_->since + kSettle;
+    if (faults_over_ != sim::TimeNs::Max()) due = std::min(due, std::max(stretch_->since, faults_over_) + kSettle);
+    return due;
   }
 
   // The state of the last instant has held until `until`.

@@ -56,6 +56,7 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
     if (after_ != sim::TimeNs::Max()) return;
     after_ = at;
     deadline_ = at + within_;
+    WakeAtNextInstant();  // the times it slept until have moved
   }
 
   std::string_view name() const override { return "liveness"; }
@@ -70,12 +71,16 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
   sim::ObservationTypes send_types() const override { return view_.send_types(); }
   bool reads_instant_starts() const override { return true; }
 
+  // Called after an instant in which the view changed, and once a time
+  // HoldUntil acts at has come; at the instants between, it would do
+  // nothing (and last_index_ is read only after a change).
   void OnInstantStart(const sim::TraceRecord& first) override {
     if (settled_) return;
     // The instant at now_ ended with the record before `first`.
     if (first.index > 0) last_index_ = first.index - 1;
     EndInstantBefore(first);
     now_ = first.time;
+    SleepUntilInstantAt(NextDue());
   }
 
   // The last record of the run, which a verdict at the end names.
@@ -92,7 +97,10 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
     }
     now_ = r.time;
     last_index_ = r.index;
-    if (view_.Apply(r)) changed_ = true;
+    if (view_.Apply(r)) {
+      changed_ = true;
+      WakeAtNextInstant();
+    }
   }
 
   void Finish(sim::TimeNs end) override {
@@ -168,6 +176,20 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
   [[gnu::noinline]] void EndInstantBefore(const sim::TraceRecord& next) {
     CloseInstant();
     if (!settled_) HoldUntil(next.time, next.index);
+  }
+
+  // The first time at which HoldUntil acts while the view stays as it is.
+  sim::TimeNs NextDue() const {
+    if (settled_) return sim::TimeNs::Max();
+    if (Viable()) {
+      if (!stable_for_) return sim::TimeNs::Max();
+      int64_t due_ns;
+      if (__builtin_add_overflow(EffectiveStart(*stretch_).ns(), stable_for_->ns(), &due_ns)) {
+        return sim::TimeNs::Max();
+      }
+      return sim::TimeNs(due_ns);
+    }
+    return deadline_ == sim::TimeNs::Max() ? deadline_ : deadline_ + sim::TimeNs(1);
   }
 
   // The state judged at now_ holds over [now_, next).

@@ -49,7 +49,9 @@ void TraceRouter::Add(TraceSink* sink, bool started) {
 }
 
 void TraceRouter::TellInstantStart(const TraceRecord& first) const {
-  for (TraceSink* sink : instant_sinks_) sink->OnInstantStart(first);
+  for (TraceSink* sink : instant_sinks_) {
+    if (first.time >= sink->instant_wake_at()) sink->OnInstantStart(first);
+  }
 }
 
 }  // namespace sim

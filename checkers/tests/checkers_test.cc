@@ -575,6 +575,21 @@ TEST(Liveness_Fires, NoLeaderEverAppears) {
             "at the deadline no live election node was in the leader role");
 }
 
+// Told of the instant start it needs, not of every one: past the deadline,
+// the first record of any kind is where the finding points.
+TEST(Liveness_Fires, JudgedAtTheFirstRecordPastTheDeadline) {
+  TraceBuilder t;
+  t.Boot(3);
+  t.Observe(Ms(500), 1, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(1)));
+  t.Event(Ms(2000), TraceKind::kTimerFire, 1);
+  const uint64_t past_deadline = t.Event(Ms(3200), TraceKind::kTimerFire, 1);
+  t.Event(Ms(3300), TraceKind::kTimerFire, 1);
+  auto checker = RunChecker("liveness", LivenessConfig(3, 1000, 2000), t, Ms(5000));
+  ASSERT_TRUE(checker->violation());
+  EXPECT_EQ(checker->violation()->time, Ms(3000));
+  EXPECT_EQ(checker->violation()->trace_index, past_deadline);
+}
+
 TEST(Liveness_Fires, LastBeliefArrivesAfterDeadline) {
   TraceBuilder t;
   t.Boot(3);

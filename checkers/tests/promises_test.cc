@@ -210,6 +210,29 @@ TEST(DeclaredWinner_Fires, AnAnytimeRankIsJudgedWhileTheFaultsLast) {
             "rank (30 against 20) and never follows a lower one: the algorithm promises the highest");
 }
 
+// Told of the instant start it needs, not of every one: the stretch is
+// judged at the first record after its second is up, of any kind.
+TEST(DeclaredWinner_Fires, JudgedAtTheFirstRecordOnceTheSecondIsUp) {
+  // Anytime ranks are judged while the faults last, plain ones a second
+  // after they end: at 0, or at 3s.
+  struct Case {
+    bool anytime;
+    TimeNs faults_over;
+    TimeNs judged_at;
+  };
+  for (const Case c :
+       {Case{true, Ms(10000), Ms(1100)}, Case{false, Ms(0), Ms(1100)}, Case{false, Ms(3000), Ms(4000)}}) {
+    TraceBuilder t = c.anytime ? RankedAnytime(1) : Ranked(1);
+    for (const TimeNs before : {Ms(900), c.judged_at - Ms(100)}) t.Event(before, TraceKind::kTimerFire, 0);
+    const uint64_t first_after = t.Event(c.judged_at + Ms(50), TraceKind::kTimerFire, 0);
+    t.Event(c.judged_at + Ms(200), TraceKind::kTimerFire, 0);
+    auto checker = RunChecker("declared_winner", CalmFrom(3, c.faults_over), t, Ms(5000));
+    ASSERT_TRUE(checker->violation()) << c.judged_at.ns();
+    EXPECT_EQ(checker->violation()->trace_index, first_after) << c.judged_at.ns();
+    EXPECT_EQ(checker->violation()->time, c.judged_at) << c.judged_at.ns();
+  }
+}
+
 TEST(DeclaredWinner_Quiet, AnAnytimeRankFollowsALowerLeaderForLessThanASecond) {
   TraceBuilder t = RankedAnytime(1);
   t.Follow(Ms(900), 1, 2);  // node 2 takes over before the second is up

@@ -108,9 +108,10 @@ class TraceBuilder {
     const bool instants = sink.reads_instant_starts();
     sim::TimeNs instant;
     for (const sim::TraceRecord& record : records_) {
+      // As the simulator tells them: not before the time the sink wakes at.
       if (instants && record.time > instant) {
         instant = record.time;
-        sink.OnInstantStart(record);
+        if (record.time >= sink.instant_wake_at()) sink.OnInstantStart(record);
       }
       if (!kinds.Has(record.kind)) continue;
       // As the simulator routes observations and sends: by type.

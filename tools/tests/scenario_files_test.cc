@@ -77,16 +77,16 @@ TEST(ScenarioFiles, SinksMissNoObservationTheyRead) {
   // Those that read the wire for leader-only messages and vote grants (no
   // shipped scenario makes a term_monotonic finding: the checker tests feed
   // it as the simulator routes, by type).
-  for (const char* checker : {"election_safety", "single_vote", "single_leader"}) {
+  for (const char* checker : {"election_safety", "single_vote", "single_leader", "disruption"}) {
     EXPECT_GE(findings[checker], 1) << "no run with a " << checker << " finding to compare";
   }
 }
 
 // The same for the record kinds each sink declares (sim::TraceSink::kinds),
-// and for liveness and single_leader, which read only the records that can
-// change who leads and are told where each instant starts: offered every
-// record and no instant starts, they see time move in the records, as they
-// did before they declared kinds. Findings name trace indices, so a record
+// and for liveness, declared_winner and single_leader, which read only the
+// records that can change who leads (the first two are told where the
+// instants they need start): offered every record and no instant starts,
+// they see time move in the records, as they did before they declared kinds. Findings name trace indices, so a record
 // missed or an instant judged at another point changes the summary.
 TEST(ScenarioFiles, SinksMissNoRecordTheyRead) {
   auto findings = FindingsOfRoutedRunsSameAs({.offer_every_record = true});
