@@ -33,7 +33,7 @@ struct NodeView {
 };
 
 // The message types of `roles`' leader-only messages (with `leader_only`)
-// and vote grants (with `vote_grants`), for a sink's send_types(); every
+// and vote grants (with `vote_grants`), for a sink's message_types(); every
 // type where they are more than an ObservationTypes holds (correct, only slower).
 sim::ObservationTypes RoleMessageTypes(const vocab::MessageRoles& roles, bool leader_only, bool vote_grants);
 
@@ -54,7 +54,7 @@ class ClusterView {
   // The observation types that can change the view.
   static sim::ObservationTypes observation_types() { return {&vocab::kRoleChange, &vocab::kBelief}; }
   // The message types that can: the leader-only ones, when known.
-  sim::ObservationTypes send_types() const {
+  sim::ObservationTypes message_types() const {
     return roles_ == nullptr ? sim::ObservationTypes({}) : RoleMessageTypes(*roles_, true, false);
   }
 

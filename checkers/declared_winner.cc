@@ -57,7 +57,7 @@ class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener
   sim::ObservationTypes observation_types() const override {
     return ClusterView::observation_types().With({&vocab::kRank, &vocab::kRankAnytime});
   }
-  sim::ObservationTypes send_types() const override { return view_.send_types(); }
+  sim::ObservationTypes message_types() const override { return view_.message_types(); }
   bool reads_instant_starts() const override { return true; }
 
   void OnFaultsOver(sim::TimeNs at) override {

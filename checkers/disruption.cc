@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkers/cluster_view.h"
 #include "checkers/factories.h"
 #include "checkers/format.h"
 #include "electsim/vocab/vocabulary.h"
@@ -51,6 +52,7 @@ class DisruptionChecker final : public Checker {
   sim::ObservationTypes observation_types() const override {
     return {&vocab::kTermChange, &vocab::kRoleChange, &vocab::kHearing};
   }
+  sim::ObservationTypes message_types() const override { return RoleMessageTypes(roles_, true, false); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (violation() || r.node.value() >= nodes_.size()) return;

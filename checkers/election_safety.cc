@@ -24,7 +24,7 @@ class ElectionSafetyChecker final : public Checker {
   // Leader claims and leader-only messages.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kRoleChange}; }
-  sim::ObservationTypes send_types() const override { return RoleMessageTypes(roles_, true, false); }
+  sim::ObservationTypes message_types() const override { return RoleMessageTypes(roles_, true, false); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;

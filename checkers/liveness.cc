@@ -68,7 +68,7 @@ class LivenessChecker final : public Checker, ClusterView::InstantListener {
   // verdicts (ScenarioFiles.SinksMissNoRecordTheyRead).
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override { return ClusterView::observation_types(); }
-  sim::ObservationTypes send_types() const override { return view_.send_types(); }
+  sim::ObservationTypes message_types() const override { return view_.message_types(); }
   bool reads_instant_starts() const override { return true; }
 
   // Called after an instant in which the view changed, and once a time

@@ -34,7 +34,7 @@ class SingleLeaderChecker final : public Checker {
   // only to see time move.
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override { return ClusterView::observation_types(); }
-  sim::ObservationTypes send_types() const override { return view_.send_types(); }
+  sim::ObservationTypes message_types() const override { return view_.message_types(); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (violation()) return;

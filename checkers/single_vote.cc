@@ -23,7 +23,7 @@ class SingleVoteChecker final : public Checker {
   // Vote observations and vote grants on the wire.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kVote}; }
-  sim::ObservationTypes send_types() const override { return RoleMessageTypes(roles_, false, true); }
+  sim::ObservationTypes message_types() const override { return RoleMessageTypes(roles_, false, true); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= node_count_) return;

@@ -28,7 +28,7 @@ class TermMonotonicChecker final : public Checker {
   // Term observations and the terms of leader-only messages.
   sim::TraceKinds kinds() const override { return {sim::TraceKind::kObserve, sim::TraceKind::kSend}; }
   sim::ObservationTypes observation_types() const override { return {&vocab::kTermChange}; }
-  sim::ObservationTypes send_types() const override { return RoleMessageTypes(roles_, true, true); }
+  sim::ObservationTypes message_types() const override { return RoleMessageTypes(roles_, true, true); }
 
   void OnRecord(const sim::TraceRecord& r) override {
     if (r.payload == nullptr || r.node.value() >= highest_.size()) return;

@@ -430,13 +430,16 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   const InFlight delivered = flight;
   free_in_flight_.push_back(slot);
   ++stats_.messages_delivered;
-  Emit({.time = now_,
-        .kind = TraceKind::kDeliver,
-        .node = delivered.to,
-        .peer = delivered.from,
-        .message_id = delivered.message_id,
-        .local_time = node.ReadClock(now_),
-        .payload = &delivered.message});
+  TraceRecord record{.time = now_,
+                     .kind = TraceKind::kDeliver,
+                     .node = delivered.to,
+                     .peer = delivered.from,
+                     .message_id = delivered.message_id,
+                     .local_time = node.ReadClock(now_),
+                     .payload = &delivered.message};
+  PlaceInTrace(record);
+  if (hash_trace_) trace_hasher_.Add(record);
+  router_.RouteDelivery(record, delivered.message.type());
   node.sends_held_until = TimeNs(0);
   node.process->OnMessage(node.context, delivered.from, delivered.message);
 }

@@ -121,11 +121,12 @@ class TraceSink {
   // lists are tested against runs that offer every sink every observation
   // (Simulator::OfferEveryObservation, Simulator::OfferEveryRecord).
   virtual ObservationTypes observation_types() const { return ObservationTypes::All(); }
-  // Of the sends (when kinds() has kSend), the message types this sink
-  // reads; others never reach it. As observation_types, and tested the same
-  // way. Most sends are heartbeats and their replies, which the checkers
-  // that read the wire for leader-only messages or vote grants pass over.
-  virtual ObservationTypes send_types() const { return ObservationTypes::All(); }
+  // Of the sends and deliveries (when kinds() has kSend or kDeliver), the
+  // message types this sink reads; others never reach it. As
+  // observation_types, and tested the same way. Most messages are
+  // heartbeats and their replies, which the checkers that read the wire for
+  // leader-only messages or vote grants pass over.
+  virtual ObservationTypes message_types() const { return ObservationTypes::All(); }
   // Whether the sink is told where each instant starts (OnInstantStart).
   // Asked once, when the sink is added. A sink that judges the state each
   // instant ends in, but whose state only a few kinds of record change, can

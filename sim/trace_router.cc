@@ -42,10 +42,12 @@ uint64_t TypedSinks::CacheSinkSet(const RecordType* type, size_t slot) const {
 void TraceRouter::Add(TraceSink* sink, bool started) {
   const TraceKinds kinds = offer_every_record_ ? TraceKinds::All() : sink->kinds();
   if (!offer_every_record_ && sink->reads_instant_starts()) instant_sinks_.push_back(sink);
-  const uint32_t other_kinds = kinds.mask() & ~TraceKinds{TraceKind::kObserve, TraceKind::kSend}.mask();
+  const uint32_t other_kinds =
+      kinds.mask() & ~TraceKinds{TraceKind::kObserve, TraceKind::kSend, TraceKind::kDeliver}.mask();
   for (uint32_t bits = other_kinds; bits != 0; bits &= bits - 1) sinks_by_kind_[std::countr_zero(bits)].push_back(sink);
   if (kinds.Has(TraceKind::kObserve)) observations_.Add(sink, sink->observation_types(), started);
-  if (kinds.Has(TraceKind::kSend)) sends_.Add(sink, sink->send_types(), started);
+  if (kinds.Has(TraceKind::kSend)) sends_.Add(sink, sink->message_types(), started);
+  if (kinds.Has(TraceKind::kDeliver)) deliveries_.Add(sink, sink->message_types(), started);
 }
 
 void TraceRouter::TellInstantStart(const TraceRecord& first) const {

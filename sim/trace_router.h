@@ -1,6 +1,6 @@
 // The simulator's trace fan-out: which sinks see which records. Each sink
 // declares the record kinds it reads (TraceSink::kinds), the observation
-// and message types among them (TraceSink::observation_types, send_types)
+// and message types among them (TraceSink::observation_types, message_types)
 // and whether it wants to be told where instants start; the router keeps,
 // per kind and per type, the sinks to offer a record to, in the order they
 // were added. Speed matters here (every record of a run passes through), so the
@@ -78,11 +78,12 @@ class TraceRouter {
   // before it. `started`: records may have been routed already.
   void Add(TraceSink* sink, bool started);
   // Every sink that reads observations is offered every one, and every sink
-  // that reads sends every send, whatever types it declares: for the tests
-  // of those declarations.
+  // that reads sends or deliveries every one of those, whatever types it
+  // declares: for the tests of those declarations.
   void OfferEveryObservation() {
     observations_.OfferEveryType();
     sends_.OfferEveryType();
+    deliveries_.OfferEveryType();
   }
   // Before any sink is added: every sink is offered every record, whatever
   // kinds and types it declares, and none is told where instants start.
@@ -95,9 +96,10 @@ class TraceRouter {
   bool HasReaders(TraceKind kind) const {
     if (kind == TraceKind::kObserve) return !observations_.empty();
     if (kind == TraceKind::kSend) return !sends_.empty();
+    if (kind == TraceKind::kDeliver) return !deliveries_.empty();
     return !sinks_by_kind_[static_cast<size_t>(kind)].empty();
   }
-  // A record that is neither an observation nor a send, to the sinks that read its kind.
+  // A record that is not an observation, a send or a delivery, to the sinks that read its kind.
   void Route(const TraceRecord& record) const {
     for (TraceSink* sink : sinks_by_kind_[static_cast<size_t>(record.kind)]) sink->OnRecord(record);
   }
@@ -105,6 +107,8 @@ class TraceRouter {
   void RouteObservation(const TraceRecord& record, const RecordType* type) const { observations_.Route(record, type); }
   // A send of a message of `type`, to the sinks that read it.
   void RouteSend(const TraceRecord& record, const RecordType* type) const { sends_.Route(record, type); }
+  // A delivery of a message of `type`, to the sinks that read it.
+  void RouteDelivery(const TraceRecord& record, const RecordType* type) const { deliveries_.Route(record, type); }
   bool ReadsInstantStarts() const { return !instant_sinks_.empty(); }
   // `first` begins a later instant.
   [[gnu::noinline]] void TellInstantStart(const TraceRecord& first) const;
@@ -112,11 +116,13 @@ class TraceRouter {
  private:
   // Per record kind, the sinks that read it, in the order they were added.
   // Inline: a run adds about ten sinks, and a vector per kind would cost
-  // dozens of allocations per run. Except kObserve and kSend (Observe and
-  // SendFrom alone make those records): see observations_ and sends_.
+  // dozens of allocations per run. Except kObserve, kSend and kDeliver
+  // (Observe, SendFrom and DeliverMessage alone make those records): see
+  // observations_, sends_ and deliveries_.
   std::array<absl::InlinedVector<TraceSink*, 12>, kTraceKindCount> sinks_by_kind_;
   TypedSinks observations_;  // by observation type
   TypedSinks sends_;         // by message type
+  TypedSinks deliveries_;    // by message type
   bool offer_every_record_ = false;
   // The sinks told where instants start.
   absl::InlinedVector<TraceSink*, 2> instant_sinks_;

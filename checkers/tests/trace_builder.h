@@ -104,7 +104,7 @@ class TraceBuilder {
   void FeedTo(sim::TraceSink& sink) const {
     const sim::TraceKinds kinds = sink.kinds();
     const sim::ObservationTypes types = sink.observation_types();
-    const sim::ObservationTypes send_types = sink.send_types();
+    const sim::ObservationTypes message_types = sink.message_types();
     const bool instants = sink.reads_instant_starts();
     sim::TimeNs instant;
     for (const sim::TraceRecord& record : records_) {
@@ -116,7 +116,8 @@ class TraceBuilder {
       if (!kinds.Has(record.kind)) continue;
       // As the simulator routes observations and sends: by type.
       if (record.kind == sim::TraceKind::kObserve && !Reads(types, record)) continue;
-      if (record.kind == sim::TraceKind::kSend && !Reads(send_types, record)) continue;
+      const bool message = record.kind == sim::TraceKind::kSend || record.kind == sim::TraceKind::kDeliver;
+      if (message && !Reads(message_types, record)) continue;
       sink.OnRecord(record);
     }
   }

@@ -203,17 +203,19 @@ class SendsABC final : public Process {
   void OnTimer(Context&, TimerId, uint64_t) override {}
 };
 
-// Logs "<name>:<type>" for each send it is given.
+// Logs "<name>:<type>" for each send it is given, "<name>:got <type>" for each delivery.
 class SendSink final : public TraceSink {
  public:
   SendSink(std::string name, std::vector<std::string>* log, std::optional<ObservationTypes> types)
       : name_(std::move(name)), log_(log), types_(std::move(types)) {}
   void OnRecord(const TraceRecord& r) override {
-    if (r.kind == TraceKind::kSend) log_->push_back(name_ + ":" + std::string(r.payload->type_name()));
+    if (r.kind == TraceKind::kSend || r.kind == TraceKind::kDeliver) {
+      log_->push_back(name_ + (r.kind == TraceKind::kSend ? ":" : ":got ") + std::string(r.payload->type_name()));
+    }
   }
-  TraceKinds kinds() const override { return {TraceKind::kSend, TraceKind::kObserve}; }
+  TraceKinds kinds() const override { return {TraceKind::kSend, TraceKind::kDeliver, TraceKind::kObserve}; }
   ObservationTypes observation_types() const override { return ObservationTypes({}); }
-  ObservationTypes send_types() const override { return types_.value_or(ObservationTypes::All()); }
+  ObservationTypes message_types() const override { return types_.value_or(ObservationTypes::All()); }
 
  private:
   std::string name_;
@@ -238,16 +240,23 @@ std::vector<std::string> SendLog(bool offer_every) {
   return log;
 }
 
-TEST(Simulator_Sinks, ASendReachesTheSinksThatReadItsMessageTypeInTheOrderAdded) {
-  EXPECT_EQ(SendLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",  //
-                                                      "all:test.b", "ba:test.b",              //
-                                                      "all:test.c"}));
+TEST(Simulator_Sinks, AMessageReachesTheSinksThatReadItsTypeInTheOrderAdded) {
+  EXPECT_EQ(SendLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",              //
+                                                      "all:test.b", "ba:test.b",                          //
+                                                      "all:test.c",                                       //
+                                                      "a:got test.a", "all:got test.a", "ba:got test.a",  //
+                                                      "all:got test.b", "ba:got test.b",                  //
+                                                      "all:got test.c"}));
 }
 
-TEST(Simulator_Sinks, OfferingEveryObservationOffersEverySendToo) {
-  EXPECT_EQ(SendLog(true), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a", "none:test.a",  //
-                                                     "a:test.b", "all:test.b", "ba:test.b", "none:test.b",  //
-                                                     "a:test.c", "all:test.c", "ba:test.c", "none:test.c"}));
+TEST(Simulator_Sinks, OfferingEveryObservationOffersEveryMessageToo) {
+  std::vector<std::string> expected;
+  for (const char* how : {":", ":got "}) {
+    for (const char* type : {"test.a", "test.b", "test.c"}) {
+      for (const char* sink : {"a", "all", "ba", "none"}) expected.push_back(std::string(sink) + how + type);
+    }
+  }
+  EXPECT_EQ(SendLog(true), expected);
 }
 
 TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {

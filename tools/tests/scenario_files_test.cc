@@ -66,7 +66,7 @@ std::map<std::string, int> FindingsOfRoutedRunsSameAs(const RunOptions& offered_
 }
 
 // Each sink declares the observation and message types it reads and is
-// offered no others (sim::TraceSink::observation_types, send_types). A type
+// offered no others (sim::TraceSink::observation_types, message_types). A type
 // missing from a declaration would change a finding, a metric or, through
 // the fault driver's watch, the run itself: every shipped scenario, with
 // every checker on, must come out the same as when every sink is offered

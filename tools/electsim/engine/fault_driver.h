@@ -53,7 +53,7 @@ class ClusterWatch final : public sim::TraceSink {
   // What can change the view, and the observations of the moments waited for.
   sim::TraceKinds kinds() const override { return view_.kinds(); }
   sim::ObservationTypes observation_types() const override { return observation_types_; }
-  sim::ObservationTypes send_types() const override { return view_.send_types(); }
+  sim::ObservationTypes message_types() const override { return view_.message_types(); }
   const checkers::ClusterView& view() const { return view_; }
 
  private:
