@@ -24,7 +24,14 @@ struct Event {
 class EventQueue {
  public:
   void Push(int64_t time_ns, EventKind kind, uint32_t node, uint64_t arg) {
-    const Event event{time_ns, next_seq_++, kind, node, arg};
+    PushWithSeq(time_ns, next_seq_++, kind, node, arg);
+  }
+  // The sequence number the next Push would take, taken now for an event
+  // pushed later with PushWithSeq: it then sorts where a Push now would have.
+  uint64_t ReserveSeq() { return next_seq_++; }
+  // `seq` from ReserveSeq, and the event no earlier than the last popped.
+  void PushWithSeq(int64_t time_ns, uint64_t seq, EventKind kind, uint32_t node, uint64_t arg) {
+    const Event event{time_ns, seq, kind, node, arg};
     if (root_taken_) {
       // The usual step: a handler schedules the next event where the one it
       // is handling was. One walk down replaces a pop's and a push's walks.

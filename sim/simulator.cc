@@ -234,8 +234,12 @@ absl::Status Simulator::RunUntil(TimeNs end) {
 void Simulator::CompactQueue() {
   queue_.RemoveIf([this](const Event& event) {
     if (event.kind != EventKind::kTimer) return false;
-    const TimerSlot& timer = timers_[static_cast<uint32_t>(event.arg & 0xffffffffu)];
-    return timer.serial == 0 || timer.generation != static_cast<uint32_t>(event.arg >> 32);
+    TimerSlot& timer = timers_[static_cast<uint32_t>(event.arg & 0xffffffffu)];
+    const auto generation = static_cast<uint32_t>(event.arg >> 32);
+    if (timer.serial != 0 && timer.generation == generation) return false;       // live
+    if (timer.deferred && timer.carrier_generation == generation) return false;  // carries a live one
+    if (timer.queued && timer.queued_generation == generation) timer.queued = false;
+    return true;
   });
   compact_at_queue_size_ = std::max<size_t>(4096, 2 * queue_.size());
 }
@@ -485,13 +489,30 @@ TimeNs Simulator::GlobalTimeForLocal(const Node& node, TimeNs local) const {
 }
 
 void Simulator::ScheduleTimerEvent(uint32_t slot) {
-  const TimerSlot& timer = timers_[slot];
-  PushTimerEvent(slot, timer, GlobalTimeForLocal(nodes_[timer.node.value()], timer.local_deadline));
+  TimerSlot& timer = timers_[slot];
+  QueueTimer(slot, timer, GlobalTimeForLocal(nodes_[timer.node.value()], timer.local_deadline));
 }
 
-void Simulator::PushTimerEvent(uint32_t slot, const TimerSlot& timer, TimeNs fire_at) {
-  queue_.Push(fire_at.ns(), EventKind::kTimer, timer.node.value(),
-              slot | (static_cast<uint64_t>(timer.generation) << 32));
+void Simulator::QueueTimer(uint32_t slot, TimerSlot& timer, TimeNs fire_at) {
+  const uint64_t seq = queue_.ReserveSeq();
+  // The slot's queued event is stale here (the slot was free, or its
+  // generation was just bumped), and pops no later than fire_at.
+  if (defers_timers_ && timer.queued && timer.queued_time <= fire_at) {
+    timer.deferred = true;
+    timer.carrier_generation = timer.queued_generation;
+    timer.deferred_time = fire_at;
+    timer.deferred_seq = seq;
+    return;
+  }
+  PushTimerEvent(slot, timer, fire_at, seq);
+}
+
+void Simulator::PushTimerEvent(uint32_t slot, TimerSlot& timer, TimeNs fire_at, uint64_t seq) {
+  queue_.PushWithSeq(fire_at.ns(), seq, EventKind::kTimer, timer.node.value(),
+                     slot | (static_cast<uint64_t>(timer.generation) << 32));
+  timer.queued = true;
+  timer.queued_generation = timer.generation;
+  timer.queued_time = fire_at;
 }
 
 TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
@@ -526,7 +547,7 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
   int64_t fire_ns;
   if (node.drift_ppm == 0 && !deadline_saturated && local_now < TimeNs::Max() &&
       !__builtin_add_overflow(now_.ns(), delay.ns(), &fire_ns)) [[likely]] {
-    PushTimerEvent(slot, timer, TimeNs(fire_ns));
+    QueueTimer(slot, timer, TimeNs(fire_ns));
   } else {
     ScheduleTimerEvent(slot);
   }
@@ -549,6 +570,7 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   if (timer_id.value() == 0 || slot >= timers_.size()) return;
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
+  timer.deferred = false;  // its carrier stays queued, stale
   EmitUsuallyUnread({.time = now_,
                      .kind = TraceKind::kTimerCancel,
                      .node = node_id,
@@ -563,7 +585,15 @@ void Simulator::FireTimer(const Event& event) {
   const uint32_t slot = static_cast<uint32_t>(event.arg & 0xffffffffu);
   const uint32_t generation = static_cast<uint32_t>(event.arg >> 32);
   TimerSlot& timer = timers_[slot];
-  if (timer.serial == 0 || timer.generation != generation) return;  // cancelled or rescheduled
+  if (generation == timer.queued_generation) timer.queued = false;  // it has left the queue
+  if (timer.serial == 0 || timer.generation != generation) [[unlikely]] {
+    // Cancelled or rescheduled; the carrier of a deferred timer queues it.
+    if (timer.deferred && timer.carrier_generation == generation) {
+      timer.deferred = false;
+      PushTimerEvent(slot, timer, timer.deferred_time, timer.deferred_seq);
+    }
+    return;
+  }
   // The event's copy of the timer's node (the same while the generation
   // matches), so that this load need not wait for the timer's.
   Node& node = nodes_[event.node];
@@ -601,6 +631,7 @@ void Simulator::RescheduleTimers(NodeId node) {
            std::pair(timers_[b].local_deadline, timers_[b].serial);
   });
   for (uint32_t slot : slots) {
+    timers_[slot].deferred = false;  // queued again below, deferred or not
     ++timers_[slot].generation;
     ScheduleTimerEvent(slot);
   }
@@ -699,6 +730,7 @@ absl::Status Simulator::Crash(NodeId id, CrashKind kind) {
     TimerSlot& timer = timers_[slot];
     if (timer.serial == 0 || timer.node != id) continue;
     timer.serial = 0;
+    timer.deferred = false;
     ++timer.generation;
     free_timers_.push_back(slot);
   }

@@ -125,6 +125,10 @@ class Simulator {
   // Default 1,000,000 (about 350 MB of events and messages in flight;
   // the shipped scenarios never hold more than a few dozen).
   void SetMaxPendingEvents(uint64_t max) { max_pending_events_ = max; }
+  // On by default: a timer armed while a stale event of its slot is queued
+  // rides on it (TimerSlot::deferred). Off queues every timer when armed:
+  // for the test that deferring changes no trace.
+  void SetTimerDeferral(bool on) { defers_timers_ = on; }
   // The limit that keeps pending events within `bytes` of memory.
   static uint64_t MaxPendingEventsFor(uint64_t bytes) { return std::max<uint64_t>(1, bytes / kBytesPerPendingEvent); }
   // Makes the running RunUntil return once every event at the current
@@ -206,6 +210,20 @@ class Simulator {
     uint32_t generation = 0;  // bumped when the queued event goes stale
     TimeNs local_deadline;    // on the node's monotonic clock
     uint64_t tag = 0;
+    // The newest event queued for this slot, while it is still in the queue.
+    bool queued = false;
+    uint32_t queued_generation = 0;
+    TimeNs queued_time;
+    // A timer armed while a stale event of this slot, due no later, was
+    // still queued (a Raft follower re-arms its election timer at every
+    // heartbeat, freeing and taking the same slot): it is not queued until
+    // that event, the carrier, comes up, and then with the sequence number
+    // it took when armed, so it fires exactly where it would have. Each
+    // re-arm then costs no push, and no stale event to pop later.
+    bool deferred = false;
+    uint32_t carrier_generation = 0;
+    TimeNs deferred_time;
+    uint64_t deferred_seq = 0;
   };
 
   void Dispatch(const Event& event);
@@ -272,8 +290,11 @@ class Simulator {
   void RescheduleTimers(NodeId node);
   // Queues timer `slot`'s event for its deadline on its node's clock.
   void ScheduleTimerEvent(uint32_t slot);
-  // Queues `timer`, held in `slot`, to fire at global time `fire_at`.
-  void PushTimerEvent(uint32_t slot, const TimerSlot& timer, TimeNs fire_at);
+  // Queues `timer`, held in `slot`, to fire at global time `fire_at`, or
+  // defers it onto the slot's stale queued event (see TimerSlot::deferred).
+  void QueueTimer(uint32_t slot, TimerSlot& timer, TimeNs fire_at);
+  // Pushes `timer`'s event for `fire_at`, with sequence number `seq`.
+  void PushTimerEvent(uint32_t slot, TimerSlot& timer, TimeNs fire_at, uint64_t seq);
   TimeNs GlobalTimeForLocal(const Node& node, TimeNs local) const;
 
   // Context operations, called through NodeContext.
@@ -295,6 +316,7 @@ class Simulator {
   bool models_processing_ = false;
   bool models_persist_ = false;
   bool started_ = false;
+  bool defers_timers_ = true;
   EventQueue queue_;
   Network network_;
   StorageKeys storage_keys_;  // every node's keys, numbered by first use

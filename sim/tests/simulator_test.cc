@@ -1,6 +1,7 @@
 // Process faults, clocks, determinism and error handling of the event loop.
 #include "sim/simulator.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -895,6 +896,98 @@ TEST(Simulator_BadInput, CancelledTimersDoNotCountAgainstThePendingEventCap) {
   ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(20)).ok()) << sim.status();
   EXPECT_EQ(sim.stats().timers_fired, 20000u);
   EXPECT_EQ(timeouts, 0);  // none of the cancelled timeouts fired
+}
+
+// Keeps three timers going and re-arms them at random, as election timers
+// are re-armed at every heartbeat: sooner or later than before, cancelled
+// outright, or left to fire; each firing or message may send a message.
+class TimerChurn final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    for (uint64_t tag = 0; tag < timers_.size(); ++tag) Arm(ctx, tag);
+  }
+  void OnMessage(Context& ctx, NodeId, const Message&) override { Churn(ctx); }
+  void OnTimer(Context& ctx, TimerId, uint64_t tag) override {
+    timers_[tag] = TimerId(0);
+    if (ctx.rng().Chance(Probability::FromParts(Probability::kOne / 10 * 7))) Arm(ctx, tag);
+    Churn(ctx);
+  }
+
+ private:
+  void Arm(Context& ctx, uint64_t tag) {
+    ctx.CancelTimer(timers_[tag]);
+    timers_[tag] = ctx.SetTimer(TimeNs::Millis(ctx.rng().Between(0, 20)), tag);
+  }
+  void Churn(Context& ctx) {
+    const auto tag = static_cast<uint64_t>(ctx.rng().Between(0, static_cast<int64_t>(timers_.size()) - 1));
+    if (ctx.rng().Chance(Probability::FromParts(Probability::kOne / 10))) {
+      ctx.CancelTimer(timers_[tag]);
+      timers_[tag] = TimerId(0);
+    } else {
+      Arm(ctx, tag);
+    }
+    if (ctx.rng().Chance(Probability::FromParts(Probability::kOne / 2))) {
+      ctx.Send(NodeId(static_cast<uint32_t>(ctx.rng().Between(0, 2))), testing::Ping{.seq = 1});
+    }
+  }
+  std::array<TimerId, 3> timers_{};
+};
+
+struct ChurnRun {
+  uint64_t trace_hash;
+  uint64_t records;
+  uint64_t events;
+};
+
+// Six TimerChurn nodes over 1ms links for 2s (whole milliseconds
+// everywhere, so that many events fall due at the same instant and only
+// their sequence numbers order them). Every 25ms one node's clock drift
+// changes, or it pauses for 20ms, or it crashes for 30ms; and the pending
+// events are capped low enough (about twice the live ones) that stale ones
+// are compacted away often, carriers of deferred timers among them.
+ChurnRun RunTimerChurn(uint64_t seed, bool defer) {
+  constexpr uint32_t kNodes = 6;
+  Simulator sim(seed, kNodes, LinkConfig::Fixed(TimeNs::Millis(1)));
+  sim.SetTimerDeferral(defer);
+  sim.EnableTraceHash();
+  sim.SetMaxPendingEvents(40);
+  for (uint32_t node = 0; node < kNodes; ++node) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(node), [](NodeId) { return std::make_unique<TimerChurn>(); }).ok());
+  }
+  EXPECT_TRUE(sim.Start().ok());
+  // Each step schedules the next, so that few actions are pending at once.
+  // A fault that does not apply (pausing a crashed node) is refused the
+  // same way in both runs.
+  std::function<void(int64_t)> step = [&](int64_t k) {
+    const NodeId node(static_cast<uint32_t>(k % kNodes));
+    const TimeNs now = sim.now();
+    switch (k % 3) {
+      case 0: sim.SetClockDrift(node, (k % 5 - 2) * 40000).IgnoreError(); break;
+      case 1:
+        sim.Pause(node).IgnoreError();
+        EXPECT_TRUE(sim.ScheduleAt(now + TimeNs::Millis(20), [&sim, node] { sim.Resume(node).IgnoreError(); }).ok());
+        break;
+      default:
+        sim.Crash(node).IgnoreError();
+        EXPECT_TRUE(sim.ScheduleAt(now + TimeNs::Millis(30), [&sim, node] { sim.Restart(node).IgnoreError(); }).ok());
+    }
+    EXPECT_TRUE(sim.ScheduleAt(now + TimeNs::Millis(25), [&step, k] { step(k + 1); }).ok());
+  };
+  EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(25), [&step] { step(1); }).ok());
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(2)).ok()) << sim.status();
+  return {sim.trace_hasher().hash(), sim.trace_records(), sim.stats().events};
+}
+
+TEST(Simulator_Timers, DeferredTimersFireExactlyWhereTheyWouldHaveIfQueuedWhenArmed) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const ChurnRun deferred = RunTimerChurn(seed, true);
+    const ChurnRun queued = RunTimerChurn(seed, false);
+    EXPECT_EQ(deferred.trace_hash, queued.trace_hash) << seed;
+    EXPECT_EQ(deferred.records, queued.records) << seed;
+    EXPECT_GT(deferred.records, 5000u) << seed;
+    // Re-armed timers queued no event of their own, so fewer stale ones came up.
+    EXPECT_LT(deferred.events, queued.events) << seed;
+  }
 }
 
 // Two-node ping-pong over 1ms links with `model`; returns what the nodes saw.
