@@ -52,8 +52,15 @@ class ElectionSafetyChecker final : public Checker {
   }
 
   void Claim(const sim::TraceRecord& r, int64_t term, std::string_view sent, int64_t token) {
+    // A leader's every heartbeat claims its term again: the last term that
+    // was found claimed by this node needs no lookup.
+    if (term == last_term_ && r.node == last_claimer_) return;
     auto [it, inserted] = first_claimer_by_term_.try_emplace(term, Claimer{r.node, sent});
-    if (inserted || it->second.node == r.node) return;
+    if (inserted || it->second.node == r.node) {
+      last_term_ = term;
+      last_claimer_ = r.node;
+      return;
+    }
     const Claimer second{r.node, sent};
     const std::string message =
         it->second.sent.empty() && sent.empty()
@@ -72,6 +79,9 @@ class ElectionSafetyChecker final : public Checker {
   const vocab::MessageRoles& roles_;
   // The first node that claimed each term, and how.
   std::map<int64_t, Claimer> first_claimer_by_term_;
+  // A term and the node first_claimer_by_term_ holds for it.
+  int64_t last_term_ = -1;
+  sim::NodeId last_claimer_ = sim::kNoNode;
 };
 
 }  // namespace
