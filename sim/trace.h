@@ -83,7 +83,8 @@ struct TraceRecord {
 };
 
 // A set of observation or message types, matched as RecordType's ==
-// matches: which kObserve or kSend records a sink reads. Held inline (every run asks each sink).
+// matches: which kObserve, kSend or kDeliver records a sink reads. Held
+// inline (every run asks each sink).
 class ObservationTypes {
  public:
   static constexpr size_t kMaxTypes = 16;
