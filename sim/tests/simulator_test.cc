@@ -145,41 +145,74 @@ class ObservesABC final : public Process {
   void OnTimer(Context&, TimerId, uint64_t) override {}
 };
 
-// Logs "<name>:<type>" for each observation it is given.
+// Node 0 sends node 1 a message of each type at start.
+class SendsABC final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    if (ctx.self() != NodeId(0)) return;
+    for (const RecordType* type : {&kObservedA, &kObservedB, &kObservedC}) ctx.Send(NodeId(1), Message(*type, {1}));
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context&, TimerId, uint64_t) override {}
+};
+
+// Logs "<name>:<type>" for each observation or send it is given, and
+// "<name>:got <type>" for each delivery. It reads the observations of the
+// types `types` names (every type when nullopt), or with `messages` the
+// sends and deliveries of those types, and none of the other.
 class NamedSink final : public TraceSink {
  public:
   NamedSink(std::string name, std::vector<std::string>* log, std::optional<ObservationTypes> types,
-            TraceKinds kinds = TraceKinds::All())
-      : name_(std::move(name)), log_(log), types_(std::move(types)), kinds_(kinds) {}
+            bool messages = false, TraceKinds kinds = TraceKinds::All())
+      : name_(std::move(name)), log_(log), types_(std::move(types)), messages_(messages), kinds_(kinds) {}
   void OnRecord(const TraceRecord& r) override {
-    if (r.kind == TraceKind::kObserve) log_->push_back(name_ + ":" + std::string(r.payload->type_name()));
+    if (r.kind == TraceKind::kObserve || r.kind == TraceKind::kSend || r.kind == TraceKind::kDeliver) {
+      log_->push_back(name_ + (r.kind == TraceKind::kDeliver ? ":got " : ":") + std::string(r.payload->type_name()));
+    }
   }
   TraceKinds kinds() const override { return kinds_; }
-  ObservationTypes observation_types() const override { return types_.value_or(ObservationTypes::All()); }
+  ObservationTypes observation_types() const override { return messages_ ? ObservationTypes({}) : Named(); }
+  ObservationTypes message_types() const override { return messages_ ? Named() : ObservationTypes({}); }
 
  private:
+  ObservationTypes Named() const { return types_.value_or(ObservationTypes::All()); }
+
   std::string name_;
   std::vector<std::string>* log_;
   std::optional<ObservationTypes> types_;
+  bool messages_;
   TraceKinds kinds_;
 };
 
-std::vector<std::string> ObservationLog(bool offer_every) {
+// What four sinks log of the observations of types a, b and c (ObservesABC)
+// or, with `messages`, of the messages (SendsABC): "a" reads type a, "all"
+// every type, "ba" types b and a (a by another constant of its name), and
+// "none" no observation or no message type.
+std::vector<std::string> TypedLog(bool messages, bool offer_every) {
   std::vector<std::string> log;
-  NamedSink a("a", &log, ObservationTypes{&kObservedA});
-  NamedSink all("all", &log, std::nullopt);
-  NamedSink b_and_a("ba", &log, ObservationTypes{&kObservedB, &kObservedAElsewhere});
-  NamedSink no_observations("none", &log, std::nullopt, {TraceKind::kStart, TraceKind::kSend});
-  Simulator sim(1, 1);
-  for (TraceSink* sink : std::initializer_list<TraceSink*>{&a, &all, &b_and_a, &no_observations}) {
-    sim.AddTraceSink(sink);
-  }
+  NamedSink a("a", &log, ObservationTypes{&kObservedA}, messages);
+  NamedSink all("all", &log, std::nullopt, messages);
+  NamedSink b_and_a("ba", &log, ObservationTypes{&kObservedB, &kObservedAElsewhere}, messages);
+  NamedSink none = messages ? NamedSink("none", &log, ObservationTypes({}), true)
+                            : NamedSink("none", &log, std::nullopt, false, {TraceKind::kStart, TraceKind::kSend});
+  const uint32_t nodes = messages ? 2 : 1;
+  Simulator sim(1, nodes);
+  for (TraceSink* sink : std::initializer_list<TraceSink*>{&a, &all, &b_and_a, &none}) sim.AddTraceSink(sink);
   if (offer_every) sim.OfferEveryObservation();
-  EXPECT_TRUE(sim.SetProcess(NodeId(0), [](NodeId) { return std::make_unique<ObservesABC>(); }).ok());
+  for (uint32_t node = 0; node < nodes; ++node) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(node),
+                               [messages](NodeId) -> std::unique_ptr<Process> {
+                                 if (messages) return std::make_unique<SendsABC>();
+                                 return std::make_unique<ObservesABC>();
+                               })
+                    .ok());
+  }
   EXPECT_TRUE(sim.Start().ok());
   EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
   return log;
 }
+std::vector<std::string> ObservationLog(bool offer_every) { return TypedLog(false, offer_every); }
+std::vector<std::string> MessageLog(bool offer_every) { return TypedLog(true, offer_every); }
 
 TEST(Simulator_Sinks, AnObservationReachesTheSinksThatReadItsTypeInTheOrderAdded) {
   EXPECT_EQ(ObservationLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",  //
@@ -193,61 +226,13 @@ TEST(Simulator_Sinks, OfferingEveryObservationReachesEverySinkThatReadsObservati
                                                             "a:test.c", "all:test.c", "ba:test.c"}));
 }
 
-// Node 0 sends node 1 a message of each type at start.
-class SendsABC final : public Process {
- public:
-  void OnStart(Context& ctx) override {
-    if (ctx.self() != NodeId(0)) return;
-    for (const RecordType* type : {&kObservedA, &kObservedB, &kObservedC}) ctx.Send(NodeId(1), Message(*type, {1}));
-  }
-  void OnMessage(Context&, NodeId, const Message&) override {}
-  void OnTimer(Context&, TimerId, uint64_t) override {}
-};
-
-// Logs "<name>:<type>" for each send it is given, "<name>:got <type>" for each delivery.
-class SendSink final : public TraceSink {
- public:
-  SendSink(std::string name, std::vector<std::string>* log, std::optional<ObservationTypes> types)
-      : name_(std::move(name)), log_(log), types_(std::move(types)) {}
-  void OnRecord(const TraceRecord& r) override {
-    if (r.kind == TraceKind::kSend || r.kind == TraceKind::kDeliver) {
-      log_->push_back(name_ + (r.kind == TraceKind::kSend ? ":" : ":got ") + std::string(r.payload->type_name()));
-    }
-  }
-  TraceKinds kinds() const override { return {TraceKind::kSend, TraceKind::kDeliver, TraceKind::kObserve}; }
-  ObservationTypes observation_types() const override { return ObservationTypes({}); }
-  ObservationTypes message_types() const override { return types_.value_or(ObservationTypes::All()); }
-
- private:
-  std::string name_;
-  std::vector<std::string>* log_;
-  std::optional<ObservationTypes> types_;
-};
-
-std::vector<std::string> SendLog(bool offer_every) {
-  std::vector<std::string> log;
-  SendSink a("a", &log, ObservationTypes{&kObservedA});
-  SendSink all("all", &log, std::nullopt);
-  SendSink b_and_a("ba", &log, ObservationTypes{&kObservedB, &kObservedAElsewhere});
-  SendSink none("none", &log, ObservationTypes({}));
-  Simulator sim(1, 2);
-  for (TraceSink* sink : std::initializer_list<TraceSink*>{&a, &all, &b_and_a, &none}) sim.AddTraceSink(sink);
-  if (offer_every) sim.OfferEveryObservation();
-  for (const uint32_t node : {0u, 1u}) {
-    EXPECT_TRUE(sim.SetProcess(NodeId(node), [](NodeId) { return std::make_unique<SendsABC>(); }).ok());
-  }
-  EXPECT_TRUE(sim.Start().ok());
-  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
-  return log;
-}
-
 TEST(Simulator_Sinks, AMessageReachesTheSinksThatReadItsTypeInTheOrderAdded) {
-  EXPECT_EQ(SendLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",              //
-                                                      "all:test.b", "ba:test.b",                          //
-                                                      "all:test.c",                                       //
-                                                      "a:got test.a", "all:got test.a", "ba:got test.a",  //
-                                                      "all:got test.b", "ba:got test.b",                  //
-                                                      "all:got test.c"}));
+  EXPECT_EQ(MessageLog(false), (std::vector<std::string>{"a:test.a", "all:test.a", "ba:test.a",              //
+                                                         "all:test.b", "ba:test.b",                          //
+                                                         "all:test.c",                                       //
+                                                         "a:got test.a", "all:got test.a", "ba:got test.a",  //
+                                                         "all:got test.b", "ba:got test.b",                  //
+                                                         "all:got test.c"}));
 }
 
 TEST(Simulator_Sinks, OfferingEveryObservationOffersEveryMessageToo) {
@@ -257,7 +242,7 @@ TEST(Simulator_Sinks, OfferingEveryObservationOffersEveryMessageToo) {
       for (const char* sink : {"a", "all", "ba", "none"}) expected.push_back(std::string(sink) + how + type);
     }
   }
-  EXPECT_EQ(SendLog(true), expected);
+  EXPECT_EQ(MessageLog(true), expected);
 }
 
 TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
