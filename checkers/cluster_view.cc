@@ -44,6 +44,7 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
       const sim::Observation& o = *r.payload;
       if (ignores_keys_ && vocab::KeyOf(o)) return false;
       if (const auto role = o.As<vocab::RoleChanged>()) {
+        if (role->role == static_cast<int64_t>(vocab::Role::kLeader)) leader_role_reported_ = true;
         Update(index, [&](NodeView& n) {
           n.role = static_cast<vocab::Role>(role->role);
           n.role_term = role->term;

@@ -126,6 +126,10 @@ class ClusterView {
   bool LeaderKnownToAll() const;
   // Every live node other than `leader` believes in it (LiveNonBelievers is empty).
   bool AllLiveBelieve(uint32_t leader) const;
+  // Some election node has reported taking the leader role (a role
+  // observation; a leader-only send alone does not count), at any time so
+  // far: what a scenario's "elected" expectation asks, with no metrics kept.
+  bool leader_role_reported() const { return leader_role_reported_; }
 
  private:
   bool ApplyNodeState(const sim::TraceRecord& record);
@@ -170,6 +174,7 @@ class ClusterView {
   sim::TimeNs time_;
   std::vector<InstantListener*> instant_listeners_;
   bool ignores_keys_ = false;  // see IgnoreKeyedObservations
+  bool leader_role_reported_ = false;
 };
 
 }  // namespace checkers

@@ -74,6 +74,31 @@ TEST(ClusterView_LatestLeader, IsTheHolderThatClaimedLast) {
   EXPECT_EQ(view.LatestLeader(), sim::kNoNode);
 }
 
+// What "elected" asks: a reported claim, not one inferred from a send, nor
+// a keyed claim in a view of the whole cluster; and once made, it stays made.
+TEST(ClusterView_LeaderRoleReported, OnlyByARoleObservationOfTheLeaderRole) {
+  trace_testing::TraceBuilder t;
+  ClusterView inferring(3, &trace_testing::kTestRoles);
+  inferring.Apply(t.records()[t.Follow(Ms(1), 0, 1)]);
+  inferring.Apply(t.records()[t.Send(Ms(2), 0, 1, trace_testing::Heartbeat(1))]);
+  EXPECT_EQ(inferring.role_holder_count(), 1u);  // it leads, unreported
+  EXPECT_FALSE(inferring.leader_role_reported());
+
+  ClusterView keyless(3);
+  keyless.IgnoreKeyedObservations();
+  keyless.Apply(
+      t.records()[t.Observe(Ms(3), 1, vocab::WithKey(vocab::BecameLeader(sim::Term(1), sim::FencingToken(1)), 7))]);
+  EXPECT_FALSE(keyless.leader_role_reported());
+
+  ClusterView view(3);
+  view.Apply(t.records()[t.Observe(Ms(4), 2, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(1)))]);
+  EXPECT_FALSE(view.leader_role_reported());
+  view.Apply(t.records()[t.Lead(Ms(4), 2, 1)]);
+  EXPECT_TRUE(view.leader_role_reported());
+  view.Apply(t.records()[t.Event(Ms(5), sim::TraceKind::kCrash, 2)]);
+  EXPECT_TRUE(view.leader_role_reported());
+}
+
 // Told once per later instant, before the view takes in its first record.
 TEST(ClusterView_Shared, ListenersHearOfEachLaterInstantBeforeItsFirstRecord) {
   struct Recorder final : ClusterView::InstantListener {

@@ -627,6 +627,31 @@ TEST(Runner_Metrics, NotCollectingThemLeavesTheTraceAndTheVerdictAlone) {
   }
 }
 
+// "elected" is judged from the cluster view, metrics or none, and the view
+// agrees with the metrics' leaders by term.
+TEST(Runner_Metrics, ElectedIsJudgedTheSameWithAndWithoutThem) {
+  // Too short for any timeout; candidates that hear nobody; elected.
+  for (const auto& [setting, elected] :
+       {std::pair{R"("duration": "50ms")", false}, std::pair{R"("duration": "3s", "network": {"drop": 1})", false},
+        std::pair{R"("duration": "3s")", true}}) {
+    auto scenario = ParseScenario(fmt::format(R"({{"nodes": 5, {}, "algorithm": "raft",
+        "expect": {{"elected": true}}}})",
+                                              setting),
+                                  "runner-test.json");
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    const std::vector<std::string> failed =
+        elected ? std::vector<std::string>{} : std::vector<std::string>{"expected a leader to be elected, none was"};
+    for (uint64_t seed : {1, 2, 3}) {
+      auto collected = RunScenario(*scenario, seed, {.track_failovers = false});
+      auto uncollected = RunScenario(*scenario, seed, {.collect_metrics = false, .track_failovers = false});
+      ASSERT_TRUE(collected.ok() && uncollected.ok()) << setting << " seed " << seed;
+      EXPECT_EQ(collected->metrics.leaders_by_term.empty(), !elected) << setting << " seed " << seed;
+      EXPECT_EQ(collected->failed_expectations, failed) << setting << " seed " << seed;
+      EXPECT_EQ(uncollected->failed_expectations, failed) << setting << " seed " << seed;
+    }
+  }
+}
+
 absl::StatusOr<Scenario> VoteTwiceScenario() {
   return LoadScenarioFile(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json");
 }

@@ -157,10 +157,11 @@ class ScenarioDriver {
         EscapeForTerminal(fmt::format("{}: the simulation stopped: {}", scenario_.source, std::string(s.message()))));
   }
 
-  // Whether the scenario expects something only the metrics tell.
+  // Whether the scenario expects something only the metrics tell ("elected"
+  // the cluster view tells).
   bool ExpectsMetrics() const {
     const Expectation& expect = scenario_.expect;
-    return expect.multi_leader || expect.elected || expect.writes_rejected_min || expect.writes_accepted_min;
+    return expect.multi_leader || expect.writes_rejected_min || expect.writes_accepted_min;
   }
 
   // `metrics`: null where the run collected none.
@@ -242,7 +243,7 @@ class ScenarioDriver {
                                                : fmt::format("expected never two leaders at once, saw it for {}",
                                                              sim::FormatDuration(m.multi_leader_time)));
     }
-    const bool elected = !m.leaders_by_term.empty();
+    const bool elected = view_.leader_role_reported();
     if (expect.elected && *expect.elected != elected) {
       result.failed_expectations.push_back(*expect.elected ? "expected a leader to be elected, none was"
                                                            : "expected no leader to be elected, one was");
