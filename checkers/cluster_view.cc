@@ -3,16 +3,16 @@
 namespace checkers {
 
 sim::ObservationTypes RoleMessageTypes(const vocab::MessageRoles& roles, bool leader_only, bool vote_grants) {
-  std::vector<const sim::RecordType*> types;
+  // Built in place, with no list of its own: each run's checkers ask for these.
+  const size_t count = (leader_only ? roles.leader_only.size() : 0) + (vote_grants ? roles.vote_grants.size() : 0);
+  if (count > sim::ObservationTypes::kMaxTypes) return sim::ObservationTypes::All();
+  sim::ObservationTypes named({});
   if (leader_only) {
-    for (const vocab::LeaderOnlyMessage& role : roles.leader_only) types.push_back(role.type);
+    for (const vocab::LeaderOnlyMessage& role : roles.leader_only) named = named.With({role.type});
   }
   if (vote_grants) {
-    for (const vocab::VoteGrantMessage& role : roles.vote_grants) types.push_back(role.type);
+    for (const vocab::VoteGrantMessage& role : roles.vote_grants) named = named.With({role.type});
   }
-  if (types.size() > sim::ObservationTypes::kMaxTypes) return sim::ObservationTypes::All();
-  sim::ObservationTypes named({});
-  for (const sim::RecordType* type : types) named = named.With({type});
   return named;
 }
 

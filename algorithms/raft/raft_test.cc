@@ -1,6 +1,7 @@
 #include "algorithms/raft/raft.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -598,11 +599,16 @@ TEST(Raft_PowerLoss, WithoutSyncAProcessCrashLosesNothingButAPowerLossLosesEvery
   EXPECT_EQ(power_loss.term_after, 0);
 }
 
-uint64_t TraceHashOfFaultyRun(uint64_t seed) {
-  ClusterHarness h(RaftAlgorithm(), 5, seed, JitteryLink(), [](OptionValues& o) {
-    o.Set("pre_vote", 1);
-    o.Set("check_quorum", 1);
-  });
+uint64_t TraceHashOfFaultyRun(uint64_t seed, const std::function<void(OptionValues&)>& configure = nullptr,
+                              testing::NodeSource nodes = testing::NodeSource::kNodeFactory) {
+  ClusterHarness h(
+      RaftAlgorithm(), 5, seed, JitteryLink(),
+      [&](OptionValues& o) {
+        o.Set("pre_vote", 1);
+        o.Set("check_quorum", 1);
+        if (configure) configure(o);
+      },
+      true, nodes);
   sim::TraceHasher hasher;
   h.sim().AddTraceSink(&hasher);
   EXPECT_TRUE(h.sim().RunUntil(TimeNs::Millis(600)).ok());
@@ -619,6 +625,33 @@ uint64_t TraceHashOfFaultyRun(uint64_t seed) {
 TEST(Raft_Determinism, SameSeedGivesTheSameTraceHash) {
   EXPECT_EQ(TraceHashOfFaultyRun(42), TraceHashOfFaultyRun(42));
   EXPECT_NE(TraceHashOfFaultyRun(42), TraceHashOfFaultyRun(43));
+}
+
+// The factory reads the options once a run; its nodes, restarts included,
+// are CreateNode's, whichever options are set.
+TEST(Raft_NodeFactory, MakesTheNodesCreateNodeMakes) {
+  const std::vector<std::function<void(OptionValues&)>> settings = {
+      nullptr,
+      [](OptionValues& o) { o.Set("pre_vote", 0); },
+      [](OptionValues& o) { o.Set("check_quorum", 0); },
+      [](OptionValues& o) {
+        o.Set("pre_vote", 0);
+        o.Set("step_down_on_lost_vote", 1);
+      },
+      [](OptionValues& o) {
+        o.Set("election_timeout_min", TimeNs::Millis(200).ns());
+        o.Set("election_timeout_max", TimeNs::Millis(260).ns());
+        o.Set("heartbeat_interval", TimeNs::Millis(20).ns());
+      },
+      [](OptionValues& o) { o.Set("bug", 1); },
+  };
+  std::set<uint64_t> hashes;
+  for (const auto& configure : settings) {
+    const uint64_t made = TraceHashOfFaultyRun(7, configure, testing::NodeSource::kNodeFactory);
+    EXPECT_EQ(made, TraceHashOfFaultyRun(7, configure, testing::NodeSource::kCreateNode));
+    hashes.insert(made);
+  }
+  EXPECT_EQ(hashes.size(), settings.size());  // each setting changes the run
 }
 
 }  // namespace

@@ -113,12 +113,17 @@ class ObservationTracker final : public sim::TraceSink {
   uint64_t writes_rejected = 0;
 };
 
+// Where the harness's election nodes come from: the algorithm's NodeFactory
+// (as in a scenario's run) or CreateNode for each.
+enum class NodeSource { kNodeFactory, kCreateNode };
+
 // Builds and starts the cluster. Options default to the algorithm's defaults;
 // `configure` may change them before validation.
 class ClusterHarness {
  public:
   ClusterHarness(const Algorithm& algorithm, uint32_t node_count, uint64_t seed, sim::LinkConfig link,
-                 const std::function<void(OptionValues&)>& configure = nullptr, bool fencing = true)
+                 const std::function<void(OptionValues&)>& configure = nullptr, bool fencing = true,
+                 NodeSource nodes = NodeSource::kNodeFactory)
       : algorithm_(algorithm),
         options_(OptionValues::Defaults(algorithm.options())),
         sim_(seed, node_count + 1 + (algorithm.uses_store() ? 1 : 0), link),
@@ -130,10 +135,11 @@ class ClusterHarness {
     validation_ = algorithm.Validate(options_, cluster_);
     if (!validation_.ok()) return;
     sim_.AddTraceSink(&tracker_);
-    for (uint32_t i = 0; i < node_count; ++i) {
-      (void)sim_.SetProcess(sim::NodeId(i),
-                            [this](sim::NodeId self) { return algorithm_.CreateNode(self, cluster_, options_); });
-    }
+    const sim::ProcessFactory factory =
+        nodes == NodeSource::kNodeFactory ? algorithm.NodeFactory(cluster_, options_) : [this](sim::NodeId self) {
+          return algorithm_.CreateNode(self, cluster_, options_);
+        };
+    for (uint32_t i = 0; i < node_count; ++i) (void)sim_.SetProcess(sim::NodeId(i), factory);
     (void)sim_.SetProcess(cluster_.resource, [fencing](sim::NodeId) { return MakeSharedResource(fencing); });
     if (algorithm.uses_store()) {
       (void)sim_.SetProcess(cluster_.store, [this](sim::NodeId) { return algorithm_.CreateStore(cluster_, options_); });

@@ -4,6 +4,7 @@
 // schema of its options.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -127,6 +128,12 @@ class Algorithm {
 
   virtual std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                                    const OptionValues& options) const = 0;
+  // Makes the election nodes of one run (every node, and each again at its
+  // restarts): CreateNode's, unless the algorithm reads its options once
+  // here instead of once per node. `options` outlives the factory.
+  virtual sim::ProcessFactory NodeFactory(const Cluster& cluster, const OptionValues& options) const {
+    return [this, cluster, &options](sim::NodeId self) { return CreateNode(self, cluster, options); };
+  }
   // Files the algorithm reads to run (an external one's manifest and
   // program): every command refuses an output path that would replace one.
   virtual std::vector<std::string> input_files() const { return {}; }

@@ -121,11 +121,11 @@ class ScenarioDriver {
 
   // The election nodes, the shared resource and the store, if any.
   absl::Status SetProcesses() {
+    // One factory shared by every node: each node's copy is a pointer's.
+    auto nodes =
+        std::make_shared<const sim::ProcessFactory>(scenario_.algorithm->NodeFactory(cluster_, scenario_.options));
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
-      if (auto s = sim_.SetProcess(
-              sim::NodeId(i),
-              [this](sim::NodeId self) { return scenario_.algorithm->CreateNode(self, cluster_, scenario_.options); });
-          !s.ok()) {
+      if (auto s = sim_.SetProcess(sim::NodeId(i), [nodes](sim::NodeId self) { return (*nodes)(self); }); !s.ok()) {
         return s;
       }
     }
