@@ -121,11 +121,12 @@ class ScenarioDriver {
 
   // The election nodes, the shared resource and the store, if any.
   absl::Status SetProcesses() {
-    // One factory shared by every node: each node's copy is a pointer's.
-    auto nodes =
-        std::make_shared<const sim::ProcessFactory>(scenario_.algorithm->NodeFactory(cluster_, scenario_.options));
+    // One factory for every node, which each node's refers to.
+    node_factory_ = scenario_.algorithm->NodeFactory(cluster_, scenario_.options);
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
-      if (auto s = sim_.SetProcess(sim::NodeId(i), [nodes](sim::NodeId self) { return (*nodes)(self); }); !s.ok()) {
+      if (auto s =
+              sim_.SetProcess(sim::NodeId(i), [nodes = &node_factory_](sim::NodeId self) { return (*nodes)(self); });
+          !s.ok()) {
         return s;
       }
     }
@@ -260,6 +261,8 @@ class ScenarioDriver {
 
   const Scenario& scenario_;
   algorithms::Cluster cluster_;
+  // Makes the election nodes (SetProcesses); outlives the simulator, whose nodes refer to it.
+  sim::ProcessFactory node_factory_;
   sim::Simulator sim_;
   // The one view of the cluster the watch, the metrics and liveness share.
   checkers::ClusterView view_;
