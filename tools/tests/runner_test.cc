@@ -54,6 +54,32 @@ RunResult RunText(const std::string& text, sim::TraceSink* sink) {
   return result.ok() ? *result : RunResult{};
 }
 
+// A fault's note is written only where something takes it in; where it is,
+// it has its text, and the trace is the same either way.
+TEST(Runner_Faults, AFaultsNoteHasItsTextWhereverItIsReadOrHashed) {
+  struct NoteReader final : sim::TraceSink {
+    void OnRecord(const sim::TraceRecord& r) override { notes.emplace_back(r.detail); }
+    sim::TraceKinds kinds() const override { return {sim::TraceKind::kNote}; }
+    std::vector<std::string> notes;
+  };
+  auto scenario = ParseScenario(R"({"nodes": 3, "duration": "2s", "algorithm": "raft",
+      "faults": [{"at": "1s", "crash": 2}]})",
+                                "runner-test.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  NoteReader reader;
+  auto read = RunScenario(*scenario, 1, {.extra_sinks = {&reader}, .hash_trace = false});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(reader.notes, std::vector<std::string>{"fault /faults/0: crash node 2"});
+  // Hashed, with the note read (so written) and without: one hash.
+  NoteReader hashed_reader;
+  auto hashed_read = RunScenario(*scenario, 1, {.extra_sinks = {&hashed_reader}});
+  auto hashed = RunScenario(*scenario, 1);
+  auto unread = RunScenario(*scenario, 1, {.hash_trace = false});
+  ASSERT_TRUE(hashed_read.ok() && hashed.ok() && unread.ok());
+  EXPECT_EQ(hashed->trace_hash, hashed_read->trace_hash);
+  EXPECT_EQ(unread->trace_records, hashed->trace_records);
+}
+
 TEST(Runner_Faults, AStepsForUndoesOnlyItsOwnCuts) {
   // A lasting one-way cut 0->1, and an unrelated partition that ends at 3s.
   // Node 2 goes down at 4s, so that 0 and 1 have to talk to elect a leader

@@ -331,7 +331,8 @@ void FaultDriver::RestoreCutsLater(const FaultStep& step, sim::CutSet cut) {
 }
 
 void FaultDriver::Apply(const FaultStep& step) {
-  sim_.Note(fmt::format("fault {}: {}", step.json_path, step.Describe()));
+  sim_.Note(sim_.RecordIsUsed(sim::TraceKind::kNote) ? fmt::format("fault {}: {}", step.json_path, step.Describe())
+                                                     : std::string());
   using Action = FaultStep::Action;
   switch (step.action) {
     case Action::kCrash: ApplyCrash(step); return;
