@@ -18,8 +18,10 @@ namespace {
 // steps with "after" last.
 std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
   std::vector<FaultStep> steps = scenario.faults;
-  std::sort(steps.begin(), steps.end(),
-            [](const FaultStep& a, const FaultStep& b) { return a.file_index < b.file_index; });
+  const auto by_file_index = [](const FaultStep& a, const FaultStep& b) { return a.file_index < b.file_index; };
+  // The sorts only where needed: a stable sort takes a buffer even for one
+  // step, and most scenarios list their steps in order.
+  if (!std::is_sorted(steps.begin(), steps.end(), by_file_index)) std::sort(steps.begin(), steps.end(), by_file_index);
   sim::Rng rng = sim::Rng::ForStream(seed, "scenario-times");
   auto draw = [&rng](const TimeRange& range) {
     return range.fixed() ? range.min : sim::TimeNs(rng.Between(range.min.ns(), range.max.ns()));
@@ -32,9 +34,10 @@ std::vector<FaultStep> DrawStepTimes(const Scenario& scenario, uint64_t seed) {
     }
     if (step.for_range) step.for_ns = draw(*step.for_range);
   }
-  std::stable_sort(steps.begin(), steps.end(), [](const FaultStep& a, const FaultStep& b) {
+  const auto by_time = [](const FaultStep& a, const FaultStep& b) {
     return std::make_pair(a.after.has_value(), a.at) < std::make_pair(b.after.has_value(), b.at);
-  });
+  };
+  if (!std::is_sorted(steps.begin(), steps.end(), by_time)) std::stable_sort(steps.begin(), steps.end(), by_time);
   return steps;
 }
 
