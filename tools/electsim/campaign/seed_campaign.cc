@@ -84,7 +84,7 @@ class CampaignRunner {
     options.should_stop = loop_.StopCheck();
     options.hash_trace = false;                              // a failing seed's repro runs it again, hashed
     options.track_failovers = settings_.metrics != nullptr;  // only --metrics rows show them
-    options.collect_metrics = settings_.metrics != nullptr || subject_.reads_run_metrics();
+    options.collect_metrics = settings_.metrics != nullptr;  // only --metrics rows read them
     auto result = RunScenario(**scenario, seed, options);
     if (!result.ok()) return WithSeed(result.status(), (*scenario)->source, seed);
     SeedOutcome out;

@@ -48,10 +48,9 @@ class CampaignSubject {
   virtual std::string FileStem() const = 0;
   // May return one scenario shared by every seed.
   virtual absl::StatusOr<std::shared_ptr<const Scenario>> ScenarioFor(uint64_t seed) const = 0;
+  // Judges by the expectations and violations; RunResult::metrics are kept
+  // only for --metrics rows (a run collects what its expectations need).
   virtual SeedVerdict Judge(const Scenario& scenario, const RunResult& result) const = 0;
-  // Whether Judge reads RunResult::metrics; false spares the runs collecting
-  // them (RunOptions::collect_metrics) unless --metrics asks for rows.
-  virtual bool reads_run_metrics() const { return true; }
   // The command that runs `seed` alone and prints its verdict and trace hash.
   virtual CommandLine Reproduce(uint64_t seed) const = 0;
   // What a failing seed's line says after "seed N": "FAILED", "BROKE a declared guarantee".

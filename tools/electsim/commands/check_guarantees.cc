@@ -93,8 +93,6 @@ class GuaranteeCase : public campaign::CampaignSubject {
     verdict.failed = !verdict.reasons.empty();
     return verdict;
   }
-  // Judged by the violations alone.
-  bool reads_run_metrics() const override { return false; }
   campaign::CommandLine Reproduce(uint64_t seed) const override {
     return campaign::CommandLine().Add("check-guarantees").Add("--case", name_).Add("--seed", std::to_string(seed));
   }

@@ -50,8 +50,6 @@ class FuzzSubject : public campaign::CampaignSubject {
             .findings = verdict.findings,
             .drawn = std::move(verdict.drawn)};
   }
-  // Judged by the violations alone.
-  bool reads_run_metrics() const override { return false; }
   campaign::CommandLine Reproduce(uint64_t seed) const override {
     return campaign::CommandLine().Add("fuzz").AddAll(config_.Flags()).Add("--seed", std::to_string(seed));
   }

@@ -60,8 +60,6 @@ class SweepSubject : public CampaignSubject {
             .reasons = result.failed_expectations,
             .findings = result.violated_checkers()};
   }
-  // Judged by the expectations (the run collects what they need) and the violations.
-  bool reads_run_metrics() const override { return false; }
   CommandLine Reproduce(uint64_t seed) const override {
     return CommandLine().Add("run").Add(scenario_->source).Add("--seed", std::to_string(seed)).AddSets(sets_);
   }
