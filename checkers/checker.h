@@ -80,6 +80,12 @@ class Checker : public sim::TraceSink {
   // Called once after the last record, with the run's end time.
   virtual void Finish(sim::TimeNs end) { (void)end; }
   const std::optional<Violation>& violation() const { return violation_; }
+  // Makes this checker anew, as MakeChecker would with `config`, at the same
+  // address: a simulator that routes records to it (Simulator::Reset) can
+  // then run another seed without registering it again. `config` must be
+  // the one it was made with but for liveness_after, which is all a
+  // scenario's seeds change; its kinds and types then come out the same.
+  virtual void Renew(const CheckerConfig& config) = 0;
 
  protected:
   // Keeps the first violation only.
@@ -93,6 +99,14 @@ class Checker : public sim::TraceSink {
  private:
   std::optional<Violation> violation_;
 };
+
+// Checker::Renew for a checker made from its config alone: destroyed and
+// made again in place, so that nothing of the run before survives.
+template <typename Self>
+void RenewInPlace(Self* self, const CheckerConfig& config) {
+  std::destroy_at(self);
+  std::construct_at(self, config);
+}
 
 struct CheckerInfo {
   std::string name;

@@ -13,6 +13,7 @@ namespace {
 
 class CommittedAgreementChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit CommittedAgreementChecker(const CheckerConfig& config) : node_count_(config.node_count) {}
 
   std::string_view name() const override { return "committed_agreement"; }

@@ -40,6 +40,7 @@ constexpr sim::TimeNs kSettle = sim::TimeNs::Seconds(1);
 
 class DeclaredWinnerChecker final : public Checker, ClusterView::InstantListener {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit DeclaredWinnerChecker(const CheckerConfig& config)
       : own_view_(config.cluster_view == nullptr ? std::make_unique<ClusterView>(config.node_count) : nullptr),
         view_(config.cluster_view == nullptr ? *own_view_ : *config.cluster_view),

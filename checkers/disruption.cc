@@ -41,6 +41,7 @@ namespace {
 
 class DisruptionChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit DisruptionChecker(const CheckerConfig& config) : roles_(RolesOf(config)), nodes_(config.node_count) {}
 
   std::string_view name() const override { return "disruption"; }

@@ -17,6 +17,7 @@ namespace {
 
 class ElectionSafetyChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit ElectionSafetyChecker(const CheckerConfig& config)
       : node_count_(config.node_count), roles_(RolesOf(config)) {}
 

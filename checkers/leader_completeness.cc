@@ -23,6 +23,7 @@ namespace {
 
 class LeaderCompletenessChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit LeaderCompletenessChecker(const CheckerConfig& config)
       : logs_(config.node_count), leading_term_(config.node_count) {}
 

@@ -39,6 +39,7 @@ constexpr size_t kRequestsKept = 1024;
 
 class LeaseValidityChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit LeaseValidityChecker(const CheckerConfig& config) : nodes_(config.node_count) {}
 
   std::string_view name() const override { return "lease_validity"; }

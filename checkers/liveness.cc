@@ -32,6 +32,7 @@ namespace {
 
 class LivenessChecker final : public Checker, ClusterView::InstantListener {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit LivenessChecker(const CheckerConfig& config)
       : own_view_(config.cluster_view == nullptr ? std::make_unique<ClusterView>(config.node_count) : nullptr),
         view_(config.cluster_view == nullptr ? *own_view_ : *config.cluster_view),

@@ -15,6 +15,7 @@ namespace {
 
 class OwnerDisplacedChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit OwnerDisplacedChecker(const CheckerConfig&) {}
 
   std::string_view name() const override { return "owner_displaced"; }

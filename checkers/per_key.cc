@@ -33,6 +33,11 @@ constexpr sim::TraceKinds kSharedKinds = {sim::TraceKind::kStart,   sim::TraceKi
 
 class PerKeyChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override {
+    const CheckerFactory make = make_;
+    std::destroy_at(this);
+    std::construct_at(this, make, config);
+  }
   PerKeyChecker(CheckerFactory make, const CheckerConfig& config)
       : make_(make), config_(InstanceConfig(config)), prototype_(make(config_)) {}
 

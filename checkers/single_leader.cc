@@ -21,6 +21,7 @@ namespace {
 
 class SingleLeaderChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit SingleLeaderChecker(const CheckerConfig& config)
       : roles_(RolesOf(config)), view_(config.node_count, &roles_) {}
 

@@ -17,6 +17,7 @@ namespace {
 
 class SingleVoteChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit SingleVoteChecker(const CheckerConfig& config) : node_count_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "single_vote"; }

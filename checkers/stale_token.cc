@@ -14,6 +14,7 @@ namespace {
 
 class StaleTokenChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit StaleTokenChecker(const CheckerConfig&) {}
 
   std::string_view name() const override { return "stale_token"; }

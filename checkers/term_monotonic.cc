@@ -22,6 +22,7 @@ namespace {
 
 class TermMonotonicChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit TermMonotonicChecker(const CheckerConfig& config) : highest_(config.node_count), roles_(RolesOf(config)) {}
 
   std::string_view name() const override { return "term_monotonic"; }

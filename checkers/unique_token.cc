@@ -18,6 +18,7 @@ namespace {
 
 class UniqueTokenChecker final : public Checker {
  public:
+  void Renew(const CheckerConfig& config) override { RenewInPlace(this, config); }
   explicit UniqueTokenChecker(const CheckerConfig&) {}
 
   std::string_view name() const override { return "unique_token"; }

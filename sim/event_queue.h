@@ -55,6 +55,13 @@ class EventQueue {
     return removed;
   }
   void Reserve(size_t events) { heap_.reserve(events); }
+  // The queue as constructed, keeping the heap's memory.
+  void Clear() {
+    std::vector<Event> heap = std::move(heap_);
+    heap.clear();
+    *this = EventQueue();
+    heap_ = std::move(heap);
+  }
   bool empty() const { return size() == 0; }
   size_t size() const { return heap_.size() - (root_taken_ ? 1 : 0); }
   const Event& top() const {

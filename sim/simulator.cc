@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -88,6 +89,23 @@ struct Simulator::Node {
     }
     durable[key] = value;
   }
+  // The node as constructed, before PrepareNodes, but for its factory and
+  // the memory its vectors hold: a whole Node is assigned, so a member added
+  // to it is reset without a line here.
+  void Reset() {
+    ProcessFactory kept_factory = std::move(factory);
+    std::vector<std::optional<int64_t>> kept_durable = std::move(durable);
+    std::vector<std::pair<StorageKeyId, int64_t>> kept_unsynced = std::move(unsynced);
+    std::vector<Event> kept_held = std::move(held);
+    *this = Node();
+    factory = std::move(kept_factory);
+    durable = std::move(kept_durable);
+    durable.clear();
+    unsynced = std::move(kept_unsynced);
+    unsynced.clear();
+    held = std::move(kept_held);
+    held.clear();
+  }
   std::vector<Event> held;  // events that arrived while paused, in order
   // The node model's state (see NodeModel).
   Rng model_rng{0};
@@ -140,18 +158,62 @@ std::optional<int64_t> Simulator::NodeContext::Load(std::string_view key) const 
 }
 
 Simulator::Simulator(uint64_t seed, uint32_t node_count, LinkConfig default_link)
-    : seed_(seed), network_(node_count, seed, default_link), nodes_(node_count) {
-  // Each node's stream is "node/<id>", hashed without building the name.
-  const uint64_t name_prefix_hash = HashName("node/");
-  for (uint32_t i = 0; i < node_count; ++i) {
-    Node& node = nodes_[i];
-    node.id = NodeId(i);
-    node.context = NodeContext(this, NodeId(i));
-    node.rng = Rng::ForStreamHash(seed, ExtendNameHashDecimal(name_prefix_hash, i));
-  }
+    : seed_(seed), constructed_link_(default_link), network_(node_count, seed, default_link), nodes_(node_count) {
+  PrepareNodes();
 }
 
 Simulator::~Simulator() = default;
+
+void Simulator::PrepareNodes() {
+  // Each node's stream is "node/<id>", hashed without building the name.
+  const uint64_t name_prefix_hash = HashName("node/");
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    Node& node = nodes_[i];
+    node.id = NodeId(i);
+    node.context = NodeContext(this, NodeId(i));
+    node.rng = Rng::ForStreamHash(seed_, ExtendNameHashDecimal(name_prefix_hash, i));
+  }
+}
+
+void Simulator::Reset(uint64_t seed) {
+  // Every member, in the order declared, as the constructor leaves it (the
+  // size check below fails when a member is added, until it is added here).
+  // Containers are emptied rather than replaced: empty is empty, whatever
+  // memory a container keeps for the next run.
+  for (Node& node : nodes_) node.Reset();  // the processes go first, as they came last
+  seed_ = seed;
+  now_ = TimeNs();
+  node_model_ = NodeModel{};
+  models_processing_ = false;
+  models_persist_ = false;
+  started_ = false;
+  defers_timers_ = true;
+  queue_.Clear();
+  network_ = Network(node_count(), seed, constructed_link_);
+  storage_keys_ = StorageKeys();
+  PrepareNodes();
+  in_flight_.clear();
+  free_in_flight_.clear();
+  timers_.clear();
+  free_timers_.clear();
+  next_timer_serial_ = 1;
+  next_message_id_ = 1;
+  actions_.clear();
+  // router_: kept, with the sinks the caller renewed.
+  instant_time_ = TimeNs();
+  next_record_index_ = 0;
+  hash_trace_ = false;
+  trace_hasher_ = TraceHasher();
+  stop_requested_ = false;
+  held_events_ = 0;
+  max_pending_events_ = kDefaultMaxPendingEvents;
+  compact_at_queue_size_ = kFirstCompactionAt;
+  stats_ = SimulatorStats{};
+  status_ = absl::OkStatus();
+}
+// Reset names every member: one added changes the size, and must be reset there.
+static_assert(sizeof(Simulator) == 5320,
+              "a member was added or changed: reset it in Simulator::Reset, then update this size");
 
 absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
   if (auto s = CheckNode(id); !s.ok()) return s;

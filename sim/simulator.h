@@ -82,6 +82,15 @@ class Simulator {
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
+  // The simulator as newly constructed with `seed` (and the node count and
+  // default link it was constructed with), keeping only its trace sinks and
+  // process factories: a campaign runs seed after seed of one scenario, and
+  // building a simulator and registering its ten sinks again was about a
+  // tenth of a short Raft trial. The node model, the limits and the trace
+  // hash are for the caller to set again, as on a new simulator; the sinks
+  // must be in the state a new run expects (Checker::Renew).
+  void Reset(uint64_t seed);
+
   uint64_t seed() const { return seed_; }
   uint32_t node_count() const { return network_.node_count(); }
 
@@ -122,8 +131,9 @@ class Simulator {
   // it RunUntil stops. A runaway configuration, such as a heartbeat every
   // nanosecond over a millisecond link, would otherwise fill memory within
   // milliseconds of simulated time (about 1.6 GB at 1 ms in one case).
-  // Default 1,000,000 (about 350 MB of events and messages in flight;
-  // the shipped scenarios never hold more than a few dozen).
+  // Default kDefaultMaxPendingEvents (about 160 MB of events and messages
+  // in flight; the shipped scenarios never hold more than a few dozen).
+  static constexpr uint64_t kDefaultMaxPendingEvents = 1000000;
   void SetMaxPendingEvents(uint64_t max) { max_pending_events_ = max; }
   // On by default: a timer armed while a stale event of its slot is queued
   // rides on it (TimerSlot::deferred). Off queues every timer when armed:
@@ -241,6 +251,8 @@ class Simulator {
   void DropInFlight(uint32_t slot, const char* reason);
   void FireTimer(const Event& event);
   void StartProcess(NodeId node);
+  // Each node's id, context and random stream, from seed_.
+  void PrepareNodes();
   // Inline: two or three records per event, and the hash, inlined too,
   // folds each call site's constant fields (kind, no payload, no text).
   // (GCC keeps it out of line at most sites all the same. Moving the hash
@@ -315,6 +327,7 @@ class Simulator {
   void Observe(NodeId node, const Observation& observation);
 
   uint64_t seed_;
+  LinkConfig constructed_link_;  // for Reset: SetAllLinks changes the network's default
   TimeNs now_;
   NodeModel node_model_;
   bool models_processing_ = false;
@@ -340,9 +353,10 @@ class Simulator {
   bool hash_trace_ = false;
   TraceHasher trace_hasher_;
   bool stop_requested_ = false;
-  uint64_t held_events_ = 0;               // over all nodes; pending like the queued ones
-  uint64_t max_pending_events_ = 1000000;  // see SetMaxPendingEvents
-  size_t compact_at_queue_size_ = 4096;    // see CompactQueue
+  uint64_t held_events_ = 0;                                // over all nodes; pending like the queued ones
+  uint64_t max_pending_events_ = kDefaultMaxPendingEvents;  // see SetMaxPendingEvents
+  static constexpr size_t kFirstCompactionAt = 4096;
+  size_t compact_at_queue_size_ = kFirstCompactionAt;  // see CompactQueue
   SimulatorStats stats_;
   absl::Status status_;
 };

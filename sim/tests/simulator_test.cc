@@ -1145,21 +1145,26 @@ class Chatter final : public Process {
   int64_t sent_ = 0;
 };
 
-uint64_t RunChatterHash(uint32_t nodes, uint64_t seed) {
+LinkConfig ChatterLink() {
   LinkConfig link;
   link.latency = LatencyModel::Uniform(TimeNs::Micros(200), TimeNs::Millis(3));
   link.drop = *Probability::FromDouble(0.05);
   link.duplicate = *Probability::FromDouble(0.02);
-  Simulator sim(seed, nodes, link);
+  return link;
+}
+
+void InstallChatter(Simulator& sim, uint32_t nodes) {
+  for (uint32_t i = 0; i < nodes; ++i) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(i), [nodes](NodeId) { return std::make_unique<Chatter>(nodes); }).ok());
+  }
+}
+
+// Sets the node model, starts the chatter and runs it through its faults.
+void RunChatter(Simulator& sim, uint32_t nodes) {
   NodeModel model;
   model.processing = LatencyModel::Uniform(TimeNs::Micros(10), TimeNs::Micros(300));
   model.persist = LatencyModel::Uniform(TimeNs::Micros(50), TimeNs::Micros(500));
   EXPECT_TRUE(sim.SetNodeModel(model).ok());
-  TraceHasher hasher;
-  sim.AddTraceSink(&hasher);
-  for (uint32_t i = 0; i < nodes; ++i) {
-    EXPECT_TRUE(sim.SetProcess(NodeId(i), [nodes](NodeId) { return std::make_unique<Chatter>(nodes); }).ok());
-  }
   const NodeId last(nodes - 1);
   EXPECT_TRUE(sim.Start().ok());
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(20), [&] { EXPECT_TRUE(sim.Pause(NodeId(1)).ok()); }).ok());
@@ -1177,7 +1182,68 @@ uint64_t RunChatterHash(uint32_t nodes, uint64_t seed) {
   EXPECT_TRUE(sim.ScheduleAt(TimeNs::Millis(80), [&] { sim.HealNetwork(); }).ok());
   EXPECT_TRUE(sim.RunUntil(TimeNs::Millis(120)).ok());
   EXPECT_GT(sim.stats().timers_fired, 20u * nodes);  // a busy run, not one that stalled early
-  return hasher.hash();
+}
+
+struct ChatterRun {
+  uint64_t hash = 0;
+  std::vector<std::string> instants;  // where each instant starts, as a sink that reads them is told
+};
+
+ChatterRun RunNewChatter(uint32_t nodes, uint64_t seed) {
+  ChatterRun run;
+  Simulator sim(seed, nodes, ChatterLink());
+  TraceHasher hasher;
+  sim.AddTraceSink(&hasher);
+  IndexLogSink instants(&run.instants, TraceKinds{}, /*reads_instant_starts=*/true);
+  sim.AddTraceSink(&instants);
+  InstallChatter(sim, nodes);
+  RunChatter(sim, nodes);
+  run.hash = hasher.hash();
+  return run;
+}
+
+uint64_t RunChatterHash(uint32_t nodes, uint64_t seed) { return RunNewChatter(nodes, seed).hash; }
+
+// A simulator reset to a seed runs it as a new one would, whatever the run
+// before left behind: messages in flight and held at a paused node, timers,
+// cuts, links set one by one and all at once, clocks drifted and stepped,
+// durable and buffered writes, and the error that stopped it.
+TEST(Simulator_Reset, RunsTheNextSeedAsANewSimulatorWould) {
+  for (const uint32_t nodes : {12u, 40u}) {
+    Simulator sim(3, nodes, ChatterLink());
+    TraceHasher hasher;
+    sim.AddTraceSink(&hasher);
+    std::vector<std::string> instants;
+    IndexLogSink instant_log(&instants, TraceKinds{}, /*reads_instant_starts=*/true);
+    sim.AddTraceSink(&instant_log);
+    InstallChatter(sim, nodes);
+    ASSERT_TRUE(sim.Start().ok());
+    ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(10),
+                               [&] {
+                                 LinkConfig slow = ChatterLink();
+                                 slow.latency = LatencyModel::Uniform(TimeNs::Millis(5), TimeNs::Millis(9));
+                                 EXPECT_TRUE(sim.SetAllLinks(slow).ok());
+                                 EXPECT_TRUE(sim.SetLink(NodeId(0), NodeId(1), LinkConfig{}).ok());
+                                 EXPECT_TRUE(sim.CutOneWay(NodeId(1), NodeId(2)).ok());
+                                 EXPECT_TRUE(sim.Pause(NodeId(2)).ok());
+                                 EXPECT_TRUE(sim.StepWallClock(NodeId(3), TimeNs::Seconds(1)).ok());
+                                 EXPECT_TRUE(sim.SetClockDrift(NodeId(0), 300000).ok());
+                               })
+                    .ok());
+    ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(40)).ok());
+    sim.SetMaxPendingEvents(1);
+    ASSERT_EQ(sim.RunUntil(TimeNs::Millis(60)).code(), absl::StatusCode::kResourceExhausted);
+    for (const uint64_t seed : {5u, 6u, 5u}) {
+      sim.Reset(seed);
+      hasher = TraceHasher();  // the same sinks, as new ones
+      instants.clear();
+      RunChatter(sim, nodes);
+      const ChatterRun fresh = RunNewChatter(nodes, seed);
+      EXPECT_EQ(hasher.hash(), fresh.hash) << nodes << " nodes, seed " << seed;
+      EXPECT_EQ(instants, fresh.instants) << nodes << " nodes, seed " << seed;
+      EXPECT_EQ(sim.seed(), seed);
+    }
+  }
 }
 
 TEST(Simulator_Determinism, TraceHashesArePinned) {

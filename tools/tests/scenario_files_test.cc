@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,37 @@ TEST(ScenarioFiles, SinksMissNoRecordTheyRead) {
   auto findings = FindingsOfRoutedRunsSameAs({.offer_every_record = true});
   EXPECT_GE(findings["liveness"], 4) << "too few runs with a liveness finding to compare";
   EXPECT_GE(findings["single_leader"], 4) << "too few runs with a single_leader finding to compare";
+}
+
+// A runner used seed after seed, as a campaign's worker uses one, runs each
+// seed as a new run does: the same summary (trace hash, findings, metrics,
+// failovers, notes) and trace checkpoints, over every shipped scenario with
+// every checker on, whatever ran before it (seed 1 runs again after others),
+// with everything collected and with nothing but the verdict (as in sweeps).
+TEST(ScenarioFiles, AReusedRunnerRunsEachSeedAsANewRunDoes) {
+  const RunOptions verdict_only{.hash_trace = false, .collect_metrics = false, .track_failovers = false};
+  int runs_with_findings = 0;
+  for (const std::string& file : ScenarioFiles()) {
+    auto scenario = LoadScenarioFile(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    auto checked = std::make_shared<Scenario>(*scenario);
+    checked->checkers.clear();
+    for (const checkers::CheckerInfo& checker : checkers::AllCheckers()) checked->checkers.push_back(checker.name);
+    for (const RunOptions& options : {RunOptions{}, verdict_only}) {
+      ScenarioRunner runner(checked, options);
+      for (const uint64_t seed : {scenario->seed, uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{1}}) {
+        auto reused = runner.Run(seed);
+        auto fresh = RunScenario(*checked, seed, options);
+        ASSERT_TRUE(reused.ok()) << file << ": " << reused.status();
+        ASSERT_TRUE(fresh.ok()) << file << ": " << fresh.status();
+        EXPECT_EQ(SummaryJson(*checked, *reused).dump(1), SummaryJson(*checked, *fresh).dump(1))
+            << file << " seed " << seed;
+        EXPECT_EQ(reused->checkpoints.hashes, fresh->checkpoints.hashes) << file << " seed " << seed;
+        if (!fresh->violations.empty()) ++runs_with_findings;
+      }
+    }
+  }
+  EXPECT_GE(runs_with_findings, 20) << "too few runs with findings to compare";
 }
 
 TEST(ScenarioFiles, ExpectedViolationsDisappearWithTheirChecker) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
+#include <mutex>
 
 #include "fmt/format.h"
 #include "sim/format.h"
@@ -80,12 +82,9 @@ class CampaignRunner {
   absl::StatusOr<SeedOutcome> RunSeed(uint64_t seed) {
     auto scenario = subject_.ScenarioFor(seed);
     if (!scenario.ok()) return scenario.status();
-    RunOptions options;
-    options.should_stop = loop_.StopCheck();
-    options.hash_trace = false;                              // a failing seed's repro runs it again, hashed
-    options.track_failovers = settings_.metrics != nullptr;  // only --metrics rows show them
-    options.collect_metrics = settings_.metrics != nullptr;  // only --metrics rows read them
-    auto result = RunScenario(**scenario, seed, options);
+    std::unique_ptr<ScenarioRunner> runner = TakeRunner(*scenario);
+    auto result = runner->Run(seed);
+    GiveBack(std::move(runner));
     if (!result.ok()) return WithSeed(result.status(), (*scenario)->source, seed);
     SeedOutcome out;
     out.verdict = subject_.Judge(**scenario, *result);
@@ -98,6 +97,38 @@ class CampaignRunner {
       out.scenario = std::move(*scenario);
     }
     return out;
+  }
+
+  // A runner of `scenario`: an idle one that ran it before (most subjects
+  // run one scenario under every seed), or a new one.
+  std::unique_ptr<ScenarioRunner> TakeRunner(const std::shared_ptr<const Scenario>& scenario) {
+    {
+      std::lock_guard<std::mutex> lock(runners_mutex_);
+      for (auto it = idle_runners_.begin(); it != idle_runners_.end(); ++it) {
+        if ((*it)->scenario() != scenario) continue;
+        std::unique_ptr<ScenarioRunner> runner = std::move(*it);
+        idle_runners_.erase(it);
+        return runner;
+      }
+    }
+    RunOptions options;
+    options.should_stop = loop_.StopCheck();
+    options.hash_trace = false;                              // a failing seed's repro runs it again, hashed
+    options.track_failovers = settings_.metrics != nullptr;  // only --metrics rows show them
+    options.collect_metrics = settings_.metrics != nullptr;  // only --metrics rows read them
+    return std::make_unique<ScenarioRunner>(scenario, std::move(options));
+  }
+
+  // Keeps `runner` for the next seed, up to one per worker; beyond, the
+  // oldest goes (a subject with a scenario per seed, such as fuzz's).
+  void GiveBack(std::unique_ptr<ScenarioRunner> runner) {
+    std::unique_ptr<ScenarioRunner> dropped;
+    std::lock_guard<std::mutex> lock(runners_mutex_);
+    idle_runners_.push_back(std::move(runner));
+    if (idle_runners_.size() > std::max(1u, settings_.loop.jobs)) {
+      dropped = std::move(idle_runners_.front());
+      idle_runners_.erase(idle_runners_.begin());
+    }
   }
 
   bool Fold(uint64_t seed, SeedOutcome& out) {
@@ -227,6 +258,9 @@ class CampaignRunner {
   SeedLoop loop_;
   CampaignSummary* summary_ = nullptr;
   uint64_t repros_ = 0;
+  // Runners between seeds (TakeRunner, GiveBack); after loop_, whose stop check they hold.
+  std::mutex runners_mutex_;
+  std::vector<std::unique_ptr<ScenarioRunner>> idle_runners_;
 };
 
 }  // namespace

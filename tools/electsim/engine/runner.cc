@@ -20,75 +20,144 @@ std::string WithArticle(std::string_view word) {
   return fmt::format("{} {}", vowel ? "an" : "a", word);
 }
 
+}  // namespace
+
+// One scenario's runs, seed after seed. The first run builds the simulator,
+// the cluster view, the fault driver, the sinks and the checkers, and
+// registers the sinks; each later run makes every one of them anew in place
+// (Simulator::Reset, Checker::Renew, optional's emplace), so that the
+// simulator's routes to them still hold and each run starts from exactly
+// what a new driver would. Teardown and set-up were about a sixth of a short
+// Raft trial, registering the sinks alone a twenty-fifth.
 class ScenarioDriver {
  public:
-  ScenarioDriver(const Scenario& scenario, uint64_t seed)
-      : scenario_(scenario),
-        cluster_(scenario.cluster()),
-        sim_(seed, scenario.total_nodes(), scenario.network),
-        view_(scenario.nodes),
-        faults_(scenario, seed, sim_, view_) {
-    sim_.SetMaxPendingEvents(sim::Simulator::MaxPendingEventsFor(scenario.pending_events_memory_mib << 20));
-    // The loader validated the model; the simulator has not started.
-    SIM_CHECK(sim_.SetNodeModel(scenario.node_model).ok(), "the node model is set before Start");
-    if (scenario.algorithm->observes_keys()) view_.IgnoreKeyedObservations();
-  }
+  ScenarioDriver(const Scenario& scenario, const RunOptions& options)
+      : scenario_(scenario), options_(options), cluster_(scenario.cluster()) {}
 
-  absl::StatusOr<RunResult> Run(const RunOptions& options) {
+  absl::StatusOr<RunResult> Run(uint64_t seed) {
     RunResult result;
-    result.seed = sim_.seed();
-    std::optional<checkers::MetricsCollector> metrics;
-    if (options.collect_metrics || options.track_failovers || ExpectsMetrics()) {
-      metrics.emplace(view_, &scenario_.algorithm->message_roles());
-    }
-    auto checkers = MakeCheckers();
-    if (!checkers.ok()) return checkers.status();
-    if (options.hash_trace) {
-      sim_.EnableTraceHash();
-      sim_.KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
-    }
-    if (options.offer_every_observation) sim_.OfferEveryObservation();
-    if (options.offer_every_record) sim_.OfferEveryRecord();
-    sim_.AddTraceSink(faults_.watch());
-    std::optional<FailoverTracker> failovers;
-    if (options.track_failovers) {
-      failovers.emplace(view_, *metrics);
-      faults_.TrackFailovers(&*failovers);
-      sim_.AddTraceSink(&*failovers);
-    }
-    if (metrics) sim_.AddTraceSink(&*metrics);
-    std::optional<checkers::ShardMetricsCollector> shard_metrics;
-    if (const std::optional<int64_t> keys = ShardCount()) {
-      shard_metrics.emplace(scenario_.nodes, *keys, cluster_.store, options.key_measures_from);
-      sim_.AddTraceSink(&*shard_metrics);
-    }
-    for (auto& checker : *checkers) sim_.AddTraceSink(checker.get());
-    checkers_ = &*checkers;
-    for (sim::TraceSink* sink : options.extra_sinks) sim_.AddTraceSink(sink);
-    if (auto s = SetProcesses(); !s.ok()) return s;
+    result.seed = seed;
+    if (auto s = Prepare(seed, result); !s.ok()) return s;
+    running_ = true;
     // Boot first: a fault at 0s then lands after every node has started.
-    if (auto s = sim_.Start(); !s.ok()) return s;
-    if (auto s = faults_.Start([this] { AllStepsDone(); }); !s.ok()) return s;
-    if (auto s = RunToEnd(options); !s.ok()) return Stopped(s);
-    checkers_ = nullptr;
-    if (metrics) metrics->Finish(sim_.now());
-    for (auto& checker : *checkers) {
-      checker->OnTraceEnd(sim_.trace_records());
-      checker->Finish(sim_.now());
+    if (auto s = sim_->Start(); !s.ok()) return s;
+    if (auto s = faults_->Start([this] { AllStepsDone(); }); !s.ok()) return s;
+    if (auto s = RunToEnd(); !s.ok()) return Stopped(s);
+    running_ = false;
+    if (metrics_) metrics_->Finish(sim_->now());
+    for (auto& checker : checkers_) {
+      checker->OnTraceEnd(sim_->trace_records());
+      checker->Finish(sim_->now());
       if (checker->violation()) result.violations.push_back(*checker->violation());
     }
-    Collect(options, metrics ? &*metrics : nullptr, result);
-    if (failovers) {
-      failovers->Finish(sim_.now());
-      result.failovers = failovers->TakeEpisodes();
+    Collect(metrics_ ? &*metrics_ : nullptr, result);
+    if (failovers_) {
+      failovers_->Finish(sim_->now());
+      result.failovers = failovers_->TakeEpisodes();
     }
-    if (shard_metrics) result.shards = shard_metrics->Finish(sim_.now());
+    if (shard_metrics_) result.shards = shard_metrics_->Finish(sim_->now());
     Judge(result);
     return result;
   }
 
  private:
-  absl::StatusOr<std::vector<std::unique_ptr<checkers::Checker>>> MakeCheckers() {
+  // Everything a run starts from, for `seed`: made at the first run, made
+  // anew in place at each later one.
+  absl::Status Prepare(uint64_t seed, RunResult& result) {
+    const bool first_run = !sim_.has_value();
+    if (first_run) {
+      sim_.emplace(seed, scenario_.total_nodes(), scenario_.network);
+    } else {
+      sim_->Reset(seed);
+    }
+    view_.reset();
+    view_.emplace(scenario_.nodes);
+    if (scenario_.algorithm->observes_keys()) view_->IgnoreKeyedObservations();
+    faults_.reset();
+    faults_.emplace(scenario_, seed, *sim_, *view_);
+    sim_->SetMaxPendingEvents(sim::Simulator::MaxPendingEventsFor(scenario_.pending_events_memory_mib << 20));
+    // The loader validated the model; the simulator has not started.
+    SIM_CHECK(sim_->SetNodeModel(scenario_.node_model).ok(), "the node model is set before Start");
+    stop_requested_ = false;
+    metrics_.reset();
+    if (options_.collect_metrics || options_.track_failovers || ExpectsMetrics()) {
+      metrics_.emplace(*view_, &scenario_.algorithm->message_roles());
+    }
+    if (options_.hash_trace) {
+      sim_->EnableTraceHash();
+      sim_->KeepTraceHashCheckpoints(result.checkpoints.every, TraceCheckpoints::kMaxCheckpoints);
+    }
+    failovers_.reset();
+    if (options_.track_failovers) {
+      failovers_.emplace(*view_, *metrics_);
+      faults_->TrackFailovers(&*failovers_);
+    }
+    shard_metrics_.reset();
+    if (const std::optional<int64_t> keys = ShardCount()) {
+      shard_metrics_.emplace(scenario_.nodes, *keys, cluster_.store, options_.key_measures_from);
+    }
+    if (first_run) {
+      auto checkers = MakeCheckers();
+      if (!checkers.ok()) return checkers.status();
+      checkers_ = std::move(*checkers);
+      if (options_.offer_every_observation) sim_->OfferEveryObservation();
+      if (options_.offer_every_record) sim_->OfferEveryRecord();
+      AddSink(faults_->watch());
+      if (failovers_) AddSink(&*failovers_);
+      if (metrics_) AddSink(&*metrics_);
+      if (shard_metrics_) AddSink(&*shard_metrics_);
+      for (auto& checker : checkers_) AddSink(checker.get());
+      for (sim::TraceSink* sink : options_.extra_sinks) AddSink(sink);
+      if (auto s = SetProcesses(); !s.ok()) return s;
+    } else {
+      const checkers::CheckerConfig config = MakeCheckerConfig();
+      for (auto& checker : checkers_) checker->Renew(config);
+#ifndef NDEBUG
+      // In debug builds (the sanitizer tests) only: reading the sinks'
+      // declarations again costs about as much as registering them.
+      SIM_CHECK(DeclaredAsAdded(), "a renewed sink reads what it read when the simulator's routes were built");
+#endif
+    }
+    return absl::OkStatus();
+  }
+
+  // What a sink declares it reads (sim::TraceSink), as the simulator's routes take it.
+  struct Declarations {
+    uint32_t kinds = 0;
+    std::vector<const sim::RecordType*> observation_types;  // empty and all: every type
+    bool all_observation_types = false;
+    std::vector<const sim::RecordType*> message_types;
+    bool all_message_types = false;
+    bool reads_instant_starts = false;
+    bool operator==(const Declarations&) const = default;
+  };
+  static Declarations DeclarationsOf(const sim::TraceSink& sink) {
+    const sim::ObservationTypes observations = sink.observation_types();
+    const sim::ObservationTypes messages = sink.message_types();
+    return {.kinds = sink.kinds().mask(),
+            .observation_types = {observations.types().begin(), observations.types().end()},
+            .all_observation_types = observations.all(),
+            .message_types = {messages.types().begin(), messages.types().end()},
+            .all_message_types = messages.all(),
+            .reads_instant_starts = sink.reads_instant_starts()};
+  }
+  void AddSink(sim::TraceSink* sink) {
+    sim_->AddTraceSink(sink);
+#ifndef NDEBUG
+    added_.emplace_back(sink, DeclarationsOf(*sink));
+#endif
+  }
+#ifndef NDEBUG
+  // Whether every sink declares what it did when added.
+  bool DeclaredAsAdded() const {
+    return std::all_of(added_.begin(), added_.end(),
+                       [](const auto& added) { return DeclarationsOf(*added.first) == added.second; });
+  }
+  // Each sink with what it declared when added.
+  std::vector<std::pair<const sim::TraceSink*, Declarations>> added_;
+#endif
+
+  checkers::CheckerConfig MakeCheckerConfig() {
     checkers::CheckerConfig config;
     config.node_count = scenario_.nodes;
     config.message_roles = &scenario_.algorithm->message_roles();
@@ -97,8 +166,13 @@ class ScenarioDriver {
     config.liveness_after = liveness_after.value_or(sim::TimeNs(0));
     config.liveness_after_from_run = !liveness_after;
     config.liveness_stable_for = scenario_.liveness_stable_for;
-    config.cluster_view = &view_;
+    config.cluster_view = &*view_;
     config.per_key = scenario_.algorithm->observes_keys();
+    return config;
+  }
+
+  absl::StatusOr<std::vector<std::unique_ptr<checkers::Checker>>> MakeCheckers() {
+    const checkers::CheckerConfig config = MakeCheckerConfig();
     std::vector<std::unique_ptr<checkers::Checker>> checkers;
     checkers.reserve(scenario_.checkers.size());
     for (const std::string& name : scenario_.checkers) {
@@ -124,21 +198,22 @@ class ScenarioDriver {
     // One factory made per run; each node calls it rather than holding a copy.
     node_factory_ = scenario_.algorithm->NodeFactory(cluster_, scenario_.options);
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
-      if (auto s = sim_.SetProcess(sim::NodeId(i), [this](sim::NodeId self) { return node_factory_(self); }); !s.ok()) {
+      if (auto s = sim_->SetProcess(sim::NodeId(i), [this](sim::NodeId self) { return node_factory_(self); });
+          !s.ok()) {
         return s;
       }
     }
     const bool fencing = scenario_.fencing;
     const bool exclusive_token = scenario_.exclusive_token;
-    if (auto s = sim_.SetProcess(cluster_.resource,
-                                 [fencing, exclusive_token](sim::NodeId) {
-                                   return algorithms::MakeSharedResource(fencing, exclusive_token);
-                                 });
+    if (auto s = sim_->SetProcess(cluster_.resource,
+                                  [fencing, exclusive_token](sim::NodeId) {
+                                    return algorithms::MakeSharedResource(fencing, exclusive_token);
+                                  });
         !s.ok()) {
       return s;
     }
     if (cluster_.store == sim::kNoNode) return absl::OkStatus();
-    return sim_.SetProcess(
+    return sim_->SetProcess(
         cluster_.store, [this](sim::NodeId) { return scenario_.algorithm->CreateStore(cluster_, scenario_.options); });
   }
 
@@ -164,18 +239,18 @@ class ScenarioDriver {
   }
 
   // `metrics`: null where the run collected none.
-  void Collect(const RunOptions& options, checkers::MetricsCollector* metrics, RunResult& result) {
-    if (options.hash_trace) {
+  void Collect(checkers::MetricsCollector* metrics, RunResult& result) {
+    if (options_.hash_trace) {
       result.trace_hashed = true;
-      result.trace_hash = sim_.trace_hasher().hash();
-      result.checkpoints.every = sim_.trace_hasher().checkpoint_every();
-      result.checkpoints.hashes = sim_.trace_hasher().checkpoints();
+      result.trace_hash = sim_->trace_hasher().hash();
+      result.checkpoints.every = sim_->trace_hasher().checkpoint_every();
+      result.checkpoints.hashes = sim_->trace_hasher().checkpoints();
     }
-    result.trace_records = sim_.trace_records();
-    result.end = sim_.now();
-    result.stats = sim_.stats();
+    result.trace_records = sim_->trace_records();
+    result.end = sim_->now();
+    result.stats = sim_->stats();
     if (metrics != nullptr) result.metrics = metrics->TakeMetrics();
-    result.notes = faults_.TakeNotes();
+    result.notes = faults_->TakeNotes();
   }
 
   // Runs to the scenario's end, in slices when the caller may ask to stop.
@@ -183,22 +258,22 @@ class ScenarioDriver {
   // same order whether it is called once or many times.
   // A stop condition ends the run early, at the end of the instant at which
   // it first holds once all of the instant's records are in.
-  absl::Status RunToEnd(const RunOptions& options) {
+  absl::Status RunToEnd() {
     sim::TimeNs slice_end;
     do {
-      if (options.should_stop && options.should_stop())
+      if (options_.should_stop && options_.should_stop())
         return absl::CancelledError("stopped before the end of the run");
       slice_end =
-          options.should_stop ? std::min(sim_.now() + kStopCheckInterval, scenario_.duration) : scenario_.duration;
+          options_.should_stop ? std::min(sim_->now() + kStopCheckInterval, scenario_.duration) : scenario_.duration;
       stop_requested_ = false;
-      if (auto s = sim_.RunUntil(slice_end); !s.ok()) return s;
-      if (stop_requested_ && faults_.view().LeaderKnownToAll()) return absl::OkStatus();
+      if (auto s = sim_->RunUntil(slice_end); !s.ok()) return s;
+      if (stop_requested_ && faults_->view().LeaderKnownToAll()) return absl::OkStatus();
       if (stop_requested_) {
         // Known at one record of the instant but not after all of them: wait for the next time.
         stop_requested_ = false;
-        faults_.WhenLeaderKnown([this] { RequestStop(); });
-        slice_end = sim_.now();
-        if (sim_.now() >= scenario_.duration) return absl::OkStatus();
+        faults_->WhenLeaderKnown([this] { RequestStop(); });
+        slice_end = sim_->now();
+        if (sim_->now() >= scenario_.duration) return absl::OkStatus();
       }
     } while (slice_end < scenario_.duration);
     return absl::OkStatus();
@@ -206,20 +281,20 @@ class ScenarioDriver {
 
   void RequestStop() {
     stop_requested_ = true;
-    sim_.StopAtEndOfInstant();
+    sim_->StopAtEndOfInstant();
   }
 
   // The liveness checker's "after", when it is known before the run.
   std::optional<sim::TimeNs> LivenessAfter() const {
     if (scenario_.liveness_after) return *scenario_.liveness_after;
-    return faults_.FaultsEndAt();
+    return faults_->FaultsEndAt();
   }
 
   void AllStepsDone() {
-    if (checkers_ != nullptr) {
-      for (auto& checker : *checkers_) checker->OnFaultsOver(sim_.now());
+    if (running_) {
+      for (auto& checker : checkers_) checker->OnFaultsOver(sim_->now());
     }
-    if (scenario_.stop_when_leader_known) faults_.WhenLeaderKnown([this] { RequestStop(); });
+    if (scenario_.stop_when_leader_known) faults_->WhenLeaderKnown([this] { RequestStop(); });
   }
 
   void Judge(RunResult& result) const {
@@ -242,7 +317,7 @@ class ScenarioDriver {
                                                : fmt::format("expected never two leaders at once, saw it for {}",
                                                              sim::FormatDuration(m.multi_leader_time)));
     }
-    const bool elected = view_.leader_role_reported();
+    const bool elected = view_->leader_role_reported();
     if (expect.elected && *expect.elected != elected) {
       result.failed_expectations.push_back(*expect.elected ? "expected a leader to be elected, none was"
                                                            : "expected no leader to be elected, one was");
@@ -258,19 +333,23 @@ class ScenarioDriver {
   }
 
   const Scenario& scenario_;
+  const RunOptions options_;
   algorithms::Cluster cluster_;
   // Makes the election nodes (SetProcesses); outlives the simulator, whose nodes refer to it.
   sim::ProcessFactory node_factory_;
-  sim::Simulator sim_;
+  // Each made at the first run and anew in place at every later one (see the class comment).
+  std::optional<sim::Simulator> sim_;
   // The one view of the cluster the watch, the metrics and liveness share.
-  checkers::ClusterView view_;
-  FaultDriver faults_;
+  std::optional<checkers::ClusterView> view_;
+  std::optional<FaultDriver> faults_;
+  std::optional<checkers::MetricsCollector> metrics_;
+  std::optional<FailoverTracker> failovers_;
+  std::optional<checkers::ShardMetricsCollector> shard_metrics_;
+  std::vector<std::unique_ptr<checkers::Checker>> checkers_;
   bool stop_requested_ = false;
-  // The run's checkers while it runs, for OnFaultsOver.
-  std::vector<std::unique_ptr<checkers::Checker>>* checkers_ = nullptr;
+  // Between the start of the run and its end (for OnFaultsOver).
+  bool running_ = false;
 };
-
-}  // namespace
 
 std::vector<std::string> RunResult::violated_checkers() const {
   std::vector<std::string> names;
@@ -280,8 +359,22 @@ std::vector<std::string> RunResult::violated_checkers() const {
 }
 
 absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options) {
-  ScenarioDriver driver(scenario, seed);
-  return driver.Run(options);
+  ScenarioDriver driver(scenario, options);
+  return driver.Run(seed);
+}
+
+ScenarioRunner::ScenarioRunner(std::shared_ptr<const Scenario> scenario, RunOptions options)
+    : scenario_(std::move(scenario)), options_(std::move(options)) {}
+
+ScenarioRunner::~ScenarioRunner() = default;
+
+absl::StatusOr<RunResult> ScenarioRunner::Run(uint64_t seed) {
+  if (driver_ == nullptr) driver_ = std::make_unique<ScenarioDriver>(*scenario_, options_);
+  auto result = driver_->Run(seed);
+  // A run that stopped part way (an error, a stop request) leaves its
+  // objects as they were; the next run starts from a new driver.
+  if (!result.ok()) driver_.reset();
+  return result;
 }
 
 namespace {

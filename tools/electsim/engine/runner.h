@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,30 @@ inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);
 // simulator failure (Internal) or Cancelled; violations are results, judged
 // into RunResult::failed_expectations for run and sweep alike.
 absl::StatusOr<RunResult> RunScenario(const Scenario& scenario, uint64_t seed, const RunOptions& options = {});
+
+class ScenarioDriver;
+
+// RunScenario for one scenario under many seeds, one after another (a
+// campaign's worker): the simulator, the cluster view and the checkers are
+// made once and anew in place for each seed, not built and registered again.
+// Run(seed) returns what RunScenario(*scenario, seed, options) would, trace
+// for trace (ScenarioRunner tests compare them over every shipped scenario).
+// `options.extra_sinks` see the records of every run in turn.
+class ScenarioRunner {
+ public:
+  ScenarioRunner(std::shared_ptr<const Scenario> scenario, RunOptions options);
+  ~ScenarioRunner();
+  ScenarioRunner(const ScenarioRunner&) = delete;
+  ScenarioRunner& operator=(const ScenarioRunner&) = delete;
+
+  absl::StatusOr<RunResult> Run(uint64_t seed);
+  const std::shared_ptr<const Scenario>& scenario() const { return scenario_; }
+
+ private:
+  std::shared_ptr<const Scenario> scenario_;
+  RunOptions options_;
+  std::unique_ptr<ScenarioDriver> driver_;  // null before the first run and after a failed one
+};
 
 // Runs `seed` of `scenario` again with its trace hashed, for the repro of a
 // run (`unhashed`) that was not. The same seed makes the same trace, so the
