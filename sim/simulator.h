@@ -89,7 +89,7 @@ class Simulator {
   // tenth of a short Raft trial. The node model, the limits and the trace
   // hash are for the caller to set again, as on a new simulator; the sinks
   // must be in the state a new run expects (Checker::Renew).
-  void Reset(uint64_t seed);
+  [[gnu::cold]] void Reset(uint64_t seed);
 
   uint64_t seed() const { return seed_; }
   uint32_t node_count() const { return network_.node_count(); }
