@@ -85,10 +85,10 @@ std::string LatencyModel::Describe() const {
   return "?";
 }
 
-Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
+Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link, LinkStreamNames* names)
     : node_count_(node_count),
       seed_(seed),
-      link_name_prefix_hash_(HashName("network/link/")),
+      link_names_(names),
       default_link_(default_link),
       link_overrides_(node_count),
       cut_count_(node_count),
@@ -96,10 +96,17 @@ Network::Network(uint32_t node_count, uint64_t seed, LinkConfig default_link)
       compact_(node_count > LinkTable<LinkState>::kDirectNodes),
       compact_states_(node_count) {}
 
+uint64_t LinkStreamNames::Compute(NodeId from, NodeId to) {
+  // "network/link/<from>/<to>", hashed without building the name.
+  static const uint64_t kPrefixHash = HashName("network/link/");
+  const uint64_t from_hash = ExtendNameHash(ExtendNameHashDecimal(kPrefixHash, from.value()), "/");
+  return ExtendNameHashDecimal(from_hash, to.value());
+}
+
 Rng Network::DeriveLinkRng(NodeId from, NodeId to) const {
-  // The stream named "network/link/<from>/<to>", hashed without building the name.
-  const uint64_t from_hash = ExtendNameHash(ExtendNameHashDecimal(link_name_prefix_hash_, from.value()), "/");
-  return Rng::ForStreamHash(seed_, ExtendNameHashDecimal(from_hash, to.value()));
+  const uint64_t name_hash =
+      link_names_ != nullptr ? link_names_->Hash(node_count_, from, to) : LinkStreamNames::Compute(from, to);
+  return Rng::ForStreamHash(seed_, name_hash);
 }
 
 absl::Status Network::CheckNode(NodeId node) const {

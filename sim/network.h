@@ -84,11 +84,38 @@ struct Routing {
   TimeNs arrival[2];  // global arrival times of the copies
 };
 
+// The hashes of the link stream names, "network/link/<from>/<to>", of a
+// cluster of up to LinkTable's kDirectNodes nodes, kept as they are first
+// computed: a name's hash depends on the two ids alone, so a simulator keeps
+// them across its runs (Simulator::Reset) instead of hashing the names of
+// the links a run uses again (1% of a short Raft trial). Only the seed's
+// part of a link's stream is derived each run.
+class LinkStreamNames {
+ public:
+  // The hash of the name of link from -> to, among `node_count` nodes.
+  uint64_t Hash(uint32_t node_count, NodeId from, NodeId to) {
+    if (node_count > LinkTable<int>::kDirectNodes) return Compute(from, to);
+    if (node_count != node_count_) {
+      node_count_ = node_count;
+      hashes_.assign(size_t{node_count} * node_count, 0);
+    }
+    uint64_t& hash = hashes_[size_t{from.value()} * node_count + to.value()];
+    if (hash == 0) hash = Compute(from, to);  // a name that hashes to 0 is hashed every time
+    return hash;
+  }
+  static uint64_t Compute(NodeId from, NodeId to);
+
+ private:
+  uint32_t node_count_ = 0;
+  std::vector<uint64_t> hashes_;  // by from * node_count_ + to; 0 when not computed yet
+};
+
 class Network {
  public:
   // Set-up costs time and memory linear in nodes: settings and state are
-  // kept only for the links that have them (see LinkTable).
-  Network(uint32_t node_count, uint64_t seed, LinkConfig default_link);
+  // kept only for the links that have them (see LinkTable). `names`, when
+  // given, must outlive the network; it may be shared with later ones.
+  Network(uint32_t node_count, uint64_t seed, LinkConfig default_link, LinkStreamNames* names = nullptr);
 
   uint32_t node_count() const { return node_count_; }
 
@@ -173,7 +200,7 @@ class Network {
 
   uint32_t node_count_;
   uint64_t seed_;
-  uint64_t link_name_prefix_hash_;  // HashName("network/link/")
+  LinkStreamNames* link_names_;  // may be null
   LinkConfig default_link_;
   LinkTable<LinkConfig> link_overrides_;  // links set one by one since the last SetAllLinks
   LinkTable<uint32_t> cut_count_;         // cuts in force, only for links that have some

@@ -89,22 +89,25 @@ struct Simulator::Node {
     }
     durable[key] = value;
   }
-  // The node as constructed, before PrepareNodes, but for its factory and
-  // the memory its vectors hold: a whole Node is assigned, so a member added
-  // to it is reset without a line here.
+  // The node as constructed, but for its factory and the memory its vectors
+  // hold; id, context and rng are PrepareNodes'. Member by member, in the
+  // order declared (assigning a whole new Node cost half a Reset); the size
+  // check after the struct fails when a member is added, until it is here.
   void Reset() {
-    ProcessFactory kept_factory = std::move(factory);
-    std::vector<std::optional<int64_t>> kept_durable = std::move(durable);
-    std::vector<std::pair<StorageKeyId, int64_t>> kept_unsynced = std::move(unsynced);
-    std::vector<Event> kept_held = std::move(held);
-    *this = Node();
-    factory = std::move(kept_factory);
-    durable = std::move(kept_durable);
+    process.reset();
+    up = true;
+    paused = false;
+    incarnation = 0;
+    anchor_global = TimeNs();
+    anchor_local = TimeNs();
+    drift_ppm = 0;
+    wall_offset_ns = 0;
     durable.clear();
-    unsynced = std::move(kept_unsynced);
     unsynced.clear();
-    held = std::move(kept_held);
     held.clear();
+    model_rng = Rng{0};
+    busy_until = TimeNs();
+    sends_held_until = TimeNs();
   }
   std::vector<Event> held;  // events that arrived while paused, in order
   // The node model's state (see NodeModel).
@@ -158,7 +161,10 @@ std::optional<int64_t> Simulator::NodeContext::Load(std::string_view key) const 
 }
 
 Simulator::Simulator(uint64_t seed, uint32_t node_count, LinkConfig default_link)
-    : seed_(seed), constructed_link_(default_link), network_(node_count, seed, default_link), nodes_(node_count) {
+    : seed_(seed),
+      constructed_link_(default_link),
+      network_(node_count, seed, default_link, &link_names_),
+      nodes_(node_count) {
   PrepareNodes();
 }
 
@@ -180,6 +186,8 @@ void Simulator::Reset(uint64_t seed) {
   // size check below fails when a member is added, until it is added here).
   // Containers are emptied rather than replaced: empty is empty, whatever
   // memory a container keeps for the next run.
+  // Node::Reset names every member of Node but the factory and those PrepareNodes sets.
+  static_assert(sizeof(Node) == 264, "a member was added to Node or changed: reset it in Node::Reset");
   for (Node& node : nodes_) node.Reset();  // the processes go first, as they came last
   seed_ = seed;
   now_ = TimeNs();
@@ -189,7 +197,8 @@ void Simulator::Reset(uint64_t seed) {
   started_ = false;
   defers_timers_ = true;
   queue_.Clear();
-  network_ = Network(node_count(), seed, constructed_link_);
+  // link_names_: kept, a function of the node ids.
+  network_ = Network(node_count(), seed, constructed_link_, &link_names_);
   storage_keys_ = StorageKeys();
   PrepareNodes();
   in_flight_.clear();
@@ -212,7 +221,7 @@ void Simulator::Reset(uint64_t seed) {
   status_ = absl::OkStatus();
 }
 // Reset names every member: one added changes the size, and must be reset there.
-static_assert(sizeof(Simulator) == 5320,
+static_assert(sizeof(Simulator) == 5352,
               "a member was added or changed: reset it in Simulator::Reset, then update this size");
 
 absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
@@ -389,6 +398,7 @@ bool Simulator::IsPaused(NodeId node) const { return node.value() < nodes_.size(
 StableStorage Simulator::StableStorageOf(NodeId node) const {
   StableStorage storage;
   const auto& durable = nodes_.at(node.value()).durable;
+  SIM_CHECK(durable.size() <= storage_keys_.size(), "a node's durable values are by the numbers of the run's keys");
   for (StorageKeyId key = 0; key < durable.size(); ++key) {
     if (durable[key]) storage.emplace(storage_keys_.Name(key), *durable[key]);
   }

@@ -335,6 +335,8 @@ class Simulator {
   bool started_ = false;
   bool defers_timers_ = true;
   EventQueue queue_;
+  // Kept across runs: what it holds depends on node ids alone. Before network_, which uses it.
+  LinkStreamNames link_names_;
   Network network_;
   StorageKeys storage_keys_;  // every node's keys, numbered by first use
   std::vector<Node> nodes_;   // sized once at construction: a NodeContext's address never changes

@@ -1187,6 +1187,36 @@ void RunChatter(Simulator& sim, uint32_t nodes) {
 struct ChatterRun {
   uint64_t hash = 0;
   std::vector<std::string> instants;  // where each instant starts, as a sink that reads them is told
+  std::vector<std::string> nodes;     // at the end, each node's clocks and storage (NodeEnds)
+};
+
+std::vector<std::string> NodeEnds(const Simulator& sim) {
+  std::vector<std::string> ends;
+  for (uint32_t i = 0; i < sim.node_count(); ++i) {
+    std::string end = "monotonic " + std::to_string(sim.MonotonicTime(NodeId(i)).ns()) + " wall " +
+                      std::to_string(sim.WallTime(NodeId(i)).ns()) + " durable";
+    for (const auto& [key, value] : sim.StableStorageOf(NodeId(i))) end += " " + key + "=" + std::to_string(value);
+    end += " buffered";
+    for (const auto& [key, value] : sim.UnsyncedWritesOf(NodeId(i))) end += " " + key + "=" + std::to_string(value);
+    ends.push_back(end);
+  }
+  return ends;
+}
+
+// The chatter, leaving behind storage it never writes itself: a durable key and a buffered one.
+class StorageLeavingChatter final : public Process {
+ public:
+  explicit StorageLeavingChatter(uint32_t nodes) : chatter_(nodes) {}
+  void OnStart(Context& ctx) override {
+    ctx.Persist("left-durable", 1);
+    ctx.Write("left-buffered", 2);
+    chatter_.OnStart(ctx);
+  }
+  void OnMessage(Context& ctx, NodeId from, const Message& message) override { chatter_.OnMessage(ctx, from, message); }
+  void OnTimer(Context& ctx, TimerId timer, uint64_t tag) override { chatter_.OnTimer(ctx, timer, tag); }
+
+ private:
+  Chatter chatter_;
 };
 
 ChatterRun RunNewChatter(uint32_t nodes, uint64_t seed) {
@@ -1199,12 +1229,14 @@ ChatterRun RunNewChatter(uint32_t nodes, uint64_t seed) {
   InstallChatter(sim, nodes);
   RunChatter(sim, nodes);
   run.hash = hasher.hash();
+  run.nodes = NodeEnds(sim);
   return run;
 }
 
 uint64_t RunChatterHash(uint32_t nodes, uint64_t seed) { return RunNewChatter(nodes, seed).hash; }
 
-// A simulator reset to a seed runs it as a new one would, whatever the run
+// A simulator reset to a seed runs it as a new one would, with the process
+// factories it was given after the reset and then kept, whatever the run
 // before left behind: messages in flight and held at a paused node, timers,
 // cuts, links set one by one and all at once, clocks drifted and stepped,
 // durable and buffered writes, and the error that stopped it.
@@ -1216,7 +1248,10 @@ TEST(Simulator_Reset, RunsTheNextSeedAsANewSimulatorWould) {
     std::vector<std::string> instants;
     IndexLogSink instant_log(&instants, TraceKinds{}, /*reads_instant_starts=*/true);
     sim.AddTraceSink(&instant_log);
-    InstallChatter(sim, nodes);
+    for (uint32_t i = 0; i < nodes; ++i) {
+      ASSERT_TRUE(
+          sim.SetProcess(NodeId(i), [nodes](NodeId) { return std::make_unique<StorageLeavingChatter>(nodes); }).ok());
+    }
     ASSERT_TRUE(sim.Start().ok());
     ASSERT_TRUE(sim.ScheduleAt(TimeNs::Millis(10),
                                [&] {
@@ -1225,6 +1260,7 @@ TEST(Simulator_Reset, RunsTheNextSeedAsANewSimulatorWould) {
                                  EXPECT_TRUE(sim.SetAllLinks(slow).ok());
                                  EXPECT_TRUE(sim.SetLink(NodeId(0), NodeId(1), LinkConfig{}).ok());
                                  EXPECT_TRUE(sim.CutOneWay(NodeId(1), NodeId(2)).ok());
+                                 EXPECT_TRUE(sim.Pause(NodeId(1)).ok());  // resumed in the next runs
                                  EXPECT_TRUE(sim.Pause(NodeId(2)).ok());
                                  EXPECT_TRUE(sim.StepWallClock(NodeId(3), TimeNs::Seconds(1)).ok());
                                  EXPECT_TRUE(sim.SetClockDrift(NodeId(0), 300000).ok());
@@ -1233,14 +1269,18 @@ TEST(Simulator_Reset, RunsTheNextSeedAsANewSimulatorWould) {
     ASSERT_TRUE(sim.RunUntil(TimeNs::Millis(40)).ok());
     sim.SetMaxPendingEvents(1);
     ASSERT_EQ(sim.RunUntil(TimeNs::Millis(60)).code(), absl::StatusCode::kResourceExhausted);
+    bool first = true;
     for (const uint64_t seed : {5u, 6u, 5u}) {
       sim.Reset(seed);
+      if (first) InstallChatter(sim, nodes);  // later runs keep it
+      first = false;
       hasher = TraceHasher();  // the same sinks, as new ones
       instants.clear();
       RunChatter(sim, nodes);
       const ChatterRun fresh = RunNewChatter(nodes, seed);
       EXPECT_EQ(hasher.hash(), fresh.hash) << nodes << " nodes, seed " << seed;
       EXPECT_EQ(instants, fresh.instants) << nodes << " nodes, seed " << seed;
+      EXPECT_EQ(NodeEnds(sim), fresh.nodes) << nodes << " nodes, seed " << seed;
       EXPECT_EQ(sim.seed(), seed);
     }
   }
