@@ -506,16 +506,24 @@ void Simulator::DeliverMessage(const Event& event, bool already_arrived) {
   const InFlight delivered = flight;
   free_in_flight_.push_back(slot);
   ++stats_.messages_delivered;
-  TraceRecord record{.time = now_,
-                     .kind = TraceKind::kDeliver,
-                     .node = delivered.to,
-                     .peer = delivered.from,
-                     .message_id = delivered.message_id,
-                     .local_time = node.ReadClock(now_),
-                     .payload = &delivered.message};
-  PlaceInTrace(record);
-  if (hash_trace_) trace_hasher_.Add(record);
-  router_.RouteDelivery(record, delivered.message.type());
+  // Built only where something takes it in: in a sweep, no sink reads most
+  // deliveries, and the record then needs only its index and the instant check.
+  if (hash_trace_ || router_.ReadsDelivery(delivered.message.type()) ||
+      (now_ > instant_time_ && router_.ReadsInstantStarts())) {
+    TraceRecord record{.time = now_,
+                       .kind = TraceKind::kDeliver,
+                       .node = delivered.to,
+                       .peer = delivered.from,
+                       .message_id = delivered.message_id,
+                       .local_time = node.ReadClock(now_),
+                       .payload = &delivered.message};
+    PlaceInTrace(record);
+    if (hash_trace_) trace_hasher_.Add(record);
+    router_.RouteDelivery(record, delivered.message.type());
+  } else {
+    ++next_record_index_;
+    instant_time_ = std::max(instant_time_, now_);  // an instant no sink is told of
+  }
   node.sends_held_until = TimeNs(0);
   node.process->OnMessage(node.context, delivered.from, delivered.message);
 }

@@ -39,6 +39,8 @@ class TypedSinks {
       sinks_[static_cast<size_t>(std::countr_zero(sinks))]->OnRecord(record);
     }
   }
+  // Whether some sink reads records of `type`.
+  bool Reads(const RecordType* type) const { return offer_every_type_ || (!sinks_.empty() && SinkSet(type) != 0); }
 
  private:
   // Which of sinks_ read records of `type`, as a bit set.
@@ -109,6 +111,8 @@ class TraceRouter {
   void RouteSend(const TraceRecord& record, const RecordType* type) const { sends_.Route(record, type); }
   // A delivery of a message of `type`, to the sinks that read it.
   void RouteDelivery(const TraceRecord& record, const RecordType* type) const { deliveries_.Route(record, type); }
+  // Whether some sink reads deliveries of messages of `type`.
+  bool ReadsDelivery(const RecordType* type) const { return deliveries_.Reads(type); }
   bool ReadsInstantStarts() const { return !instant_sinks_.empty(); }
   // `first` begins a later instant.
   [[gnu::noinline]] void TellInstantStart(const TraceRecord& first) const;

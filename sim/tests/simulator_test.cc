@@ -378,6 +378,41 @@ TEST(Simulator_Sinks, UnreadRecordsTakeTheirIndexWhetherOrNotAnythingReadsThem) 
   EXPECT_EQ(read.log.size(), 3u + 2u + 2u + 2u);  // three observations, two timers set and fired, two writes
 }
 
+// Node 0 sends node 1 a ping at start; node 1 observes test.a when it
+// arrives, 1ms later, in an instant that its delivery begins.
+class PingThenObserve final : public Process {
+ public:
+  void OnStart(Context& ctx) override {
+    if (ctx.self() == NodeId(0)) ctx.Send(NodeId(1), testing::Ping{.seq = 1});
+  }
+  void OnMessage(Context& ctx, NodeId, const Message&) override { ctx.Observe(Observation(kObservedA, {1})); }
+  void OnTimer(Context&, TimerId, uint64_t) override {}
+};
+
+std::vector<std::string> PingThenObserveLog(TraceKinds kinds) {
+  std::vector<std::string> log;
+  IndexLogSink sink(&log, kinds, /*reads_instant_starts=*/true);
+  LinkConfig link;
+  link.latency = LatencyModel::Fixed(TimeNs::Millis(1));
+  Simulator sim(1, 2, link);
+  sim.AddTraceSink(&sink);
+  for (uint32_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(sim.SetProcess(NodeId(i), [](NodeId) { return std::make_unique<PingThenObserve>(); }).ok());
+  }
+  EXPECT_TRUE(sim.Start().ok());
+  EXPECT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  return log;
+}
+
+// A delivery no sink reads is not built as a record, unless it begins an
+// instant that a sink is told of: that sink hears of the instant at it.
+TEST(Simulator_Sinks, AnInstantBegunByAnUnreadDeliveryIsToldOfAtTheDelivery) {
+  EXPECT_EQ(PingThenObserveLog({TraceKind::kObserve}),
+            (std::vector<std::string>{"instant@3,1000000,deliver", "test.a@4"}));
+  EXPECT_EQ(PingThenObserveLog({TraceKind::kObserve, TraceKind::kDeliver}),
+            (std::vector<std::string>{"instant@3,1000000,deliver", "deliver@3", "test.a@4"}));
+}
+
 TEST(Simulator_Sinks, OfferingEveryRecordTellsNoInstantStartsAndGivesEveryKind) {
   const std::vector<std::string> log = InstantLog(true);
   EXPECT_EQ(std::count_if(log.begin(), log.end(), [](const std::string& e) { return e.starts_with("instant@"); }), 0);
