@@ -195,7 +195,7 @@ class ScenarioDriver {
 
   // The election nodes, the shared resource and the store, if any.
   absl::Status SetProcesses() {
-    // One factory made per run; each node calls it rather than holding a copy.
+    // One factory for all the runs of the scenario; each node calls it rather than holding a copy.
     node_factory_ = scenario_.algorithm->NodeFactory(cluster_, scenario_.options);
     for (uint32_t i = 0; i < scenario_.nodes; ++i) {
       if (auto s = sim_->SetProcess(sim::NodeId(i), [this](sim::NodeId self) { return node_factory_(self); });
