@@ -9,6 +9,15 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 
+// The size checks that keep Simulator::Reset and Node::Reset complete hold
+// the sizes of the platform CI builds on (x86-64, libstdc++), with GCC and
+// clang alike; elsewhere the sizes differ and the checks are left out.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+#define ELECTSIM_CHECK_RESET_SIZES 1
+#else
+#define ELECTSIM_CHECK_RESET_SIZES 0
+#endif
+
 namespace sim {
 namespace {
 constexpr int64_t kPpmScale = 1000000;
@@ -187,7 +196,9 @@ void Simulator::Reset(uint64_t seed) {
   // Containers are emptied rather than replaced: empty is empty, whatever
   // memory a container keeps for the next run.
   // Node::Reset names every member of Node but the factory and those PrepareNodes sets.
+#if ELECTSIM_CHECK_RESET_SIZES
   static_assert(sizeof(Node) == 264, "a member was added to Node or changed: reset it in Node::Reset");
+#endif
   for (Node& node : nodes_) node.Reset();  // the processes go first, as they came last
   seed_ = seed;
   now_ = TimeNs();
@@ -221,8 +232,10 @@ void Simulator::Reset(uint64_t seed) {
   status_ = absl::OkStatus();
 }
 // Reset names every member: one added changes the size, and must be reset there.
+#if ELECTSIM_CHECK_RESET_SIZES
 static_assert(sizeof(Simulator) == 5352,
               "a member was added or changed: reset it in Simulator::Reset, then update this size");
+#endif
 
 absl::Status Simulator::SetProcess(NodeId id, ProcessFactory factory) {
   if (auto s = CheckNode(id); !s.ok()) return s;
