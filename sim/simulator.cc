@@ -193,7 +193,7 @@ void Simulator::PrepareNodes() {
 void Simulator::Reset(uint64_t seed) {
   // Every member, in the order declared, as the constructor leaves it (the
   // size check below fails when a member is added, until it is added here).
-  // Containers are emptied rather than replaced: empty is empty, whatever
+  // The pools and queues are emptied rather than replaced: empty is empty, whatever
   // memory a container keeps for the next run.
   // Node::Reset names every member of Node but the factory and those PrepareNodes sets.
 #if ELECTSIM_CHECK_RESET_SIZES

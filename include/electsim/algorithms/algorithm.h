@@ -128,8 +128,9 @@ class Algorithm {
 
   virtual std::unique_ptr<sim::Process> CreateNode(sim::NodeId self, const Cluster& cluster,
                                                    const OptionValues& options) const = 0;
-  // Makes the election nodes of one run (every node, and each again at its
-  // restarts): CreateNode's, unless the algorithm reads its options once
+  // Makes the election nodes of a scenario's runs (every node of each run,
+  // and each again at its restarts; a campaign makes one factory for all
+  // its seeds): CreateNode's, unless the algorithm reads its options once
   // here instead of once per node. `options` outlives the factory.
   virtual sim::ProcessFactory NodeFactory(const Cluster& cluster, const OptionValues& options) const {
     return [this, cluster, &options](sim::NodeId self) { return CreateNode(self, cluster, options); };

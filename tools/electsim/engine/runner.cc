@@ -333,7 +333,7 @@ class ScenarioDriver {
   }
 
   const Scenario& scenario_;
-  const RunOptions options_;
+  const RunOptions& options_;  // the caller's (RunScenario's, or a ScenarioRunner's), outliving the driver
   algorithms::Cluster cluster_;
   // Makes the election nodes (SetProcesses); outlives the simulator, whose nodes refer to it.
   sim::ProcessFactory node_factory_;
