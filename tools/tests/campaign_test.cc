@@ -1,5 +1,6 @@
 // The campaign layer's parts on their own: seed ranges and shards, shell
 // quoting, the output plan, summaries and their merge, JUnit.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "tools/electsim/campaign/summary.h"
 #include "tools/electsim/engine/bench_scenarios.h"
 #include "tools/electsim/export/junit.h"
+#include "tools/electsim/io/terminal_text.h"
 #include "tools/tests/electsim_process.h"
 
 namespace electsim::campaign {
@@ -76,6 +78,46 @@ TEST(ShellQuote_Words, BareOnlyWhenSafeAndEveryQuoteSurvives) {
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
   EXPECT_EQ(ShellQuote(""), "''");
   EXPECT_EQ(ShellQuote("$(id)"), "'$(id)'");
+}
+
+class ShellQuoteTest : public electsim_test::TempDirTest {
+ protected:
+  // What bash makes of `word` quoted, as the bytes of the one argument it
+  // passes on (bash: the shell a pasted line most often meets that reads $'...').
+  std::string ThroughBash(const std::string& word) {
+    const std::string script = Write("words.sh", "printf '%s' " + ShellQuote(word) + "\n");
+    const std::string out = (dir_ / "out.bin").string();
+    if (std::system(("bash " + script + " > " + out).c_str()) != 0) return "(bash failed)";
+    return electsim_test::ReadWholeFile(out);
+  }
+};
+
+TEST_F(ShellQuoteTest, WordsATerminalWouldShowEscapedComeBackByteForByte) {
+  std::string every_byte;
+  for (int byte = 1; byte < 256; ++byte) every_byte += static_cast<char>(byte);
+  const std::vector<std::string> words = {"new\nline.json",
+                                          "tab\there",
+                                          "\x1b[2Jclear",
+                                          "carriage\r",
+                                          "del\x7f",
+                                          "it's\nquoted \\ $x",
+                                          "\xff not utf-8",
+                                          "\xe2\x80\xaereversed",
+                                          "\xc2\x85"
+                                          "c1",
+                                          "\n7digits0123",
+                                          "caf\xc3\xa9\n",
+                                          every_byte};
+  for (const std::string& word : words) {
+    const std::string quoted = ShellQuote(word);
+    EXPECT_EQ(EscapeForTerminal(quoted), quoted) << "printed, it would not paste back: " << quoted;
+    EXPECT_EQ(ThroughBash(word), word) << quoted;
+  }
+  EXPECT_EQ(ShellQuote("a\nb"), "$'a\\012b'");
+  EXPECT_EQ(ShellQuote("\x1b'\\"), "$'\\033\\'\\\\'");
+  // Printable text keeps the plainer single quotes, non-ASCII letters included.
+  EXPECT_EQ(ShellQuote("caf\xc3\xa9 x"), "'caf\xc3\xa9 x'");
+  EXPECT_EQ(ThroughBash("it's \"$(id)\" `id`"), "it's \"$(id)\" `id`");
 }
 
 TEST(SeedFileFamily_Names, MatchesOnlyItsOwnSeedsAndSuffixes) {

@@ -71,6 +71,30 @@ TEST_F(ContractTest, Reproduce_RunLineCarriesSetQuotedAndReproduces) {
   EXPECT_FALSE(Injected());
 }
 
+// `line` run by bash: a line with a word in $'...' needs a shell that reads
+// it, and Debian's /bin/sh (dash) does not.
+Finished Bash(const fs::path& dir, const std::string& line) {
+  const fs::path script = dir / "pasted.sh";
+  std::ofstream(script) << line << "\n";
+  return Shell("bash " + script.string());
+}
+
+TEST_F(ContractTest, Reproduce_AFileNameWithControlBytesPastesBack) {
+  // A newline and an escape sequence in the name: printed raw, the newline
+  // would end the line and ESC [2J clear the screen; printed escaped inside
+  // single quotes, the pasted name would be a different one.
+  const fs::path odd = dir_ / "vote\ntwice\x1b[2J.json";
+  fs::copy_file(ShippedScenario("raft-bug-vote-twice.json"), odd);
+  const Finished run = RunElectsim({"run", odd.string(), "--set", "expect.violations=[]", "--repro-dir", ""});
+  ASSERT_EQ(run.exit_status, 1) << run.out << run.err;
+  const std::string line = ReproduceLine(run.out + run.err);
+  ASSERT_FALSE(line.empty()) << run.out << run.err;
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  const Finished again = Bash(dir_, line);
+  EXPECT_EQ(again.exit_status, 1) << line << "\n" << again.out;
+  EXPECT_EQ(TraceHash(again.out), TraceHash(run.out + run.err)) << line << "\n" << again.out;
+}
+
 TEST_F(ContractTest, Reproduce_SweepLineReproducesTheFailingSeed) {
   const Finished sweep = RunElectsim({"sweep", ShippedScenario("raft-bug-vote-twice.json"), "--seeds", "1", "--set",
                                       "expect.violations=[]", "--set", Injection(), "--repro-dir", OutDir().string()});

@@ -4,7 +4,9 @@
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
+#include "fmt/format.h"
 #include "tools/electsim/io/program_name.h"
+#include "tools/electsim/io/terminal_text.h"
 
 namespace electsim::campaign {
 
@@ -14,6 +16,25 @@ std::string ShellQuote(std::string_view word) {
            std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
   };
   if (!word.empty() && std::all_of(word.begin(), word.end(), bare)) return std::string(word);
+  // A byte the terminal would be shown escaped (a newline as "\n") cannot sit
+  // raw between single quotes: the pasted line would carry the escape, not
+  // the byte. Such a word is written in $'...' with every byte outside
+  // printable ASCII in octal, so the line is plain ASCII.
+  if (EscapeForTerminal(word) != word) {
+    std::string quoted = "$'";
+    for (const char c : word) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (c == '\\' || c == '\'') {
+        quoted += '\\';
+        quoted += c;
+      } else if (byte >= 0x20 && byte < 0x7f) {
+        quoted += c;
+      } else {
+        quoted += fmt::format("\\{:03o}", byte);  // three digits: a digit after it is not read into it
+      }
+    }
+    return quoted + "'";
+  }
   std::string quoted = "'";
   for (char c : word) {
     if (c == '\'') {

@@ -10,8 +10,11 @@
 
 namespace electsim::campaign {
 
-// `word` as one word of a POSIX shell command line: bare when it consists of
-// [A-Za-z0-9_@%+=:,./-] only, else in single quotes with each ' as '\''.
+// `word` as one word of a shell command line: bare when it consists of
+// [A-Za-z0-9_@%+=:,./-] only; in single quotes with each ' as '\'' when it
+// has nothing a terminal would show escaped (EscapeForTerminal); else in
+// $'...' with \\, \' and \ooo escapes, the only form that survives being
+// printed and pasted (bash, zsh, ksh and POSIX.1-2024; not Debian's dash).
 std::string ShellQuote(std::string_view word);
 
 class CommandLine {
