@@ -210,7 +210,7 @@ void Simulator::Reset(uint64_t seed) {
   queue_.Clear();
   // link_names_: kept, a function of the node ids.
   network_ = Network(node_count(), seed, constructed_link_, &link_names_);
-  storage_keys_ = StorageKeys();
+  storage_keys_.Clear();
   PrepareNodes();
   in_flight_.clear();
   free_in_flight_.clear();
@@ -233,7 +233,7 @@ void Simulator::Reset(uint64_t seed) {
 }
 // Reset names every member: one added changes the size, and must be reset there.
 #if ELECTSIM_CHECK_RESET_SIZES
-static_assert(sizeof(Simulator) == 5352,
+static_assert(sizeof(Simulator) == 6120,
               "a member was added or changed: reset it in Simulator::Reset, then update this size");
 #endif
 

@@ -9,6 +9,7 @@
 // byte by byte, was most of the cost of a write).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,13 @@ class StorageKeys {
     if (slots_.empty()) return std::nullopt;
     const StorageKeyId id = slots_[Probe(key, Hash(key))];
     return id == kEmpty ? std::nullopt : std::optional<StorageKeyId>(id);
+  }
+  // No key known, as constructed; the memory stays for the next run's keys
+  // (three allocations a run otherwise).
+  void Clear() {
+    names_.clear();
+    hashes_.clear();
+    std::fill(slots_.begin(), slots_.end(), kEmpty);
   }
   std::string_view Name(StorageKeyId id) const { return names_[id]; }
   size_t size() const { return names_.size(); }

@@ -32,9 +32,11 @@ void TypedSinks::Add(TraceSink* sink, const ObservationTypes& types, bool starte
   }
 }
 
-uint64_t TypedSinks::CacheSinkSet(const RecordType* type, size_t slot) const {
+uint64_t TypedSinks::CacheSinkSet(const RecordType* type, size_t pair) const {
   const size_t route = RouteIndex(*type);
-  SinkSetCacheEntry& cached = sink_set_cache_[slot];
+  // The first slot of the pair while it is free; then the second, which a
+  // third type of the pair takes over (the first keeps the earlier one).
+  SinkSetCacheEntry& cached = sink_set_cache_[pair].type == nullptr ? sink_set_cache_[pair] : sink_set_cache_[pair + 1];
   cached = {type, route == routes_.size() ? every_type_sinks_ : routes_[route].sinks};
   return cached.sinks;
 }

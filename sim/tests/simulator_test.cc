@@ -265,6 +265,56 @@ TEST(Simulator_Sinks, PastSixtyFourObservationSinksEachStillSeesItsTypes) {
   EXPECT_EQ(saw_b.back(), "69:test.b");
 }
 
+// Observes `types` in an order that mixes them all, `count` times in all.
+class ObservesMixedTypes final : public Process {
+ public:
+  ObservesMixedTypes(const std::vector<RecordType>* types, int count) : types_(types), count_(count) {}
+  void OnStart(Context& ctx) override {
+    uint64_t state = 1;
+    for (int i = 0; i < count_; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;  // a fixed sequence, nothing drawn
+      ctx.Observe(Observation((*types_)[(state >> 33) % types_->size()], {i}));
+    }
+  }
+  void OnMessage(Context&, NodeId, const Message&) override {}
+  void OnTimer(Context&, TimerId, uint64_t) override {}
+
+ private:
+  const std::vector<RecordType>* types_;
+  int count_;
+};
+
+// More types than the router caches answers for, each read by a sink of its
+// own, interleaved: whatever the types evict in the cache, every observation
+// reaches its own type's sink and no other.
+TEST(Simulator_Sinks, ManyTypesInterleavedEachReachOnlyTheirOwnSink) {
+  constexpr int kTypes = 48;
+  std::vector<std::string> names;
+  for (int i = 0; i < kTypes; ++i) names.push_back("type." + std::to_string(i));
+  std::vector<RecordType> types;
+  types.reserve(kTypes);
+  for (const std::string& name : names) types.emplace_back(name, std::initializer_list<std::string_view>{"x"});
+  std::vector<std::string> log;
+  std::vector<std::unique_ptr<NamedSink>> sinks;
+  Simulator sim(1, 1);
+  for (int i = 0; i < kTypes; ++i) {
+    sinks.push_back(std::make_unique<NamedSink>(names[i], &log, ObservationTypes{&types[i]}));
+    sim.AddTraceSink(sinks.back().get());
+  }
+  ASSERT_TRUE(
+      sim.SetProcess(NodeId(0), [&types](NodeId) { return std::make_unique<ObservesMixedTypes>(&types, 3000); }).ok());
+  ASSERT_TRUE(sim.Start().ok());
+  ASSERT_TRUE(sim.RunUntil(TimeNs::Seconds(1)).ok());
+  ASSERT_EQ(log.size(), 3000u);
+  std::map<std::string, int> seen;
+  for (const std::string& entry : log) {
+    const size_t colon = entry.find(':');
+    EXPECT_EQ(entry.substr(0, colon), entry.substr(colon + 1)) << "a record reached another type's sink";
+    ++seen[entry.substr(colon + 1)];
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kTypes));
+}
+
 // ---- instant starts ----
 
 // Observes test.a at start; at 10ms observes test.b, then writes; at 20ms

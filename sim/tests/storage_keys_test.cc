@@ -47,6 +47,26 @@ TEST(StorageKeys, AKeyNeverInternedIsNotFound) {
   EXPECT_EQ(keys.Find(""), 1u);
 }
 
+// A simulator's Reset clears its table for the next run: cleared, the table
+// must number keys as a new one does and know none of the keys before.
+TEST(StorageKeys, ClearedItNumbersKeysAsANewTableDoes) {
+  StorageKeys reused;
+  for (int i = 0; i < 300; ++i) reused.Intern(absl::StrCat("old.", i));
+  reused.Clear();
+  EXPECT_EQ(reused.size(), 0u);
+  StorageKeys fresh;
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(reused.Find(absl::StrCat("old.", i)), std::nullopt) << i;
+    const std::string key = absl::StrCat("new.", i % 7 == 0 ? "old." : "", i);
+    EXPECT_EQ(reused.Intern(key), fresh.Intern(key)) << key;
+  }
+  EXPECT_EQ(reused.size(), fresh.size());
+  for (StorageKeyId id = 0; id < fresh.size(); ++id) {
+    EXPECT_EQ(reused.Name(id), fresh.Name(id));
+    EXPECT_EQ(reused.Find(fresh.Name(id)), id);
+  }
+}
+
 // SameBytes reads words, overlapping at the end: a difference in any one
 // byte, at every length, must still tell two strings apart.
 TEST(SameBytes, ADifferenceInAnyByteAtAnyLengthIsSeen) {
