@@ -136,6 +136,49 @@ TEST_F(BenchTest, SameConfigurationTwice_PairedDifferencesExactlyZero) {
   }
 }
 
+// The lines under each configuration's rows (split votes, trials with no new
+// leader, the old leader back, those left out) say what the figures leave
+// out: a Markdown table, made for a design document, must carry them too,
+// under the table, each named by its configuration, and nothing may break
+// the table.
+TEST_F(BenchTest, Markdown_KeepsEveryConfigurationsNoteUnderAnUnbrokenTable) {
+  for (const char* fault_name : {"isolate-leader", "replica-crash"}) {
+    const std::string fault = fault_name;
+    const std::string algorithms = fault == "replica-crash" ? "shards" : "raft,bully";
+    const std::string flags = "bench --algorithms " + algorithms + " --fault " + fault + " --trials 4 --jobs 2";
+    const Outcome text = RunCombined(flags);
+    const Outcome markdown = RunCombined(flags + " --format markdown");
+    ASSERT_EQ(text.exit_status, 0) << text.output;
+    ASSERT_EQ(markdown.exit_status, 0) << markdown.output;
+    // Text: a note is a line indented past the first columns.
+    std::vector<std::string> notes;
+    std::istringstream text_lines(text.output);
+    for (std::string line; std::getline(text_lines, line);) {
+      if (line.starts_with("          ") && line.find_first_not_of(' ') != std::string::npos) {
+        notes.push_back(line.substr(line.find_first_not_of(' ')));
+      }
+    }
+    ASSERT_EQ(notes.size(), algorithms == "shards" ? 1u : 2u) << text.output;
+    std::vector<std::string> markdown_notes;
+    std::istringstream markdown_lines(markdown.output);
+    bool in_table = false, table_ended = false;
+    for (std::string line; std::getline(markdown_lines, line);) {
+      if (line.starts_with("| value |")) in_table = true;
+      if (in_table && !line.starts_with("|")) {
+        in_table = false;
+        table_ended = true;
+        EXPECT_EQ(line, "") << "the table ends at a blank line:\n" << markdown.output;
+      }
+      if (line.starts_with("- ") && line.find(" pairs: ") == std::string::npos) markdown_notes.push_back(line);
+    }
+    EXPECT_TRUE(table_ended) << markdown.output;
+    ASSERT_EQ(markdown_notes.size(), notes.size()) << markdown.output;
+    const std::vector<std::string> names =
+        algorithms == "shards" ? std::vector<std::string>{"shards"} : std::vector<std::string>{"raft", "bully"};
+    for (size_t i = 0; i < notes.size(); ++i) EXPECT_EQ(markdown_notes[i], "- " + names[i] + ": " + notes[i]);
+  }
+}
+
 TEST_F(BenchTest, DifferentJobs_IdenticalCsvAndJson) {
   const std::string one = (dir_ / "one.csv").string(), two = (dir_ / "two.csv").string();
   const std::string one_json = (dir_ / "one.json").string(), two_json = (dir_ / "two.json").string();

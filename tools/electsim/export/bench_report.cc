@@ -397,15 +397,22 @@ class TableWriter {
     if (format_ == BenchFormat::kMarkdown) out += "|---|---|---|--:|--:|--:|--:|--:|--:|\n";
     return out;
   }
-  // A line under a configuration's rows.
-  std::string Note(const std::string& text) const {
-    if (format_ == BenchFormat::kMarkdown) return "";
-    return fmt::format("{:<{}}{}\n", "", first_ + 10, text);
+  // What a configuration's trials add up to: a line under its rows in text;
+  // in Markdown, where a line inside the table would break it, kept for
+  // Notes() under the table, named by its configuration.
+  std::string Note(const BenchConfig& config, const std::string& text) const {
+    if (format_ == BenchFormat::kText) return fmt::format("{:<{}}{}\n", "", first_ + 10, text);
+    notes_.push_back(fmt::format("- {}{}: {}\n", config.sweep_label.empty() ? "" : config.sweep_label + " ",
+                                 config.algorithm, text));
+    return "";
   }
+  // The notes kept for under a Markdown table (none in text).
+  std::string Notes() const { return notes_.empty() ? "" : fmt::format("\n{}", fmt::join(notes_, "")); }
 
  private:
   BenchFormat format_;
   size_t first_;
+  mutable std::vector<std::string> notes_;
 };
 
 std::string Header(const BenchResults& b, const std::string& legend, BenchFormat format) {
@@ -461,7 +468,7 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
                       : s.n == 1 ? fmt::format("{} ± n/a", Value(s.mean, u))  // no interval from one trial
                                  : fmt::format("{} ± {}", Value(s.mean, u), Value(s.ci95, u))});
   }
-  if (IsKeyFault(fault)) return out + table.Note(KeyNote(config, trials));
+  if (IsKeyFault(fault)) return out + table.Note(config, KeyNote(config, trials));
   uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0, split = 0;
   for (const BenchTrial& t : trials) {
     if (!t.ran) continue;
@@ -481,11 +488,13 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
   // revision, which many writes move.
   const bool votes = !config.scenario.algorithm->message_roles().vote_grants.empty();
   return out +
-         table.Note(fmt::format(
-             "per failover {:.1f} messages, {:.0f} bytes; {}no new leader known by the end: {}; old leader "
-             "back after the fault: {}; with a violation (left out): {}",
-             static_cast<double>(messages) * per, static_cast<double>(bytes) * per,
-             votes ? fmt::format("more than one term (split votes): {}; ", split) : "", unknown, back, violating));
+         table.Note(
+             config,
+             fmt::format("per failover {:.1f} messages, {:.0f} bytes; {}no new leader known by the end: {}; old leader "
+                         "back after the fault: {}; with a violation (left out): {}",
+                         static_cast<double>(messages) * per, static_cast<double>(bytes) * per,
+                         votes ? fmt::format("more than one term (split votes): {}; ", split) : "", unknown, back,
+                         violating));
 }
 
 // This configuration against the first algorithm of its sweep point, trial
@@ -498,7 +507,7 @@ std::optional<int64_t> PairedFigure(const BenchTrial& t) {
 }
 
 std::string PairedRow(const BenchConfig& config, const std::vector<BenchTrial>& trials,
-                      const std::vector<BenchTrial>& base) {
+                      const std::vector<BenchTrial>& base, BenchFormat format) {
   std::vector<double> differences, a_values, b_values;
   for (size_t i = 0; i < trials.size(); ++i) {
     const std::optional<int64_t> a = PairedFigure(trials[i]);
@@ -516,7 +525,9 @@ std::string PairedRow(const BenchConfig& config, const std::vector<BenchTrial>& 
   const std::string difference = d.n == 0   ? "—"
                                  : d.n == 1 ? fmt::format("{} ± n/a", Ms(d.mean))
                                             : fmt::format("{} ± {}", Ms(d.mean), Ms(d.ci95));
-  return fmt::format("  {}{:<10}{:>5} pairs: {} (unpaired ± {}; paired/unpaired CI width {})\n",
+  // A list item in Markdown, where indented lines would run together.
+  return fmt::format("{}{}{:<10}{:>5} pairs: {} (unpaired ± {}; paired/unpaired CI width {})\n",
+                     format == BenchFormat::kMarkdown ? "- " : "  ",
                      config.sweep_label.empty() ? "" : config.sweep_label + " ", config.algorithm, d.n, difference,
                      unpaired > 0 ? Ms(unpaired) : "n/a",
                      unpaired > 0 && d.n > 1 ? fmt::format("{:.2f}", d.ci95 / unpaired) : std::string("n/a"));
@@ -530,6 +541,7 @@ std::string BenchTable(const BenchResults& b, BenchFormat format) {
   const TableWriter table(format, b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2));
   std::string out = Header(b, measures.legend, format) + table.Header(IsKeyFault(b.fault) ? "measure" : "ms");
   for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], measures, table, b.fault);
+  out += table.Notes();
   // Against the first algorithm at each sweep point; one algorithm swept
   // over a parameter, against its first point.
   const bool against_first_point = b.algorithms == 1 && configs.size() > 1;
@@ -546,7 +558,7 @@ std::string BenchTable(const BenchResults& b, BenchFormat format) {
                          IsKeyFault(b.fault) ? "the longest ownership gap" : "the failover (known)", versus);
       header = true;
     }
-    out += PairedRow(configs[c], (*b.results)[c], (*b.results)[base]);
+    out += PairedRow(configs[c], (*b.results)[c], (*b.results)[base], format);
   }
   return out;
 }
