@@ -3,6 +3,7 @@
 // that the scenario says what it drew, and that the flag turns it off.
 #include "tools/electsim/engine/option_swarm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -107,6 +108,50 @@ TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
       EXPECT_FALSE(draw.timing_kept) << "seed " << seed;
     }
   }
+}
+
+// A timing given with --option or --set is held to the proportions a drawn
+// one is: the same answer for every draw, and a given heartbeat nearly as
+// long as the election timeout leaves them.
+TEST(OptionSwarm_Timing, AGivenTimingIsHeldToTheProportionsADrawnOneIs) {
+  const algorithms::Algorithm& raft = AlgorithmNamed("raft");
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const OptionDraw draw = DrawFor("raft", seed);
+    EXPECT_EQ(KeepsTimingProportions(raft, draw.values), draw.timing_kept) << "seed " << seed;
+  }
+  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(raft.options());
+  EXPECT_TRUE(KeepsTimingProportions(raft, defaults));
+  EXPECT_TRUE(TimingOptionsChanged(raft, defaults).empty());
+  const OptionDraw tight = DrawFor("raft", 1, {{"heartbeat_interval", "149ms"}, {"election_timeout_max", "160ms"}});
+  EXPECT_FALSE(KeepsTimingProportions(raft, tight.values));
+  const std::vector<std::string> changed = TimingOptionsChanged(raft, tight.values);
+  EXPECT_NE(std::find(changed.begin(), changed.end(), "heartbeat_interval=149ms"), changed.end());
+  EXPECT_NE(std::find(changed.begin(), changed.end(), "election_timeout_max=160ms"), changed.end());
+}
+
+// Timings given outside the proportions (a heartbeat of 149 ms against an
+// election timeout of 150-160 ms: followers time out between heartbeats by
+// design) make a cluster that cannot stay led: fuzz says so once, and counts
+// what fires as findings, not as broken guarantees (it once failed seed 158
+// for liveness).
+TEST(OptionSwarm_Cli, TimingsGivenOutsideTheProportionsAreFindingsWithANote) {
+  const std::string tight =
+      "fuzz --algorithm raft --option pre_vote=true --option check_quorum=true --option election_timeout_min=150ms "
+      "--option election_timeout_max=160ms ";
+  const auto given = RunCombined(tight + "--option heartbeat_interval=149ms --seeds 150..160 --max-repros 0");
+  EXPECT_EQ(given.exit_status, 0) << given.output;
+  EXPECT_NE(given.output.find("broke a declared guarantee: 0 (none)"), std::string::npos) << given.output;
+  EXPECT_NE(given.output.find("note: the timings given (election_timeout_max=160ms, heartbeat_interval=149ms)"),
+            std::string::npos)
+      << given.output;
+  std::smatch violations;
+  ASSERT_TRUE(std::regex_search(given.output, violations, std::regex("seeds with a violation: ([^\n]*)")));
+  EXPECT_NE(violations[1].str().find("liveness"), std::string::npos) << given.output;
+  const auto set = RunCombined(tight + "--set algorithm.options.heartbeat_interval=149ms --seeds 1..2");
+  EXPECT_NE(set.output.find("heartbeat_interval=149ms) leave the defaults' proportions"), std::string::npos)
+      << set.output;
+  const auto kept = RunCombined("fuzz --algorithm raft --option heartbeat_interval=40ms --seeds 1..2");
+  EXPECT_EQ(kept.output.find("note:"), std::string::npos) << kept.output;
 }
 
 TEST(OptionSwarm_Cli, TheScenarioSaysWhatWasDrawnAndTheFlagTurnsItOff) {

@@ -226,6 +226,7 @@ int Fuzz(FuzzFlags& flags) {
   if (!plan.ok()) return ReportError(plan.status());
   auto config = FuzzConfig::Make(flags.settings, seed.value_or(plan->SeedAt(0)));
   if (!config.ok()) return ReportError(config.status());
+  if (const auto note = config->TimingNote(); note && !flags.emit_scenario) std::cerr << *note << "\n";
   if (seed) return flags.emit_scenario ? EmitScenario(*config, *seed) : OneSeed(*config, *seed);
   return Campaign(*config, flags, *plan, budget_s);
 }

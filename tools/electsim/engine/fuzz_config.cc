@@ -169,21 +169,30 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
   }
   // Judged by the defaults: by the defaults with the swarm's draws on them.
   const bool defaults = settings_.guarantees_of == GuaranteesOf::kDefaults;
-  // Liveness only where the drawn timings keep the defaults' proportions,
-  // and the window leaves room for a failover.
-  const bool liveness = settings_.liveness_guaranteed && (!draw || draw->timing_kept) && LivenessWindowFits(scenario);
+  // Liveness only where the timings, drawn or given, keep the defaults'
+  // proportions, and the window leaves room for a failover.
+  const bool timing_kept = KeepsTimingProportions(*algorithm_, scenario.options);
+  const bool liveness = settings_.liveness_guaranteed && timing_kept && LivenessWindowFits(scenario);
   std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
                                                      draw && defaults ? &draw->defaults_with_drawn : nullptr);
-  // Disruption rests on timing as liveness does: a heartbeat drawn nearly as
-  // long as the election timeout lets the base latency's jitter alone time
-  // a follower out while the leader is heard.
-  if (draw && !draw->timing_kept) std::erase(judged, std::string("disruption"));
+  // Disruption rests on timing as liveness does: a heartbeat nearly as long
+  // as the election timeout lets the base latency's jitter alone time a
+  // follower out while the leader is heard.
+  if (!timing_kept) std::erase(judged, std::string("disruption"));
   FuzzVerdict verdict;
   if (draw) verdict.drawn = draw->counted;
   for (const std::string& fired : result.violated_checkers()) {
     (std::binary_search(judged.begin(), judged.end(), fired) ? verdict.broken : verdict.findings).push_back(fired);
   }
   return verdict;
+}
+
+std::optional<std::string> FuzzConfig::TimingNote() const {
+  if (KeepsTimingProportions(*algorithm_, effective_values_)) return std::nullopt;
+  return fmt::format(
+      "note: the timings given ({}) leave the defaults' proportions, which the guarantees of liveness and "
+      "disruption assume: in every seed they count as findings, not as broken guarantees",
+      EscapeForTerminal(fmt::format("{}", fmt::join(TimingOptionsChanged(*algorithm_, effective_values_), ", "))));
 }
 
 std::vector<std::string> FuzzConfig::Flags() const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,12 @@ class FuzzConfig {
   // The document of `seed`, --set applied, as `fuzz --emit-scenario` prints it.
   absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed) const { return DocumentFor(seed, settings_.option_swarm); }
   absl::StatusOr<Scenario> ScenarioFor(uint64_t seed) const;
+  // Liveness and disruption are judged only where the timings keep the
+  // defaults' proportions (KeepsTimingProportions), whether drawn or given.
   FuzzVerdict Judge(const Scenario& scenario, const RunResult& result) const;
+  // A line telling the user so, when the timings given (--option, --set)
+  // leave those proportions in every seed; nullopt when they keep them.
+  std::optional<std::string> TimingNote() const;
   // The flags that generate and judge the same scenarios, word by word.
   std::vector<std::string> Flags() const;
   // What shards of one campaign must agree on.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "electsim/sim/rng.h"
 #include "fmt/format.h"
@@ -122,6 +123,31 @@ bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::Option
 }
 
 }  // namespace
+
+bool KeepsTimingProportions(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values) {
+  json changed = json::object();
+  for (const OptionSpec& option : algorithm.options()) {
+    if ((option.type == OptionType::kDuration || option.type == OptionType::kRatio) &&
+        values.Int(option.name) != option.default_value) {
+      changed[option.name] = true;
+    }
+  }
+  return TimingKept(algorithm, values, changed);
+}
+
+std::vector<std::string> TimingOptionsChanged(const algorithms::Algorithm& algorithm,
+                                              const algorithms::OptionValues& values) {
+  const std::map<std::string, std::string> described = values.Describe();
+  std::vector<std::string> changed;
+  for (const OptionSpec& option : algorithm.options()) {
+    if ((option.type == OptionType::kDuration || option.type == OptionType::kRatio) &&
+        values.Int(option.name) != option.default_value) {
+      const auto it = described.find(option.name);
+      changed.push_back(fmt::format("{}={}", option.name, it == described.end() ? "?" : it->second));
+    }
+  }
+  return changed;
+}
 
 std::vector<std::string> SwarmedOptions(const algorithms::Algorithm& algorithm, const json& fixed) {
   std::vector<std::string> names;

@@ -51,6 +51,18 @@ struct OptionDraw {
 absl::StatusOr<OptionDraw> DrawOptions(const algorithms::Algorithm& algorithm, const nlohmann::json& fixed,
                                        uint64_t seed, uint32_t nodes);
 
+// Whether `values` keep the defaults' timing proportions, by the rules of
+// OptionDraw::timing_kept, with every duration and ratio option away from its
+// default counted as drawn: one given with --option or --set as well as one
+// the swarm drew. A timing the user chose is held to the same proportions as
+// a drawn one, since the guarantees of liveness and disruption assume them.
+bool KeepsTimingProportions(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values);
+
+// The duration and ratio options of `values` away from their defaults, as
+// NAME=VALUE in declaration order.
+std::vector<std::string> TimingOptionsChanged(const algorithms::Algorithm& algorithm,
+                                              const algorithms::OptionValues& values);
+
 // The names of the options DrawOptions may draw, in declaration order.
 std::vector<std::string> SwarmedOptions(const algorithms::Algorithm& algorithm, const nlohmann::json& fixed);
 
