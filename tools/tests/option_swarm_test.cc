@@ -76,7 +76,9 @@ TEST(OptionSwarm_Draws, GivenOptionsAreKeptAndABugIsNeverDrawn) {
     // The defaults with the draws leave the given option out.
     const bool drew_check_quorum = draw.options.contains("check_quorum");
     EXPECT_EQ(draw.defaults_with_drawn.Bool("pre_vote"), false);
-    if (!drew_check_quorum) EXPECT_EQ(draw.defaults_with_drawn.Bool("check_quorum"), false);
+    if (!drew_check_quorum) {
+      EXPECT_EQ(draw.defaults_with_drawn.Bool("check_quorum"), false);
+    }
   }
 }
 
@@ -115,13 +117,29 @@ TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
 // long as the election timeout leaves them.
 TEST(OptionSwarm_Timing, AGivenTimingIsHeldToTheProportionsADrawnOneIs) {
   const algorithms::Algorithm& raft = AlgorithmNamed("raft");
+  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(raft.options());
+  int capped_only = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     const OptionDraw draw = DrawFor("raft", seed);
-    EXPECT_EQ(KeepsTimingProportions(raft, draw.values), draw.timing_kept) << "seed " << seed;
+    // The same rules but the cap on a drawn duration (1.5 times its default).
+    bool past_cap = false;
+    for (const char* name : {"election_timeout_min", "election_timeout_max", "heartbeat_interval"}) {
+      past_cap |= draw.values.Duration(name).ns() * 2 > defaults.Duration(name).ns() * 3;
+    }
+    if (draw.timing_kept || !past_cap) {
+      EXPECT_EQ(KeepsTimingProportions(raft, draw.values), draw.timing_kept) << "seed " << seed;
+    } else {
+      capped_only += KeepsTimingProportions(raft, draw.values);
+    }
   }
-  const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(raft.options());
+  EXPECT_GT(capped_only, 0);
   EXPECT_TRUE(KeepsTimingProportions(raft, defaults));
   EXPECT_TRUE(TimingOptionsChanged(raft, defaults).empty());
+  // Slower as a whole, in the defaults' proportions: kept.
+  const OptionDraw slower =
+      DrawFor("raft", 1,
+              {{"election_timeout_min", "600ms"}, {"election_timeout_max", "1200ms"}, {"heartbeat_interval", "200ms"}});
+  EXPECT_TRUE(KeepsTimingProportions(raft, slower.values));
   const OptionDraw tight = DrawFor("raft", 1, {{"heartbeat_interval", "149ms"}, {"election_timeout_max", "160ms"}});
   EXPECT_FALSE(KeepsTimingProportions(raft, tight.values));
   const std::vector<std::string> changed = TimingOptionsChanged(raft, tight.values);
@@ -141,17 +159,21 @@ TEST(OptionSwarm_Cli, TimingsGivenOutsideTheProportionsAreFindingsWithANote) {
   const auto given = RunCombined(tight + "--option heartbeat_interval=149ms --seeds 150..160 --max-repros 0");
   EXPECT_EQ(given.exit_status, 0) << given.output;
   EXPECT_NE(given.output.find("broke a declared guarantee: 0 (none)"), std::string::npos) << given.output;
-  EXPECT_NE(given.output.find("note: the timings given (election_timeout_max=160ms, heartbeat_interval=149ms)"),
+  EXPECT_NE(given.output.find("note: the timings given (election_timeout_max=160ms, heartbeat_interval=149ms) leave"),
             std::string::npos)
       << given.output;
   std::smatch violations;
   ASSERT_TRUE(std::regex_search(given.output, violations, std::regex("seeds with a violation: ([^\n]*)")));
   EXPECT_NE(violations[1].str().find("liveness"), std::string::npos) << given.output;
   const auto set = RunCombined(tight + "--set algorithm.options.heartbeat_interval=149ms --seeds 1..2");
-  EXPECT_NE(set.output.find("heartbeat_interval=149ms) leave the defaults' proportions"), std::string::npos)
+  EXPECT_NE(set.output.find("heartbeat_interval=149ms) leave the proportions between the defaults"), std::string::npos)
       << set.output;
-  const auto kept = RunCombined("fuzz --algorithm raft --option heartbeat_interval=40ms --seeds 1..2");
-  EXPECT_EQ(kept.output.find("note:"), std::string::npos) << kept.output;
+  for (const char* kept_options : {"--option heartbeat_interval=40ms",
+                                   "--option election_timeout_min=600ms --option election_timeout_max=1200ms "
+                                   "--option heartbeat_interval=200ms"}) {
+    const auto kept = RunCombined(std::string("fuzz --algorithm raft --seeds 1..2 ") + kept_options);
+    EXPECT_EQ(kept.output.find("note:"), std::string::npos) << kept.output;
+  }
 }
 
 TEST(OptionSwarm_Cli, TheScenarioSaysWhatWasDrawnAndTheFlagTurnsItOff) {

@@ -171,7 +171,7 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
   const bool defaults = settings_.guarantees_of == GuaranteesOf::kDefaults;
   // Liveness only where the timings, drawn or given, keep the defaults'
   // proportions, and the window leaves room for a failover.
-  const bool timing_kept = KeepsTimingProportions(*algorithm_, scenario.options);
+  const bool timing_kept = (!draw || draw->timing_kept) && KeepsTimingProportions(*algorithm_, scenario.options);
   const bool liveness = settings_.liveness_guaranteed && timing_kept && LivenessWindowFits(scenario);
   std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
                                                      draw && defaults ? &draw->defaults_with_drawn : nullptr);
@@ -190,8 +190,8 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
 std::optional<std::string> FuzzConfig::TimingNote() const {
   if (KeepsTimingProportions(*algorithm_, effective_values_)) return std::nullopt;
   return fmt::format(
-      "note: the timings given ({}) leave the defaults' proportions, which the guarantees of liveness and "
-      "disruption assume: in every seed they count as findings, not as broken guarantees",
+      "note: the timings given ({}) leave the proportions between the defaults, which the guarantees of "
+      "liveness and disruption assume: in every seed they count as findings, not as broken guarantees",
       EscapeForTerminal(fmt::format("{}", fmt::join(TimingOptionsChanged(*algorithm_, effective_values_), ", "))));
 }
 

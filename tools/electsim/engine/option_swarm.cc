@@ -92,17 +92,20 @@ absl::StatusOr<algorithms::OptionValues> Read(const algorithms::Algorithm& algor
   return scenario->options;
 }
 
-// OptionDraw::timing_kept, for `values` of which `drawn` were drawn.
-bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, const json& drawn) {
+// OptionDraw::timing_kept, for `values` of which the options `changed` names
+// are away from their defaults; with `capped`, none of those durations past
+// 1.5 times its default either.
+bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values, const json& changed,
+                bool capped) {
   const std::vector<OptionSpec> specs = algorithm.options();
   for (const OptionSpec& duration : specs) {
-    if (duration.type == OptionType::kDuration && drawn.contains(duration.name) &&
+    if (capped && duration.type == OptionType::kDuration && changed.contains(duration.name) &&
         values.Int(duration.name) * 2 > duration.default_value * 3) {
       return false;
     }
   }
   for (const OptionSpec& ratio : specs) {
-    if (ratio.type == OptionType::kRatio && drawn.contains(ratio.name) &&
+    if (ratio.type == OptionType::kRatio && changed.contains(ratio.name) &&
         values.RatioPpm(ratio.name) < ratio.default_value) {
       return false;
     }
@@ -111,15 +114,21 @@ bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::Option
     for (const OptionSpec& b : specs) {
       if (a.type != OptionType::kDuration || b.type != OptionType::kDuration) continue;
       if (a.default_value <= 0 || b.default_value <= a.default_value) continue;
-      if (!drawn.contains(a.name) && !drawn.contains(b.name)) continue;
+      if (!changed.contains(a.name) && !changed.contains(b.name)) continue;
       const double ratio = static_cast<double>(b.default_value) / static_cast<double>(a.default_value);
       const double wanted = std::max(std::sqrt(ratio), ratio * 2 / 3);
-      const double drawn_ratio =
+      const double changed_ratio =
           static_cast<double>(values.Int(b.name)) / static_cast<double>(std::max<int64_t>(1, values.Int(a.name)));
-      if (drawn_ratio < wanted) return false;
+      if (changed_ratio < wanted) return false;
     }
   }
   return true;
+}
+
+// A duration or ratio option of `values` away from its default.
+bool TimingChanged(const OptionSpec& option, const algorithms::OptionValues& values) {
+  return (option.type == OptionType::kDuration || option.type == OptionType::kRatio) &&
+         values.Int(option.name) != option.default_value;
 }
 
 }  // namespace
@@ -127,12 +136,9 @@ bool TimingKept(const algorithms::Algorithm& algorithm, const algorithms::Option
 bool KeepsTimingProportions(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values) {
   json changed = json::object();
   for (const OptionSpec& option : algorithm.options()) {
-    if ((option.type == OptionType::kDuration || option.type == OptionType::kRatio) &&
-        values.Int(option.name) != option.default_value) {
-      changed[option.name] = true;
-    }
+    if (TimingChanged(option, values)) changed[option.name] = true;
   }
-  return TimingKept(algorithm, values, changed);
+  return TimingKept(algorithm, values, changed, /*capped=*/false);
 }
 
 std::vector<std::string> TimingOptionsChanged(const algorithms::Algorithm& algorithm,
@@ -140,11 +146,9 @@ std::vector<std::string> TimingOptionsChanged(const algorithms::Algorithm& algor
   const std::map<std::string, std::string> described = values.Describe();
   std::vector<std::string> changed;
   for (const OptionSpec& option : algorithm.options()) {
-    if ((option.type == OptionType::kDuration || option.type == OptionType::kRatio) &&
-        values.Int(option.name) != option.default_value) {
-      const auto it = described.find(option.name);
-      changed.push_back(fmt::format("{}={}", option.name, it == described.end() ? "?" : it->second));
-    }
+    if (!TimingChanged(option, values)) continue;
+    const auto it = described.find(option.name);
+    changed.push_back(fmt::format("{}={}", option.name, it == described.end() ? "?" : it->second));
   }
   return changed;
 }
@@ -178,7 +182,7 @@ absl::StatusOr<OptionDraw> DrawOptions(const algorithms::Algorithm& algorithm, c
     if (!values.ok() || !defaults_with_drawn.ok()) continue;
     draw.values = std::move(*values);
     draw.defaults_with_drawn = std::move(*defaults_with_drawn);
-    draw.timing_kept = TimingKept(algorithm, draw.values, drawn_only);
+    draw.timing_kept = TimingKept(algorithm, draw.values, drawn_only, /*capped=*/true);
     return draw;
   }
   // Nothing drawn: the fixed options alone, which the campaign checked.

@@ -52,10 +52,12 @@ absl::StatusOr<OptionDraw> DrawOptions(const algorithms::Algorithm& algorithm, c
                                        uint64_t seed, uint32_t nodes);
 
 // Whether `values` keep the defaults' timing proportions, by the rules of
-// OptionDraw::timing_kept, with every duration and ratio option away from its
-// default counted as drawn: one given with --option or --set as well as one
-// the swarm drew. A timing the user chose is held to the same proportions as
-// a drawn one, since the guarantees of liveness and disruption assume them.
+// OptionDraw::timing_kept but the cap, with every duration and ratio option
+// away from its default counted as drawn: one given with --option or --set
+// as well as one the swarm drew. A timing the user chose is held to the
+// proportions a drawn one is, since the guarantees of liveness and
+// disruption assume them; it may be slower as a whole (the liveness window
+// is checked against the detection timeout wherever liveness is judged).
 bool KeepsTimingProportions(const algorithms::Algorithm& algorithm, const algorithms::OptionValues& values);
 
 // The duration and ratio options of `values` away from their defaults, as
