@@ -113,8 +113,9 @@ TEST(OptionSwarm_Timing, KeptOnlyWhileTheDefaultsProportionsHold) {
 }
 
 // A timing given with --option or --set is held to the proportions a drawn
-// one is: the same answer for every draw, and a given heartbeat nearly as
-// long as the election timeout leaves them.
+// one is: the same answer as for a draw wherever the cap on a drawn duration
+// does not decide it, slower as a whole is kept, and a given heartbeat nearly
+// as long as the election timeout is not.
 TEST(OptionSwarm_Timing, AGivenTimingIsHeldToTheProportionsADrawnOneIs) {
   const algorithms::Algorithm& raft = AlgorithmNamed("raft");
   const algorithms::OptionValues defaults = algorithms::OptionValues::Defaults(raft.options());

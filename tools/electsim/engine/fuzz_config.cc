@@ -191,7 +191,8 @@ std::optional<std::string> FuzzConfig::TimingNote() const {
   if (KeepsTimingProportions(*algorithm_, effective_values_)) return std::nullopt;
   return fmt::format(
       "note: the timings given ({}) leave the proportions between the defaults, which the guarantees of "
-      "liveness and disruption assume: in every seed they count as findings, not as broken guarantees",
+      "liveness and disruption assume: in a seed whose timings leave them, those count as findings, not as "
+      "broken guarantees",
       EscapeForTerminal(fmt::format("{}", fmt::join(TimingOptionsChanged(*algorithm_, effective_values_), ", "))));
 }
 

@@ -58,7 +58,8 @@ class FuzzConfig {
   // defaults' proportions (KeepsTimingProportions), whether drawn or given.
   FuzzVerdict Judge(const Scenario& scenario, const RunResult& result) const;
   // A line telling the user so, when the timings given (--option, --set)
-  // leave those proportions in every seed; nullopt when they keep them.
+  // leave those proportions (the swarm may still draw a seed's other
+  // timings back into them); nullopt when they keep them.
   std::optional<std::string> TimingNote() const;
   // The flags that generate and judge the same scenarios, word by word.
   std::vector<std::string> Flags() const;

@@ -400,7 +400,7 @@ class TableWriter {
   // What a configuration's trials add up to: a line under its rows in text;
   // in Markdown, where a line inside the table would break it, kept for
   // Notes() under the table, named by its configuration.
-  std::string Note(const BenchConfig& config, const std::string& text) const {
+  std::string Note(const BenchConfig& config, const std::string& text) {
     if (format_ == BenchFormat::kText) return fmt::format("{:<{}}{}\n", "", first_ + 10, text);
     notes_.push_back(fmt::format("- {}{}: {}\n", config.sweep_label.empty() ? "" : config.sweep_label + " ",
                                  config.algorithm, text));
@@ -412,7 +412,7 @@ class TableWriter {
  private:
   BenchFormat format_;
   size_t first_;
-  mutable std::vector<std::string> notes_;
+  std::vector<std::string> notes_;
 };
 
 std::string Header(const BenchResults& b, const std::string& legend, BenchFormat format) {
@@ -457,7 +457,7 @@ std::string KeyNote(const BenchConfig& config, const std::vector<BenchTrial>& tr
 }
 
 std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>& trials, const FaultMeasures& measures,
-                       const TableWriter& table, const std::string& fault) {
+                       TableWriter& table, const std::string& fault) {
   std::string out;
   for (const Measure& measure : measures.measures) {
     const Stats s = Summarize(Values(trials, measure));
@@ -538,7 +538,7 @@ std::string PairedRow(const BenchConfig& config, const std::vector<BenchTrial>& 
 std::string BenchTable(const BenchResults& b, BenchFormat format) {
   const std::vector<BenchConfig>& configs = *b.configs;
   const FaultMeasures measures = MeasuresOf(b.fault);
-  const TableWriter table(format, b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2));
+  TableWriter table(format, b.sweep.empty() ? 0 : std::max<size_t>(10, b.sweep.size() + 2));
   std::string out = Header(b, measures.legend, format) + table.Header(IsKeyFault(b.fault) ? "measure" : "ms");
   for (size_t c = 0; c < configs.size(); ++c) out += ConfigRows(configs[c], (*b.results)[c], measures, table, b.fault);
   out += table.Notes();
