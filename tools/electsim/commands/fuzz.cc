@@ -59,8 +59,8 @@ class FuzzSubject : public campaign::CampaignSubject {
                                   ? fmt::format("; options drawn (seeds): {}", campaign::CountsText(s.options_drawn))
                                   : "";
     return fmt::format(
-        "broke a declared guarantee: {} ({}); findings (not declared for the faults in play): {} "
-        "seeds{}",
+        "broke a declared guarantee: {} ({}); findings (not judged: undeclared for the faults in play, or "
+        "timings off the defaults' proportions): {} seeds{}",
         s.seeds_failed, campaign::CountsText(s.failed_by), s.seeds_with_findings, drawn);
   }
   std::optional<nlohmann::json> DocumentFor(uint64_t seed) const override {
