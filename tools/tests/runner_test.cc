@@ -716,9 +716,8 @@ TEST(Runner_Reuse, EachSeedRunsAsANewRunWhateverRanBefore) {
   }
 }
 
-// A run stopped part way (at its fourth stop check, 300ms in, with a leader,
-// timers and messages in flight) leaves the runner able to run the next
-// seed as a new run does.
+// A run stopped part way (at its fourth stop check, not before it started)
+// leaves the runner able to run the next seed as a new run does.
 TEST(Runner_Reuse, ARunStoppedPartWayLeavesTheNextSeedAlone) {
   auto scenario = ParseScenario(R"({"nodes": 5, "duration": "2s", "algorithm": "raft"})", "runner-test.json");
   ASSERT_TRUE(scenario.ok()) << scenario.status();
