@@ -259,6 +259,29 @@ TEST(FuzzJudge_Kinds, EachStepAndWeatherIsItsKind) {
             (FaultKinds{FaultKind::kPowerLoss, FaultKind::kPartition, FaultKind::kClockStep}));
 }
 
+// What the network still does once every step is over: the weather, or
+// the last change to it; liveness is judged only where that is none.
+TEST(FuzzJudge_Kinds, TheNetworkOnceTheFaultsAreOverIsTheLastChangeLeftInPlace) {
+  using algorithms::FaultKind;
+  using algorithms::FaultKinds;
+  const json slow = {{"latency", {{"uniform", {"1ms", "400ms"}}}}};
+  const json lossy_then_calm = {{{"at", "1s"}, {"network", {{"drop", 0.3}}}},
+                                {{"at", "3s"}, {"network", {{"drop", 0.0}}}}};
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith(json::array()))), FaultKinds());
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith(json::array(), slow))), FaultKinds{FaultKind::kLatency});
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith(lossy_then_calm))), FaultKinds());
+  // A step's network is the scenario's with the step's keys: calming loss
+  // leaves a slow base network slow.
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith(lossy_then_calm, slow))), FaultKinds{FaultKind::kLatency});
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith({{{"at", "1s"}, {"network", {{"drop", 0.3}}}}}))),
+            FaultKinds{FaultKind::kLoss});
+  const json one_link = {{"at", "1s"}, {"link", {{"from", 0}, {"to", 1}, {"duplicate", 0.5}}}};
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith({one_link}))), FaultKinds{FaultKind::kDuplication});
+  // Setting every link again replaces the one link's weather.
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith({one_link, {{"at", "2s"}, {"network", {{"drop", 0.0}}}}}))),
+            FaultKinds());
+}
+
 // The lease absorbs a holder clock slow by 1 - safety_margin: drift within
 // that is its clock_drift, drift past it (or of the store's clock) a pause.
 TEST(FuzzJudge_Kinds, DriftPastAnAlgorithmsBoundIsAPause) {

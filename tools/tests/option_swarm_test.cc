@@ -177,6 +177,23 @@ TEST(OptionSwarm_Cli, TimingsGivenOutsideTheProportionsAreFindingsWithANote) {
   }
 }
 
+// Liveness is promised once the faults are over, in a calm network: a
+// --set that leaves it slow for good makes a stalled run a finding, with a
+// note, where a latency within the calm bound is still judged.
+TEST(OptionSwarm_Cli, ANetworkLeftSlowBySetMakesLivenessAFindingWithANote) {
+  const auto slow = RunCombined("fuzz --algorithm raft --set network.latency=400ms --seeds 1..20 --max-repros 0");
+  EXPECT_EQ(slow.exit_status, 0) << slow.output;
+  EXPECT_NE(slow.output.find("broke a declared guarantee: 0 (none)"), std::string::npos) << slow.output;
+  EXPECT_NE(slow.output.find("note: the --set given leaves the network inflicting latency once the faults are over"),
+            std::string::npos)
+      << slow.output;
+  std::smatch violations;
+  ASSERT_TRUE(std::regex_search(slow.output, violations, std::regex("seeds with a violation: ([^\n]*)")));
+  EXPECT_NE(violations[1].str().find("liveness"), std::string::npos) << slow.output;
+  const auto calm = RunCombined("fuzz --algorithm raft --set network.latency=5ms --seeds 1..2");
+  EXPECT_EQ(calm.output.find("note:"), std::string::npos) << calm.output;
+}
+
 TEST(OptionSwarm_Cli, TheScenarioSaysWhatWasDrawnAndTheFlagTurnsItOff) {
   int with_options = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {

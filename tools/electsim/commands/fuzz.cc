@@ -60,7 +60,7 @@ class FuzzSubject : public campaign::CampaignSubject {
                                   : "";
     return fmt::format(
         "broke a declared guarantee: {} ({}); findings (not judged: undeclared for the faults in play, or "
-        "timings off the defaults' proportions): {} seeds{}",
+        "timings off the defaults' proportions, or liveness in a network left faulty): {} seeds{}",
         s.seeds_failed, campaign::CountsText(s.failed_by), s.seeds_with_findings, drawn);
   }
   std::optional<nlohmann::json> DocumentFor(uint64_t seed) const override {
@@ -226,7 +226,11 @@ int Fuzz(FuzzFlags& flags) {
   if (!plan.ok()) return ReportError(plan.status());
   auto config = FuzzConfig::Make(flags.settings, seed.value_or(plan->SeedAt(0)));
   if (!config.ok()) return ReportError(config.status());
-  if (const auto note = config->TimingNote(); note && !flags.emit_scenario) std::cerr << *note << "\n";
+  if (!flags.emit_scenario) {
+    for (const auto& note : {config->TimingNote(), config->NetworkNote()}) {
+      if (note) std::cerr << *note << "\n";
+    }
+  }
   if (seed) return flags.emit_scenario ? EmitScenario(*config, *seed) : OneSeed(*config, *seed);
   return Campaign(*config, flags, *plan, budget_s);
 }

@@ -96,6 +96,8 @@ absl::StatusOr<FuzzConfig> FuzzConfig::Make(const FuzzSettings& settings, uint64
   // later seed whose document lacks a --set path stops with the same message).
   auto first = config.ScenarioFor(first_seed);
   if (!first.ok()) return first.status();
+  if (!config.overrides_.empty()) config.network_once_over_ = NetworkFaultsOnceOver(*first);
+  config.first_seed_ = first_seed;
   auto unswarmed = config.DocumentFor(first_seed, /*option_swarm=*/false);
   if (!unswarmed.ok()) return unswarmed.status();
   auto effective = ParseScenarioJson(std::move(*unswarmed), "fuzz");
@@ -172,7 +174,10 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
   // Liveness only where the timings, drawn or given, keep the defaults'
   // proportions, and the window leaves room for a failover.
   const bool timing_kept = (!draw || draw->timing_kept) && KeepsTimingProportions(*algorithm_, scenario.options);
-  const bool liveness = settings_.liveness_guaranteed && timing_kept && LivenessWindowFits(scenario);
+  // And only in a network the faults leave calm: liveness is promised once
+  // they are over, not under weather that lasts (a --set can make it so).
+  const bool calm_after = NetworkFaultsOnceOver(scenario) == algorithms::FaultKinds();
+  const bool liveness = settings_.liveness_guaranteed && timing_kept && calm_after && LivenessWindowFits(scenario);
   std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
                                                      draw && defaults ? &draw->defaults_with_drawn : nullptr);
   // Disruption rests on timing as liveness does: a heartbeat nearly as long
@@ -194,6 +199,15 @@ std::optional<std::string> FuzzConfig::TimingNote() const {
       "liveness and disruption assume: in a seed whose timings leave them, those count as findings, not as "
       "broken guarantees",
       EscapeForTerminal(fmt::format("{}", fmt::join(TimingOptionsChanged(*algorithm_, effective_values_), ", "))));
+}
+
+std::optional<std::string> FuzzConfig::NetworkNote() const {
+  if (network_once_over_ == algorithms::FaultKinds()) return std::nullopt;
+  return fmt::format(
+      "note: the --set given leaves the network inflicting {} once the faults are over (on seed {}'s "
+      "scenario); liveness is promised once they are over in a calm network, so in a seed whose network "
+      "stays so, a run with no stable leader counts as a finding, not as a broken guarantee",
+      FaultKindList(network_once_over_), first_seed_);
 }
 
 std::vector<std::string> FuzzConfig::Flags() const {

@@ -61,6 +61,10 @@ class FuzzConfig {
   // leave those proportions (the swarm may still draw a seed's other
   // timings back into them); nullopt when they keep them.
   std::optional<std::string> TimingNote() const;
+  // A line telling the user that the --set edits leave the network faulty
+  // once the faults are over (on the first seed's scenario), where liveness
+  // is not judged; nullopt when they leave it calm.
+  std::optional<std::string> NetworkNote() const;
   // The flags that generate and judge the same scenarios, word by word.
   std::vector<std::string> Flags() const;
   // What shards of one campaign must agree on.
@@ -78,6 +82,8 @@ class FuzzConfig {
   algorithms::OptionValues values_;
   algorithms::OptionValues effective_values_;  // after --set, before the swarm's draws
   std::vector<Override> overrides_;
+  algorithms::FaultKinds network_once_over_;  // of the first seed's scenario, with --set
+  uint64_t first_seed_ = 0;
 };
 
 }  // namespace electsim

@@ -31,6 +31,22 @@ FaultKinds FaultKindsInPlay(const Scenario& scenario) {
   return kinds;
 }
 
+FaultKinds NetworkFaultsOnceOver(const Scenario& scenario) {
+  // Steps are in time order, those with "after" last: the last change wins
+  // (a network or link step has no "for": it lasts until the next).
+  FaultKinds all_links = LinkFaultKinds(scenario.network);
+  FaultKinds one_link;
+  for (const FaultStep& step : scenario.faults) {
+    if (step.action == FaultStep::Action::kNetwork) {
+      all_links = LinkFaultKinds(step.link);
+      one_link = {};  // every link set anew
+    } else if (step.action == FaultStep::Action::kLink) {
+      one_link = one_link.With(LinkFaultKinds(step.link));
+    }
+  }
+  return all_links.With(one_link);
+}
+
 std::string_view GuaranteesOfName(GuaranteesOf of) {
   switch (of) {
     case GuaranteesOf::kOptions: return "options";

@@ -18,6 +18,13 @@ namespace electsim {
 // (FaultStep::Kinds, LinkFaultKinds).
 algorithms::FaultKinds FaultKindsInPlay(const Scenario& scenario);
 
+// The kinds of fault the network still inflicts once every step is over: the
+// scenario's weather, or the last change to all links, and any change to one
+// link after it. Liveness is promised once the faults are
+// over, in a network that inflicts none (a --set can leave latency past the
+// calm bound, or loss, for good).
+algorithms::FaultKinds NetworkFaultsOnceOver(const Scenario& scenario);
+
 // Which option values a run is judged by.
 enum class GuaranteesOf {
   kOptions,    // the options the scenario runs with
