@@ -9,6 +9,7 @@
 #include "electsim/electsim.h"
 #include "fmt/format.h"
 #include "tools/electsim/commands/commands.h"
+#include "tools/electsim/commands/revision.h"
 #include "tools/electsim/external/external_algorithm.h"
 #include "tools/electsim/io/exit_status.h"
 #include "tools/electsim/io/program_name.h"
@@ -64,7 +65,7 @@ void RefuseEmptyValues(const std::vector<commands::Command>& all) {
 int RunCommandLine(int argc, char** argv) {
   CLI::App app{"electsim: deterministic simulation testbed for leader-election algorithms"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", fmt::format("electsim {} (revision {})", ELECTSIM_VERSION, ELECTSIM_REVISION),
+  app.set_version_flag("--version", fmt::format("electsim {} (revision {})", ELECTSIM_VERSION, BuildRevision()),
                        "print the version and the source revision it was built from");
   using commands::Command;
   const std::vector<Command> all = {commands::AddRunCommand(app),     commands::AddReplayCommand(app),
