@@ -278,6 +278,20 @@ TEST(BenchSweep, Points_EvenlySpacedAndExact) {
   EXPECT_FALSE(electsim::ParseSweep("nodes=3..9:1", {"raft"}).ok());
 }
 
+// PARAM=VALUE, what a swept row's reproduce line gives: that one point,
+// labelled as the row was.
+TEST(BenchSweep, Points_OneValueIsOnePoint) {
+  for (const auto& [text, label] : std::vector<std::pair<std::string, std::string>>{
+           {"drop=0.2", "0.2"}, {"election_timeout_max=180ms", "180ms"}, {"nodes=7", "7"}, {"drop=0.1..0.1", "0.1"}}) {
+    auto one = electsim::ParseSweep(text, {"raft"});
+    ASSERT_TRUE(one.ok()) << text << ": " << one.status();
+    ASSERT_EQ(one->points.size(), 1u) << text;
+    EXPECT_EQ(one->points[0].label, label) << text;
+  }
+  EXPECT_FALSE(electsim::ParseSweep("drop=", {"raft"}).ok());
+  EXPECT_FALSE(electsim::ParseSweep("drop=x", {"raft"}).ok());
+}
+
 // bench --json against scenarios/schema/bench.schema.json, for every fault;
 // and the schema's result fields are the CSV's columns, one name each.
 TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {

@@ -123,6 +123,29 @@ TEST_F(ContractTest, Reproduce_BenchLineRunsTheViolatingTrial) {
   EXPECT_FALSE(Injected());
 }
 
+// A swept row's line names its point as a sweep of one: as a --set, the
+// loss that --fault lossy owns (or an option a preset sets) was refused.
+TEST_F(ContractTest, Reproduce_BenchSweepLinesRunEachRowsTrial) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"bench", "--algorithms", "bully", "--fault", "lossy", "--trials", "10", "--jobs", "1",
+                                 "--sweep", "drop=0.1..0.3:3"},
+        std::vector<std::string>{"bench", "--algorithms", "bully", "--preset", "equal-detection", "--fault", "lossy",
+                                 "--trials", "10", "--jobs", "1", "--sweep", "heartbeat_timeout=150ms..300ms:2"}}) {
+    const Finished bench = RunElectsim(args);
+    ASSERT_EQ(bench.exit_status, 0) << bench.out << bench.err;
+    const std::regex row("trace-hash (0x[0-9a-f]{16})\n  reproduce: ([^\n]+)");
+    int rows = 0;
+    for (std::sregex_iterator it(bench.out.begin(), bench.out.end(), row), end; it != end; ++it, ++rows) {
+      const std::string line = (*it)[2].str();
+      EXPECT_NE(line.find("--sweep "), std::string::npos) << line;
+      const Finished again = Shell(line);
+      EXPECT_EQ(again.exit_status, 1) << line << "\n" << again.out;
+      EXPECT_EQ(TraceHash(again.out), (*it)[1].str()) << line << "\n" << again.out;
+    }
+    EXPECT_GE(rows, 2) << bench.out;
+  }
+}
+
 TEST_F(ContractTest, Labels_ASetThatContradictsAFlagIsRefused) {
   const std::vector<std::vector<std::string>> refused = {
       {"bench", "--trials", "2", "--set", "nodes=9"},

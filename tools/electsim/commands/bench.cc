@@ -93,8 +93,10 @@ campaign::CommandLine ReproduceTrial(const BenchFlags& flags, const BenchPlan& p
   line.Add("bench").Add("--algorithms", config.algorithm).Add("--fault", plan.fault);
   if (!plan.preset.empty()) line.Add("--preset", plan.preset);
   line.Add("--nodes", std::to_string(config.scenario.nodes)).AddSets(flags.sets);
+  // The row's point as a sweep of one, built as the row was: a --set of
+  // what the fault or the preset owns would be refused.
   if (plan.sweep && plan.sweep->parameter != "nodes") {
-    line.Add("--set", fmt::format("{}={}", plan.sweep->set_path, config.sweep_label));
+    line.Add("--sweep", fmt::format("{}={}", plan.sweep->parameter, config.sweep_label));
   }
   return line.Add("--run-seed", std::to_string(seed));
 }
@@ -124,9 +126,11 @@ int OneTrial(const BenchPlan& plan, const BenchFlags& flags) {
   const std::string& text = flags.run_seed;
   auto seed = campaign::ParseSeed("--run-seed", text);
   if (!seed.ok()) return ReportError(seed.status());
-  if (plan.algorithms.size() != 1 || plan.sweep || !flags.csv_path.empty() || !flags.json_path.empty()) {
-    return ReportError(InputError(
-        "--run-seed: runs one trial; expected one algorithm in --algorithms, and no --sweep, --csv or --json"));
+  const bool one_point = !plan.sweep || plan.sweep->points.size() == 1;
+  if (plan.algorithms.size() != 1 || !one_point || !flags.csv_path.empty() || !flags.json_path.empty()) {
+    return ReportError(
+        InputError("--run-seed: runs one trial; expected one algorithm in --algorithms, a --sweep of one point "
+                   "(PARAM=VALUE) if any, and no --csv or --json"));
   }
   auto configs = BuildBenchConfigs(plan);
   if (!configs.ok()) return ReportError(configs.status());
@@ -271,8 +275,9 @@ Command AddBenchCommand(CLI::App& parent) {
              "network.latency=5ms or leader_work.interval=50ms");
   app->add_option("--format", flags->format, "the table as aligned text, or as Markdown for a design document")
       ->capture_default_str();
-  app->add_option("--run-seed", flags->run_seed,
-                  "run the one trial of this seed (one algorithm, no --sweep) and print it as run does");
+  app->add_option(
+      "--run-seed", flags->run_seed,
+      "run the one trial of this seed (one algorithm, a --sweep of one point if any) and print it as run does");
   return {app, [flags] { return Bench(*flags); }};
 }
 

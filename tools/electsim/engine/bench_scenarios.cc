@@ -197,7 +197,8 @@ namespace {
 enum class SweepType { kInteger, kDecimal, kDuration };
 
 constexpr std::string_view kSweepExpected =
-    "expected PARAM=FROM..TO[:POINTS], e.g. election_timeout_max=150ms..300ms:6, nodes=3..9 or drop=0..0.2:5";
+    "expected PARAM=FROM..TO[:POINTS] or PARAM=VALUE, e.g. election_timeout_max=150ms..300ms:6, nodes=3..9, "
+    "drop=0..0.2:5 or drop=0.1";
 
 // The parameter's type, and where a --set would put it.
 absl::StatusOr<std::pair<SweepType, std::string>> SweepTypeOf(const std::string& parameter,
@@ -284,19 +285,19 @@ absl::Status FillPoints(SweepSpec& spec, SweepType type, const std::string& from
   } else if (type == SweepType::kDecimal) {
     const auto a = Decimal(from), b = Decimal(to);
     if (!a || !b) return bad();
-    const int64_t k = points.value_or(2);
+    const int64_t k = points.value_or(*a == *b ? 1 : 2);
     for (int64_t i = 0; i < k; ++i) {
-      const double v = *a + (*b - *a) * static_cast<double>(i) / static_cast<double>(k - 1);
+      const double v = k == 1 ? *a : *a + (*b - *a) * static_cast<double>(i) / static_cast<double>(k - 1);
       const std::string label = fmt::format("{:.6g}", v);
       spec.points.push_back({label, *Decimal(label)});
     }
   } else {
     auto a = ParseDuration(from), b = ParseDuration(to);
     if (!a.ok() || !b.ok()) return bad();
-    const int64_t k = points.value_or(2);
+    const int64_t k = points.value_or(a->ns() == b->ns() ? 1 : 2);
     for (int64_t i = 0; i < k; ++i) {
       // Integer nanoseconds, so the points are exact and the same everywhere.
-      const int64_t ns = a->ns() + (b->ns() - a->ns()) * i / (k - 1);
+      const int64_t ns = k == 1 ? a->ns() : a->ns() + (b->ns() - a->ns()) * i / (k - 1);
       spec.points.push_back({DurationLabel(ns), DurationLabel(ns)});
     }
   }
@@ -307,14 +308,16 @@ absl::Status FillPoints(SweepSpec& spec, SweepType type, const std::string& from
 
 absl::StatusOr<SweepSpec> ParseSweep(const std::string& text, const std::vector<std::string>& algorithms) {
   const size_t equals = text.find('=');
-  const size_t dots = text.find("..", equals == std::string::npos ? 0 : equals);
-  if (equals == std::string::npos || equals == 0 || dots == std::string::npos) {
+  if (equals == std::string::npos || equals == 0) {
     return BadFlag(fmt::format("--sweep {}: {}", EscapeForTerminal(text), kSweepExpected));
   }
+  // PARAM=VALUE is the one point VALUE..VALUE: a row alone, as a reproduce
+  // line runs it.
+  const size_t dots = text.find("..", equals);
   SweepSpec spec;
   spec.parameter = text.substr(0, equals);
-  const std::string from = text.substr(equals + 1, dots - equals - 1);
-  std::string to = text.substr(dots + 2);
+  const std::string from = text.substr(equals + 1, dots == std::string::npos ? std::string::npos : dots - equals - 1);
+  std::string to = dots == std::string::npos ? from : text.substr(dots + 2);
   std::optional<int64_t> points;
   if (const size_t colon = to.find(':'); colon != std::string::npos) {
     const std::string count = to.substr(colon + 1);

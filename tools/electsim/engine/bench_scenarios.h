@@ -60,7 +60,8 @@ struct SweepSpec {
   std::vector<SweepPoint> points;
 };
 
-// "PARAM=FROM..TO[:POINTS]". The endpoints are read as the parameter's type
+// "PARAM=FROM..TO[:POINTS]", or "PARAM=VALUE" for the one point VALUE (a
+// row alone: what a reproduce line runs). The endpoints are read as the parameter's type
 // (nodes and integer options: integers, every one by default; drop and
 // ratios: decimals; durations), whatever they look like: drop=0..1:3 is 0,
 // 0.5, 1. FROM above TO runs the points downwards. `algorithms` say which
