@@ -141,6 +141,26 @@ TEST_F(BenchTest, SameConfigurationTwice_PairedDifferencesExactlyZero) {
 // out: a Markdown table, made for a design document, must carry them too,
 // under the table, each named by its configuration, and nothing may break
 // the table.
+// A trial whose fault found no leader to strike (none ever elected, here
+// under total loss) had no failover: it is counted as such, not as a
+// failover that found no new leader.
+TEST_F(BenchTest, Notes_ATrialWithNoLeaderToStrikeIsNotAFailedFailover) {
+  const Outcome lost = RunCombined("bench --algorithms raft,lease --trials 3 --set network.drop=1");
+  ASSERT_EQ(lost.exit_status, 0) << lost.output;
+  EXPECT_EQ(lost.output.find("no new leader known by the end: 3"), std::string::npos) << lost.output;
+  size_t notes = 0;
+  for (size_t at = 0; (at = lost.output.find("no new leader known by the end: 0; old leader back after the fault: 0; "
+                                             "no leader for the fault to strike (nothing measured): 3;",
+                                             at)) != std::string::npos;
+       ++at) {
+    ++notes;
+  }
+  EXPECT_EQ(notes, 2u) << lost.output;
+  const Outcome usual = RunCombined("bench --algorithms raft --trials 3");
+  ASSERT_EQ(usual.exit_status, 0) << usual.output;
+  EXPECT_EQ(usual.output.find("no leader for the fault to strike"), std::string::npos) << usual.output;
+}
+
 TEST_F(BenchTest, Markdown_KeepsEveryConfigurationsNoteUnderAnUnbrokenTable) {
   for (const char* fault_name : {"isolate-leader", "replica-crash"}) {
     const std::string fault = fault_name;

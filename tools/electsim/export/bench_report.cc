@@ -469,7 +469,7 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
                                  : fmt::format("{} ± {}", Value(s.mean, u), Value(s.ci95, u))});
   }
   if (IsKeyFault(fault)) return out + table.Note(config, KeyNote(config, trials));
-  uint64_t counted = 0, violating = 0, unknown = 0, messages = 0, bytes = 0, back = 0, split = 0;
+  uint64_t counted = 0, violating = 0, unknown = 0, unstruck = 0, messages = 0, bytes = 0, back = 0, split = 0;
   for (const BenchTrial& t : trials) {
     if (!t.ran) continue;
     if (!Counted(t)) {
@@ -477,7 +477,13 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
       continue;
     }
     ++counted;
-    unknown += !t.known_ns;
+    // A fault that found no leader to strike (none elected by then) had no
+    // failover to fail: not "no new leader".
+    if (!t.fault_ns) {
+      ++unstruck;
+    } else {
+      unknown += !t.known_ns;
+    }
     back += t.old_leader_back;
     split += t.failover_terms.value_or(0) > 1;
     messages += t.failover_messages;
@@ -491,9 +497,12 @@ std::string ConfigRows(const BenchConfig& config, const std::vector<BenchTrial>&
          table.Note(
              config,
              fmt::format("per failover {:.1f} messages, {:.0f} bytes; {}no new leader known by the end: {}; old leader "
-                         "back after the fault: {}; with a violation (left out): {}",
+                         "back after the fault: {}; {}with a violation (left out): {}",
                          static_cast<double>(messages) * per, static_cast<double>(bytes) * per,
                          votes ? fmt::format("more than one term (split votes): {}; ", split) : "", unknown, back,
+                         unstruck == 0
+                             ? ""
+                             : fmt::format("no leader for the fault to strike (nothing measured): {}; ", unstruck),
                          violating));
 }
 
