@@ -70,7 +70,8 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
       {"--fault meteor", "--fault: unknown fault \"meteor\""},
       {"--algorithms raft,bully --set algorithm.options.pre_vote=true", "--set algorithm.options.pre_vote=true: "},
       {"--sweep warp_factor=1..9", "--sweep: unknown parameter \"warp_factor\""},
-      {"--sweep nodes=3", "--sweep nodes=3: expected PARAM=FROM..TO"},
+      {"--sweep nodes=x",
+       "--sweep nodes=x: expected an integer for nodes; expected PARAM=FROM..TO[:POINTS] or PARAM=VALUE"},
       {"--algorithms raft --sweep nodes=3..4 --nodes 7", "--nodes: --sweep nodes=... sets the cluster size"},
       // Key faults are for owners of keys, leader faults for leaders.
       {"--algorithms raft --fault replica-crash",
@@ -231,9 +232,13 @@ TEST_F(BenchTest, CtrlC_KeepsTheTrialsThatFinishedInWholeFiles) {
   for (const auto& row : rows) EXPECT_FALSE(row.at("known_ns").empty());
   const nlohmann::json document = nlohmann::json::parse(ReadWholeFile(json_path));
   EXPECT_EQ(document["results"].size(), rows.size());
-  // The header and the JSON count the trials that ran, not those asked for.
+  // The header and the JSON count the trials that ran, and say they are
+  // fewer than those asked for.
   EXPECT_EQ(document["trials_per_configuration"], rows.size());
-  EXPECT_NE(bench.out().find(fmt::format("seeds 1..{0} ({0} trials per row)", rows.size())), std::string::npos)
+  EXPECT_EQ(document["trials_requested"], 1000000);
+  EXPECT_EQ(document["complete"], false);
+  EXPECT_NE(bench.out().find(fmt::format("seeds 1..{0} ({0} of 1000000 trials per row: interrupted)", rows.size())),
+            std::string::npos)
       << bench.out();
 }
 
@@ -343,6 +348,8 @@ TEST_F(BenchTest, Json_MatchesItsSchemaForEveryFault) {
     valijson::adapters::NlohmannJsonAdapter adapter(document);
     EXPECT_TRUE(validator.validate(schema, adapter, &results)) << fault << ": " << results.numErrors() << " errors";
     EXPECT_EQ(document["results"].size(), 12u);
+    EXPECT_EQ(document["complete"], true);
+    EXPECT_EQ(document["trials_requested"], 6);
   }
 }
 

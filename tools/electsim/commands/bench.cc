@@ -220,11 +220,17 @@ int Bench(const BenchFlags& flags) {
   // the header and files count those, not the ones asked for.
   const uint64_t trials_run = loop.end == campaign::LoopEnd::kDone ? flags.trials : loop.folded / configs->size();
   for (std::vector<BenchTrial>& row : trials) row.resize(trials_run);
+  if (trials_run == 0 && StopSignal() != 0) {
+    // Nothing to keep: a table and files of no trials would say nothing.
+    std::cout << "interrupted before every configuration had finished a trial: no table, no files written\n";
+    return kExitSignalBase + StopSignal();
+  }
   CommandOutcome outcome;
   const BenchResults results{.fault = plan->fault,
                              .preset = plan->preset,
                              .first_seed = *first_seed,
                              .trials = trials_run,
+                             .trials_requested = flags.trials,
                              .sweep = plan->sweep ? plan->sweep->parameter : "",
                              .algorithms = plan->algorithms.size(),
                              .configs = &*configs,

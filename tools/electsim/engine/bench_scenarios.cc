@@ -266,11 +266,13 @@ std::optional<double> Decimal(const std::string& text) {
 // are not repeated.
 absl::Status FillPoints(SweepSpec& spec, SweepType type, const std::string& from, const std::string& to,
                         std::optional<int64_t> points) {
-  const std::string what = type == SweepType::kInteger   ? "two integers"
-                           : type == SweepType::kDecimal ? "two numbers"
-                                                         : "two durations";
+  const bool one_value = !points && from == to;
+  const std::string what = type == SweepType::kInteger   ? (one_value ? "an integer" : "two integers")
+                           : type == SweepType::kDecimal ? (one_value ? "a number" : "two numbers")
+                                                         : (one_value ? "a duration" : "two durations");
   auto bad = [&] {
-    return BadFlag(fmt::format("--sweep {}: expected {} for {}; {}", EscapeForTerminal(from + ".." + to), what,
+    return BadFlag(fmt::format("--sweep {}: expected {} for {}; {}",
+                               EscapeForTerminal(spec.parameter + "=" + (one_value ? from : from + ".." + to)), what,
                                EscapeForTerminal(spec.parameter), kSweepExpected));
   };
   if (type == SweepType::kInteger) {

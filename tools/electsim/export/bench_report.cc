@@ -375,6 +375,8 @@ json BenchJson(const BenchResults& b) {
           {"preset", b.preset},
           {"first_seed", b.first_seed},
           {"trials_per_configuration", b.trials},
+          {"trials_requested", std::max(b.trials, b.trials_requested)},
+          {"complete", b.trials >= b.trials_requested},
           {"sweep", b.sweep},
           {"results", rows}};
 }
@@ -418,9 +420,12 @@ class TableWriter {
 std::string Header(const BenchResults& b, const std::string& legend, BenchFormat format) {
   const json nodes = UniformNodes(*b.configs);
   const std::string title =
-      fmt::format("fault {}, {}, preset {}, seeds {}..{} ({} trials per row){}", b.fault,
+      fmt::format("fault {}, {}, preset {}, seeds {}..{} ({}){}", b.fault,
                   nodes.is_null() ? "nodes by row" : fmt::format("{} nodes", nodes.get<uint32_t>()),
-                  b.preset.empty() ? "none" : b.preset, b.first_seed, b.first_seed + (b.trials - 1), b.trials,
+                  b.preset.empty() ? "none" : b.preset, b.first_seed, b.first_seed + (b.trials - 1),
+                  b.trials >= b.trials_requested
+                      ? fmt::format("{} trial{} per row", b.trials, b.trials == 1 ? "" : "s")
+                      : fmt::format("{} of {} trials per row: interrupted", b.trials, b.trials_requested),
                   b.sweep.empty() ? "" : ", sweep over " + b.sweep);
   const std::string method =
       "percentiles by nearest rank, given from 2 (p50), 10 (p90) and 100 (p99) trials; 95% CIs by the normal "

@@ -61,8 +61,10 @@ struct BenchResults {
   std::string preset;
   uint64_t first_seed = 1;  // trial i runs under first_seed + i
   uint64_t trials = 0;      // per configuration
-  std::string sweep;        // the swept parameter, "" without --sweep
-  size_t algorithms = 1;    // configurations per sweep point
+  // Asked for (--trials); more than `trials` when Ctrl-C stopped the run.
+  uint64_t trials_requested = 0;
+  std::string sweep;      // the swept parameter, "" without --sweep
+  size_t algorithms = 1;  // configurations per sweep point
   const std::vector<BenchConfig>* configs = nullptr;
   const std::vector<std::vector<BenchTrial>>* results = nullptr;
 };
