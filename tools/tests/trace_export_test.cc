@@ -189,6 +189,28 @@ TEST_F(TraceExportTest, Jsonl_EveryLineOfRealTracesMatchesTheSchema) {
   std::cout << line_count << " lines, " << shapes.shapes() << " shapes validated\n";
 }
 
+// Past the shipped scenarios' few nodes, and for an algorithm of keys: the
+// schema once capped node ids at 65 and named four algorithms.
+TEST_F(TraceExportTest, Jsonl_LargeClustersAndShardsMatchTheSchema) {
+  const valijson::Schema& schema = TraceSchema();
+  LineShapes shapes(TraceSchemaDocument());
+  int64_t highest_node = 0;
+  for (const auto& [scenario, extra] : std::vector<std::pair<std::string, std::string>>{
+           {"raft-healthy.json", "--set nodes=200 --set duration=1s"}, {"shards-plain-unlock.json", ""}}) {
+    std::ifstream in(Export(scenario, "jsonl", extra));
+    std::string text;
+    for (size_t i = 0; std::getline(in, text); ++i) {
+      const json line = json::parse(text);
+      if (line.contains("node")) highest_node = std::max(highest_node, line["node"].get<int64_t>());
+      if (!shapes.FirstOfItsShape(text)) continue;
+      valijson::Validator validator;
+      valijson::adapters::NlohmannJsonAdapter target(line);
+      ASSERT_TRUE(validator.validate(schema, target, nullptr)) << scenario << " line " << i + 1 << ": " << text;
+    }
+  }
+  EXPECT_GE(highest_node, 199);
+}
+
 // Lines that differ only in numbers the schema cannot tell apart share a
 // shape; a number on the other side of one of its bounds makes another.
 TEST(TraceLineShapes, NumbersOnTheSameSideOfEveryBoundShareAShape) {
