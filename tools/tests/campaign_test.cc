@@ -8,11 +8,11 @@
 
 #include "gtest/gtest.h"
 #include "tools/electsim/campaign/output_plan.h"
-#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/campaign/seeds.h"
 #include "tools/electsim/campaign/summary.h"
 #include "tools/electsim/engine/bench_scenarios.h"
 #include "tools/electsim/export/junit.h"
+#include "tools/electsim/io/command_line.h"
 #include "tools/electsim/io/terminal_text.h"
 #include "tools/tests/electsim_process.h"
 

@@ -95,6 +95,27 @@ TEST_F(ContractTest, Reproduce_AFileNameWithControlBytesPastesBack) {
   EXPECT_EQ(TraceHash(again.out), TraceHash(run.out + run.err)) << line << "\n" << again.out;
 }
 
+// A file named "-v.json", given after "--": printed as a word of its own it
+// would be read as an option (exit 2, "scenario is required"); the line
+// names it ./-v.json, and the replay line ./-out/....
+TEST_F(ContractTest, Reproduce_AFileNameStartingWithADashPastesBack) {
+  fs::copy_file(ShippedScenario("raft-bug-vote-twice.json"), dir_ / "-v.json");
+  const std::string in_dir = fmt::format("cd '{}' && ", dir_.string());
+  const Finished run =
+      Shell(in_dir + ELECTSIM_BINARY + " run --set 'expect.violations=[]' --repro-dir=-out --quiet -- -v.json");
+  ASSERT_EQ(run.exit_status, 1) << run.out;
+  const std::string line = ReproduceLine(run.out);
+  ASSERT_NE(line.find(" ./-v.json "), std::string::npos) << run.out;
+  const Finished again = Shell(in_dir + line + " --quiet");
+  EXPECT_EQ(again.exit_status, 1) << line << "\n" << again.out;
+  EXPECT_EQ(ReproduceLine(again.out), line) << again.out;
+  const std::string replay = Capture(run.out, "\\(replay: ([^\n]+)\\)");
+  ASSERT_NE(replay.find(" ./-out/"), std::string::npos) << run.out;
+  const Finished replayed = Shell(in_dir + replay);
+  EXPECT_EQ(replayed.exit_status, 0) << replay << "\n" << replayed.out;
+  EXPECT_NE(replayed.out.find("trace hash matches the repro"), std::string::npos) << replayed.out;
+}
+
 TEST_F(ContractTest, Reproduce_SweepLineReproducesTheFailingSeed) {
   const Finished sweep = RunElectsim({"sweep", ShippedScenario("raft-bug-vote-twice.json"), "--seeds", "1", "--set",
                                       "expect.violations=[]", "--set", Injection(), "--repro-dir", OutDir().string()});

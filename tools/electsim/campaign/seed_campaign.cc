@@ -8,10 +8,10 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "sim/trace.h"
-#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/engine/repro_writer.h"
 #include "tools/electsim/engine/shrink.h"
 #include "tools/electsim/export/html_timeline.h"
+#include "tools/electsim/io/command_line.h"
 #include "tools/electsim/io/program_name.h"
 #include "tools/electsim/io/terminal_text.h"
 #include "tools/electsim/io/termination.h"
@@ -184,7 +184,7 @@ class CampaignRunner {
     plan_.Written(repro);
     f.repro = repro;
     text_ << fmt::format("  repro: {} (replay: {})\n", EscapeForTerminal(repro),
-                         EscapeForTerminal(CommandLine().Add("replay").Add(repro).Text()));
+                         EscapeForTerminal(CommandLine().Add("replay").AddPath(repro).Text()));
     if (settings_.timelines) WriteTimeline(seed, *out.scenario, family, f);
     if (settings_.shrink_runs > 0) Shrink(seed, out, family, f);
   }

@@ -7,11 +7,11 @@
 #include "fmt/format.h"
 #include "sim/trace.h"
 #include "tools/electsim/campaign/output_plan.h"
-#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/campaign/seed_loop.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/export/bench_report.h"
 #include "tools/electsim/export/report.h"
+#include "tools/electsim/io/command_line.h"
 #include "tools/electsim/io/terminal_text.h"
 #include "tools/electsim/io/termination.h"
 
@@ -87,9 +87,8 @@ absl::StatusOr<BenchPlan> PlanOf(const BenchFlags& flags) {
 }
 
 // The command that runs trial `seed` of `config` alone.
-campaign::CommandLine ReproduceTrial(const BenchFlags& flags, const BenchPlan& plan, const BenchConfig& config,
-                                     uint64_t seed) {
-  campaign::CommandLine line;
+CommandLine ReproduceTrial(const BenchFlags& flags, const BenchPlan& plan, const BenchConfig& config, uint64_t seed) {
+  CommandLine line;
   line.Add("bench").Add("--algorithms", config.algorithm).Add("--fault", plan.fault);
   if (!plan.preset.empty()) line.Add("--preset", plan.preset);
   line.Add("--nodes", std::to_string(config.scenario.nodes)).AddSets(flags.sets);

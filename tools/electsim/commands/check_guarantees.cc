@@ -93,8 +93,8 @@ class GuaranteeCase : public campaign::CampaignSubject {
     verdict.failed = !verdict.reasons.empty();
     return verdict;
   }
-  campaign::CommandLine Reproduce(uint64_t seed) const override {
-    return campaign::CommandLine().Add("check-guarantees").Add("--case", name_).Add("--seed", std::to_string(seed));
+  CommandLine Reproduce(uint64_t seed) const override {
+    return CommandLine().Add("check-guarantees").Add("--case", name_).Add("--seed", std::to_string(seed));
   }
 
   const algorithms::Algorithm& algorithm() const { return algorithm_; }

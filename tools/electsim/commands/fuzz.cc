@@ -50,8 +50,8 @@ class FuzzSubject : public campaign::CampaignSubject {
             .findings = verdict.findings,
             .drawn = std::move(verdict.drawn)};
   }
-  campaign::CommandLine Reproduce(uint64_t seed) const override {
-    return campaign::CommandLine().Add("fuzz").AddAll(config_.Flags()).Add("--seed", std::to_string(seed));
+  CommandLine Reproduce(uint64_t seed) const override {
+    return CommandLine().Add("fuzz").AddAll(config_.Flags()).Add("--seed", std::to_string(seed));
   }
   std::string FailedWords() const override { return "BROKE a declared guarantee"; }
   std::string VerdictText(const campaign::CampaignSummary& s) const override {

@@ -6,12 +6,12 @@
 
 #include "fmt/format.h"
 #include "tools/electsim/campaign/output_plan.h"
-#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/commands/trace_flags.h"
 #include "tools/electsim/engine/repro_writer.h"
 #include "tools/electsim/export/report.h"
 #include "tools/electsim/export/summary_json.h"
+#include "tools/electsim/io/command_line.h"
 #include "tools/electsim/io/program_name.h"
 #include "tools/electsim/io/terminal_text.h"
 #include "tools/electsim/io/termination.h"
@@ -90,15 +90,15 @@ int Run(const RunFlags& flags) {
     const std::string path = repros.PathFor(seed, campaign::kReproSuffix);
     if (auto status = WriteReproFile(path, *scenario, *result, outputs.inputs()); status.ok()) {
       notes << fmt::format("repro: {} (replay: {})\n", EscapeForTerminal(path),
-                           EscapeForTerminal(campaign::CommandLine().Add("replay").Add(path).Text()));
+                           EscapeForTerminal(CommandLine().Add("replay").AddPath(path).Text()));
     } else {
       out << std::flush;
       outcome.CouldNotWrite(status);
     }
   }
   if (outcome.failed()) {
-    const campaign::CommandLine reproduce =
-        campaign::CommandLine().Add("run").Add(flags.path).Add("--seed", std::to_string(seed)).AddSets(flags.sets);
+    const CommandLine reproduce =
+        CommandLine().Add("run").AddPath(flags.path).Add("--seed", std::to_string(seed)).AddSets(flags.sets);
     notes << "reproduce: " << EscapeForTerminal(reproduce.Text()) << "\n";
   }
   out << std::flush;

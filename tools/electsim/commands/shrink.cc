@@ -9,9 +9,9 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/campaign/output_plan.h"
-#include "tools/electsim/campaign/reproduce.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/engine/repro.h"
+#include "tools/electsim/io/command_line.h"
 #include "tools/electsim/io/exit_status.h"
 #include "tools/electsim/io/program_name.h"
 #include "tools/electsim/io/terminal_text.h"
@@ -74,7 +74,7 @@ int Shrink(const ShrinkFlags& flags) {
   } else {
     std::cout << fmt::format("  scenario: {}\n  repro: {} (replay: {})\n", EscapeForTerminal(outputs.scenario),
                              EscapeForTerminal(outputs.repro),
-                             EscapeForTerminal(campaign::CommandLine().Add("replay").Add(outputs.repro).Text()));
+                             EscapeForTerminal(CommandLine().Add("replay").AddPath(outputs.repro).Text()));
   }
   if (const int signal_number = StopSignal(); signal_number != 0) {
     outcome.Finish();

@@ -17,7 +17,6 @@ namespace electsim::commands {
 namespace {
 
 using campaign::CampaignSubject;
-using campaign::CommandLine;
 using campaign::SeedVerdict;
 
 struct SweepFlags {
@@ -61,7 +60,7 @@ class SweepSubject : public CampaignSubject {
             .findings = result.violated_checkers()};
   }
   CommandLine Reproduce(uint64_t seed) const override {
-    return CommandLine().Add("run").Add(scenario_->source).Add("--seed", std::to_string(seed)).AddSets(sets_);
+    return CommandLine().Add("run").AddPath(scenario_->source).Add("--seed", std::to_string(seed)).AddSets(sets_);
   }
   std::string VerdictText(const campaign::CampaignSummary& s) const override {
     return fmt::format("expectations met in {}/{}", s.seeds_run - s.seeds_failed, s.seeds_run);

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "fmt/format.h"
 #include "sim/trace.h"
-#include "tools/electsim/io/program_name.h"
+#include "tools/electsim/io/command_line.h"
 #include "tools/electsim/language/json_document.h"
 #include "tools/electsim/language/schema.h"
 
@@ -28,7 +27,7 @@ nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, cons
       {"trace_hash", sim::FormatTraceHash(result.trace_hash)},
       {"trace_records", result.trace_records},
       {"violations", violations},
-      {"replay", fmt::format("{} replay {}", ProgramName(), repro_path)},
+      {"replay", CommandLine().Add("replay").AddPath(repro_path).Text()},
       {"scenario", scenario.document},
   };
 }

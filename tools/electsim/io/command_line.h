@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace electsim::campaign {
+namespace electsim {
 
 // `word` as one word of a shell command line: bare when it consists of
 // [A-Za-z0-9_@%+=:,./-] only; in single quotes with each ' as '\'' when it
@@ -24,6 +24,10 @@ class CommandLine {
   // without it the command would not know their algorithms.
   CommandLine();
   CommandLine& Add(std::string word);
+  // A file named as an argument of its own (a scenario, a repro): one that
+  // starts with "-" is written as "./-…", the same file, so that the pasted
+  // line does not take it for an option.
+  CommandLine& AddPath(std::string path);
   CommandLine& Add(std::string flag, std::string value);
   CommandLine& AddAll(const std::vector<std::string>& words);
   // --set PATH=VALUE for each of `sets`, in order.
@@ -38,4 +42,4 @@ class CommandLine {
   std::string manifests_;  // $ELECTSIM_ALGORITHMS as this program was started with it
 };
 
-}  // namespace electsim::campaign
+}  // namespace electsim

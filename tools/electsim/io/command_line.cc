@@ -1,4 +1,4 @@
-#include "tools/electsim/campaign/reproduce.h"
+#include "tools/electsim/io/command_line.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include "tools/electsim/io/program_name.h"
 #include "tools/electsim/io/terminal_text.h"
 
-namespace electsim::campaign {
+namespace electsim {
 
 std::string ShellQuote(std::string_view word) {
   const auto bare = [](char c) {
@@ -56,6 +56,13 @@ CommandLine& CommandLine::Add(std::string word) {
   return *this;
 }
 
+CommandLine& CommandLine::AddPath(std::string path) {
+  // "-v.json" as a word of its own would be read as an option.
+  if (path.starts_with('-')) path.insert(0, "./");
+  words_.push_back(std::move(path));
+  return *this;
+}
+
 CommandLine& CommandLine::Add(std::string flag, std::string value) {
   words_.push_back(std::move(flag));
   words_.push_back(std::move(value));
@@ -82,4 +89,4 @@ std::string CommandLine::Text() const {
   return text;
 }
 
-}  // namespace electsim::campaign
+}  // namespace electsim
