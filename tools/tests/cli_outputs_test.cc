@@ -341,6 +341,16 @@ TEST_F(CliOutputsTest, WriteFailure_StillReportsTheVerdictAndExitsAsDocumented) 
   EXPECT_GE(SeedsSweepNames(sweep.out).size(), 2u) << sweep.out;
   EXPECT_NE(sweep.err.find(": write failed: "), std::string::npos) << sweep.err;
   EXPECT_TRUE(Names(out).empty());
+
+  // The last line counts the repro files written, not those tried.
+  const Finished fuzz =
+      RunElectsim({"fuzz", "--algorithm", "raft", "--option", "bug=vote_twice", "--guarantees-of", "reference",
+                   "--seeds", "1..30", "--shrink-runs", "0", "--max-repros", "2", "--repro-dir", out.string()},
+                  small_disk);
+  EXPECT_EQ(fuzz.exit_status, 1) << fuzz.out << fuzz.err;
+  EXPECT_NE(fuzz.out.find("repro files written for 0 of the first 2 of "), std::string::npos) << fuzz.out;
+  EXPECT_EQ(fuzz.out.find("repro files written for the first"), std::string::npos) << fuzz.out;
+  EXPECT_TRUE(Names(out).empty());
 }
 
 TEST_F(CliOutputsTest, OutOfMemory_IsAMessageAndExitThreeLeavingNoTemporaryFile) {

@@ -182,6 +182,7 @@ class CampaignRunner {
       return;
     }
     plan_.Written(repro);
+    ++repros_written_;
     f.repro = repro;
     text_ << fmt::format("  repro: {} (replay: {})\n", EscapeForTerminal(repro),
                          EscapeForTerminal(CommandLine().Add("replay").AddPath(repro).Text()));
@@ -243,8 +244,14 @@ class CampaignRunner {
         EscapeForTerminal(s.label), s.seeds_run, plan.size(), plan.range.ToString(), shard, stopped, run.seconds, rate,
         subject_.VerdictText(s), CountsText(s.violations));
     if (s.seeds_failed > repros_ && !settings_.repro_dir.empty()) {
-      line += fmt::format("  repro files written for the first {} of {} failing seeds (--max-repros {})\n", repros_,
-                          s.seeds_failed, settings_.max_repros);
+      // Counted as written, not as tried: a full disk writes none.
+      line += repros_written_ == repros_
+                  ? fmt::format("  repro files written for the first {} of {} failing seeds (--max-repros {})\n",
+                                repros_, s.seeds_failed, settings_.max_repros)
+                  : fmt::format(
+                        "  repro files written for {} of the first {} of {} failing seeds (--max-repros {}; "
+                        "the others could not be written, as said above)\n",
+                        repros_written_, repros_, s.seeds_failed, settings_.max_repros);
     }
     return line;
   }
@@ -257,7 +264,8 @@ class CampaignRunner {
   Progress progress_;
   SeedLoop loop_;
   CampaignSummary* summary_ = nullptr;
-  uint64_t repros_ = 0;
+  uint64_t repros_ = 0;          // repro files tried, up to --max-repros
+  uint64_t repros_written_ = 0;  // of those, written
   // Runners between seeds (TakeRunner, GiveBack); after loop_, whose stop check they hold.
   std::mutex runners_mutex_;
   std::vector<std::unique_ptr<ScenarioRunner>> idle_runners_;
