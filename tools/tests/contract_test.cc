@@ -221,6 +221,10 @@ TEST_F(ContractTest, OneSeedModes_RefuseOutputsTheyWouldNotWrite) {
        std::vector<std::vector<std::string>>{{"fuzz", "--algorithm", "raft", "--seed", "3", "--summary", file},
                                              {"fuzz", "--algorithm", "raft", "--seed", "3", "--junit", file},
                                              {"fuzz", "--algorithm", "raft", "--seed", "3", "--seeds", "1..4"},
+                                             {"fuzz", "--algorithm", "raft", "--seed", "3", "--repro-dir", file},
+                                             {"fuzz", "--algorithm", "raft", "--seed", "3", "--max-repros", "3"},
+                                             {"fuzz", "--algorithm", "raft", "--seed", "3", "--shrink-runs", "5"},
+                                             {"fuzz", "--algorithm", "raft", "--seed", "3", "--jobs", "2"},
                                              {"bench", "--algorithms", "raft", "--run-seed", "3", "--csv", file},
                                              {"bench", "--algorithms", "raft,bully", "--run-seed", "3"}}) {
     const Finished finished = RunElectsim(args);

@@ -33,9 +33,9 @@ void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-void AddJobsFlag(CLI::App& app, unsigned& jobs) {
+CLI::Option* AddJobsFlag(CLI::App& app, unsigned& jobs) {
   jobs = std::max(1u, std::thread::hardware_concurrency());
-  app.add_option("--jobs", jobs, "parallel simulations (default: every core)")
+  return app.add_option("--jobs", jobs, "parallel simulations (default: every core)")
       ->check(UnsignedText("a number of jobs", 1, 256))
       ->capture_default_str();
 }

@@ -26,7 +26,7 @@ CLI::Validator UnsignedText(std::string what, uint64_t min, uint64_t max);
 void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string& what = "the scenario",
                 const std::string& examples = "nodes=7 or algorithm.options.election_timeout_max=300ms");
 // --jobs N, defaulting to every core.
-void AddJobsFlag(CLI::App& app, unsigned& jobs);
+CLI::Option* AddJobsFlag(CLI::App& app, unsigned& jobs);
 // --seed N: one seed, checked as text.
 CLI::Option* AddSeedFlag(CLI::App& app, std::string& seed, const std::string& help);
 

@@ -30,6 +30,9 @@ struct FuzzFlags {
   uint64_t shrink_runs = 3000;
   campaign::SummaryOutputs summary;
   std::vector<std::string> merge;
+  // Flags with defaults that only a campaign reads; given with --seed they
+  // are refused, as the others are.
+  std::vector<CLI::Option*> campaign_options;
 };
 
 class FuzzSubject : public campaign::CampaignSubject {
@@ -137,6 +140,14 @@ absl::Status ReadJudgeFlags(FuzzFlags& flags) {
                                       {"--time-budget", !flags.time_budget.empty()},
                                       {"--stop-at-first-failure", flags.stop_at_first_failure}}) {
       if (given) return InputError(fmt::format("--seed: runs one seed alone; expected no {} with it", flag));
+    }
+    for (const CLI::Option* option : flags.campaign_options) {
+      if (option->count() > 0) {
+        return InputError(fmt::format(
+            "--seed: runs one seed alone and writes no file (a failing one's repro comes from a campaign of it, "
+            "--seeds N..N); expected no {} with it",
+            option->get_name()));
+      }
     }
   }
   return absl::OkStatus();
@@ -265,20 +276,23 @@ void AddGeneratorFlags(CLI::App& app, FuzzFlags& flags) {
 void AddCampaignFlags(CLI::App& app, FuzzFlags& flags) {
   app.add_option("--seeds", flags.seeds, "seed range A..B (default 1..1000)");
   app.add_option("--time-budget", flags.time_budget, "stop starting seeds after this long, e.g. 60s");
-  AddJobsFlag(app, flags.jobs);
+  flags.campaign_options.push_back(AddJobsFlag(app, flags.jobs));
   app.add_option("--shard", flags.shard, "run only shard K of N (K/N), to split a run across processes or machines");
   app.add_flag("--stop-at-first-failure", flags.stop_at_first_failure,
                "stop at the first seed (in seed order) that breaks a guarantee");
   app.add_option("--summary", flags.summary.summary_path, "write a JSON summary (merge shards' with --merge)");
   app.add_option("--junit", flags.summary.junit_path, "write a JUnit XML report: one test case per failing seed");
-  app.add_option("--repro-dir", flags.repro_dir, "where failing seeds write repro files (\"\": none)")
-      ->capture_default_str();
-  app.add_option("--max-repros", flags.max_repros, "repro files for the first failing seeds")
-      ->check(UnsignedText("a number of repro files", 0, UINT64_MAX))
-      ->capture_default_str();
-  app.add_option("--shrink-runs", flags.shrink_runs, "runs spent shrinking each repro (0: do not shrink)")
-      ->check(UnsignedText("a number of runs", 0, UINT64_MAX))
-      ->capture_default_str();
+  flags.campaign_options.push_back(
+      app.add_option("--repro-dir", flags.repro_dir, "where failing seeds write repro files (\"\": none)")
+          ->capture_default_str());
+  flags.campaign_options.push_back(
+      app.add_option("--max-repros", flags.max_repros, "repro files for the first failing seeds")
+          ->check(UnsignedText("a number of repro files", 0, UINT64_MAX))
+          ->capture_default_str());
+  flags.campaign_options.push_back(
+      app.add_option("--shrink-runs", flags.shrink_runs, "runs spent shrinking each repro (0: do not shrink)")
+          ->check(UnsignedText("a number of runs", 0, UINT64_MAX))
+          ->capture_default_str());
   app.add_option("--seed", flags.seed, "run this one seed alone, printing its verdict and trace hash");
   app.add_flag("--emit-scenario", flags.emit_scenario, "with --seed: print its scenario instead of running it");
   app.add_option("--merge", flags.merge, "combine these shard summaries (into --summary, --junit), as merge does");
