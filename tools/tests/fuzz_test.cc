@@ -389,6 +389,16 @@ TEST(FuzzCli_Input, BadFlagsAreExit2NamingWhatWasExpected) {
   const auto one_node = RunCombined("fuzz --algorithm raft --nodes 1 --seeds 1..20");
   EXPECT_EQ(one_node.exit_status, 2) << one_node.output;
   EXPECT_NE(one_node.output.find("--nodes: expected N or MIN..MAX within [2, "), std::string::npos) << one_node.output;
+  // A duration past the longest one says where the bound is (500h is "at least 1s").
+  const auto long_run = RunCombined("fuzz --algorithm raft --duration 500h --seeds 1..2");
+  EXPECT_EQ(long_run.exit_status, 2) << long_run.output;
+  EXPECT_NE(long_run.output.find("--duration: expected D or MIN..MAX, durations from 1s to 1000000s; got \"500h\""),
+            std::string::npos)
+      << long_run.output;
+  const auto long_budget = RunCombined("fuzz --algorithm raft --time-budget 100000h");
+  EXPECT_EQ(long_budget.exit_status, 2) << long_budget.output;
+  EXPECT_NE(long_budget.output.find("--time-budget: expected a positive duration up to 1000000s"), std::string::npos)
+      << long_budget.output;
 }
 
 std::string FuzzArgs(const std::string& extra) {

@@ -103,7 +103,8 @@ absl::Status ReadGeneratorFlags(FuzzFlags& flags) {
     const auto [low, high] = Bounds(flags.duration);
     auto min = ParseDuration(low), max = ParseDuration(high);
     if (!min.ok() || !max.ok() || *min < sim::TimeNs::Seconds(1) || *max < *min) {
-      return Bad("--duration", "D or MIN..MAX, durations of at least 1s", flags.duration);
+      return Bad("--duration", fmt::format("D or MIN..MAX, durations from 1s to {}s", kMaxDurationSeconds),
+                 flags.duration);
     }
     g.duration_min = *min;
     g.duration_max = *max;
@@ -165,7 +166,8 @@ absl::StatusOr<campaign::SeedPlan> PlanOf(const FuzzFlags& flags, std::optional<
   if (!flags.time_budget.empty()) {
     auto budget = ParseDuration(flags.time_budget);
     if (!budget.ok() || budget->ns() <= 0)
-      return Bad("--time-budget", "a positive duration such as 60s", flags.time_budget);
+      return Bad("--time-budget", fmt::format("a positive duration up to {}s, such as 60s", kMaxDurationSeconds),
+                 flags.time_budget);
     budget_s = static_cast<double>(budget->ns()) / 1e9;
   }
   auto shard = campaign::Shard::Parse("--shard", flags.shard);

@@ -10,9 +10,6 @@
 namespace electsim {
 namespace {
 
-// A million seconds (11.6 days) is far beyond any election run and keeps
-// every sum of times in a scenario far from int64 overflow.
-constexpr int64_t kMaxSeconds = 1000000;
 constexpr int kMaxFractionDigits = 9;
 
 // Nanoseconds per unit, longest names first so "ms" is not read as "m".
@@ -82,7 +79,7 @@ absl::StatusOr<sim::TimeNs> ParseDuration(std::string_view text, bool allow_nega
   absl::Duration parsed;
   // Only overflow is left to fail here: the text matches the grammar.
   if (!absl::ParseDuration(std::string(text), &parsed)) return error("too large: at most 1000000s");
-  if (absl::AbsDuration(parsed) > absl::Seconds(kMaxSeconds)) return error("too large: at most 1000000s");
+  if (absl::AbsDuration(parsed) > absl::Seconds(kMaxDurationSeconds)) return error("too large: at most 1000000s");
   return sim::TimeNs(absl::ToInt64Nanoseconds(parsed));
 }
 

@@ -9,12 +9,18 @@
 // 1000000s either way. No spaces, no bare numbers ("0" needs a unit), no "inf".
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "electsim/sim/types.h"
 
 namespace electsim {
+
+// The longest duration either way. A million seconds (11.6 days) is far
+// beyond any election run and keeps every sum of times in a scenario far
+// from int64 overflow.
+inline constexpr int64_t kMaxDurationSeconds = 1000000;
 
 // The error message reads after "expected": "a duration such as ..., got
 // "TEXT" (WHY)".
