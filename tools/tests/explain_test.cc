@@ -310,6 +310,18 @@ TEST_F(ExplainTest, LongHistory_IsCutWithANote) {
   EXPECT_NE(out.output.find("resource: resource.accept{token=1 writer=2 seq=21 highest=3}"), std::string::npos)
       << out.output;
   EXPECT_EQ(out.output.find("node 1: role{role=leader term=3 token=3}"), std::string::npos) << out.output;
+  // Fewer lines than faults: every other event goes, and the note says so
+  // rather than calling them earlier; the count is of the lines shown,
+  // violation markers included.
+  const Outcome faults_only = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 1");
+  EXPECT_NE(faults_only.output.find("* event; 4 lines):"), std::string::npos) << faults_only.output;
+  EXPECT_NE(
+      faults_only.output.find("... every event but the faults skipped, 31 of them (0.000000s to 5.009913s): the 3 "
+                              "fault lines fill --lines 1"),
+      std::string::npos)
+      << faults_only.output;
+  EXPECT_NE(faults_only.output.find("5.009913s  violation: stale_token (trace #1485)"), std::string::npos)
+      << faults_only.output;
   const Outcome whole = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
   EXPECT_NE(whole.output.find(". L . . .  node 1: role{role=leader term=3 token=3}"), std::string::npos)
       << whole.output;

@@ -354,6 +354,8 @@ struct Window {
   std::vector<const Event*> kept;
   size_t skipped = 0;
   std::optional<sim::TimeNs> skipped_from, skipped_to;
+  size_t faults = 0;
+  bool faults_fill_it = false;  // no other event fits: every one was skipped
 };
 Window CutToWindow(const std::vector<const Event*>& lines, size_t max_lines) {
   Window w;
@@ -362,6 +364,8 @@ Window CutToWindow(const std::vector<const Event*>& lines, size_t max_lines) {
       static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](auto* e) { return !fault(e); }));
   const size_t faults = lines.size() - others;
   const size_t keep_others = max_lines > faults ? max_lines - faults : 0;
+  w.faults = faults;
+  w.faults_fill_it = keep_others == 0 && others > 0;
   size_t seen_others = 0;
   for (const Event* e : lines) {
     if (!fault(e) && seen_others++ < others - std::min(others, keep_others)) {
@@ -378,10 +382,15 @@ Window CutToWindow(const std::vector<const Event*>& lines, size_t max_lines) {
 void Account::Timeline() {
   const Window w = CutToWindow(History(), options_.max_timeline_lines);
   const uint32_t columns = story_.scenario().total_nodes();
+  // The violations marked among the events: up to the last event shown, or
+  // the first violation, whichever is later.
+  const uint64_t marked_until = std::max(w.kept.empty() ? 0 : w.kept.back()->index, violations_.front()->trace_index);
+  const auto marked = static_cast<size_t>(std::count_if(violations_.begin(), violations_.end(),
+                                                        [&](const auto* v) { return v->trace_index <= marked_until; }));
   Line(fmt::format(
       "causal history (happened-before the claims and the violation, with the messages faults cut; one column per "
       "node, ! fault, L leader claim, x message cut or lost, * event; {} lines):",
-      w.kept.size()));
+      w.kept.size() + marked));
   std::string legend;
   for (uint32_t n = 0; n < columns; ++n) {
     legend += fmt::format("{:<2}", n < story_.scenario().nodes ? std::to_string(n) : Node(n).substr(0, 1));
@@ -389,8 +398,14 @@ void Account::Timeline() {
   while (!legend.empty() && legend.back() == ' ') legend.pop_back();
   Line(fmt::format("  {:>12}  {}", "time", legend));
   if (w.skipped > 0) {
-    Line(fmt::format("  ... {} earlier events of the history skipped ({} to {})", w.skipped, Seconds(*w.skipped_from),
-                     Seconds(*w.skipped_to)));
+    if (w.faults_fill_it) {
+      Line(fmt::format(
+          "  ... every event but the faults skipped, {} of them ({} to {}): the {} fault lines fill --lines {}",
+          w.skipped, Seconds(*w.skipped_from), Seconds(*w.skipped_to), w.faults, options_.max_timeline_lines));
+    } else {
+      Line(fmt::format("  ... {} earlier events of the history skipped ({} to {})", w.skipped, Seconds(*w.skipped_from),
+                       Seconds(*w.skipped_to)));
+    }
   }
   std::set<uint64_t> claims;
   for (const sim::NodeId id : violations_.front()->nodes) {
@@ -413,7 +428,7 @@ void Account::Timeline() {
     const std::string who = e->node == Event::kNone ? "all" : Node(e->node);
     Line(fmt::format("  {:>12}  {} {}: {}{}", Seconds(e->time), cells, who, fault ? "!! " : "", Describe(*e)));
   }
-  violations_until(std::max(w.kept.empty() ? 0 : w.kept.back()->index, violations_.front()->trace_index));
+  violations_until(marked_until);
 }
 
 }  // namespace
