@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "tools/electsim/campaign/output_plan.h"
+#include "tools/electsim/campaign/seed_campaign.h"
 #include "tools/electsim/campaign/seeds.h"
 #include "tools/electsim/campaign/summary.h"
 #include "tools/electsim/engine/bench_scenarios.h"
@@ -217,6 +218,25 @@ TEST(Summary_Merge, OtherCampaignsAndRepeatedShardsAreRefused) {
   EXPECT_FALSE(MergeSummaries({File(ShardSummary(1, 3, 10)), File(other)}, {"a", "b"}, true).ok());
   EXPECT_FALSE(MergeSummaries({File(ShardSummary(1, 3, 10)), File(ShardSummary(1, 3, 10))}, {"a", "b"}, true).ok());
   EXPECT_FALSE(MergeSummaries({File(ShardSummary(1, 3, 10)), File(ShardSummary(2, 4, 10))}, {"a", "b"}, true).ok());
+}
+
+// "stopped" holds why a campaign stopped early, as electsim writes it: a
+// value it never writes is refused with its JSON path, not echoed back.
+TEST(Summary_Json, StoppedIsOneOfTheReasonsACampaignWrites) {
+  const nlohmann::json good = ToJson(File(ShardSummary(2, 3, 10)));
+  for (const LoopEnd end : {LoopEnd::kFoldStopped, LoopEnd::kSignal, LoopEnd::kTimeBudget, LoopEnd::kError}) {
+    nlohmann::json stopped = good;
+    stopped["campaigns"][0]["stopped"] = StoppedText(LoopResult{.end = end});
+    const auto read = SummaryFromJson(stopped, "s.json");
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->campaigns[0].stopped, StoppedText(LoopResult{.end = end}));
+  }
+  nlohmann::json banana = good;
+  banana["campaigns"][0]["stopped"] = "banana";
+  const auto refused = SummaryFromJson(banana, "s.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("/campaigns/0/stopped"), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("\"time budget\""), std::string::npos) << refused.status();
 }
 
 TEST(Summary_Json, ReadBackRefusesShardsOutOfRangeAndSeedsBeyondTheirShard) {

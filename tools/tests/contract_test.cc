@@ -283,9 +283,13 @@ TEST_F(MergeContractTest, TwoOfThreeShardsAreNeverComplete) {
   const Finished partial = RunElectsim({"merge", Shard(1), Shard(2), "--summary", merged, "--allow-incomplete"});
   EXPECT_EQ(partial.exit_status, 3) << partial.err;
   EXPECT_EQ(nlohmann::json::parse(ReadWholeFile(merged))["complete"], false);
+  EXPECT_NE(partial.out.find("merge: 2 summaries of fuzz raft: shards 1,2 of 3, "), std::string::npos) << partial.out;
   const Finished whole = RunElectsim({"fuzz", "--merge", Shard(1), Shard(2), Shard(3), "--summary", merged});
   EXPECT_EQ(whole.exit_status, 0) << whole.err;
   EXPECT_EQ(nlohmann::json::parse(ReadWholeFile(merged))["complete"], true);
+  // The shards merged, not the one campaign they make (shard 1 of 1).
+  EXPECT_NE(whole.out.find("merge: 3 summaries of fuzz raft: shards 1,2,3 of 3, 30 of 30 seeds"), std::string::npos)
+      << whole.out;
   // A run's flag with --merge would be ignored: refused, nothing written.
   fs::remove(merged);
   const Finished mixed =

@@ -192,10 +192,14 @@ absl::Status Reader::ReadCounts(const json& c, const std::string& pointer, Campa
   }
   auto stopped = Field(c, pointer, "stopped");
   if (!stopped.ok()) return stopped.status();
-  if ((*stopped)->is_string()) {
+  const auto known = [](const std::string& why) {
+    return std::find(std::begin(kStoppedReasons), std::end(kStoppedReasons), why) != std::end(kStoppedReasons);
+  };
+  if ((*stopped)->is_string() && known((*stopped)->get<std::string>())) {
     s.stopped = (*stopped)->get<std::string>();
   } else if (!(*stopped)->is_null()) {
-    return Fail(pointer + "/stopped", "null, or why the campaign stopped early");
+    return Fail(pointer + "/stopped",
+                fmt::format("null, or why the campaign stopped early: \"{}\"", fmt::join(kStoppedReasons, "\", \"")));
   }
   return absl::OkStatus();
 }

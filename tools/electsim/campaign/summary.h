@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,6 +41,9 @@ struct SeedError {
   std::string message;
 };
 
+// The values of CampaignSummary::stopped, as summaries write them.
+inline constexpr std::string_view kStoppedReasons[] = {"signal", "time budget", "first failure", "error"};
+
 struct CampaignSummary {
   std::string label;        // "raft-leader-crash", "fuzz raft"
   nlohmann::json identity;  // an object: equal in every shard of one campaign
@@ -48,7 +52,7 @@ struct CampaignSummary {
   std::set<uint64_t> shards = {1};  // the shards this summary covers
   uint64_t seeds_run = 0;
   // Why it stopped before running every seed of its shards: "" (it did
-  // not), "signal", "time budget", "first failure", "error".
+  // not) or one of kStoppedReasons.
   std::string stopped;
   uint64_t seeds_failed = 0;
   uint64_t seeds_with_findings = 0;

@@ -2,6 +2,7 @@
 // into the summary of the whole campaign, checked (campaign/summary.h).
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "fmt/format.h"
 #include "tools/electsim/campaign/finish.h"
@@ -34,11 +35,20 @@ absl::StatusOr<std::vector<campaign::SummaryFile>> ReadAll(const std::vector<std
 }
 
 // To standard error when standard output carries the merged summary (--json).
-void PrintMerged(const campaign::SummaryFile& merged, size_t files, std::ostream& out) {
-  for (const campaign::CampaignSummary& c : merged.campaigns) {
-    out << fmt::format("merge: {} summaries of {}: shards {} of {}, {} of {} seeds ({}){}; failed: {}\n", files,
-                       EscapeForTerminal(c.label), c.shards.size(), c.shard_count, c.seeds_run, c.range.size(),
-                       c.range.ToString(), c.Complete() ? "" : " INCOMPLETE", c.seeds_failed);
+// The shards named are the files' (a complete merge is one unsharded
+// campaign, shard 1 of 1, which is not what was merged).
+void PrintMerged(const campaign::SummaryFile& merged, const std::vector<campaign::SummaryFile>& files,
+                 std::ostream& out) {
+  for (size_t j = 0; j < merged.campaigns.size(); ++j) {
+    const campaign::CampaignSummary& c = merged.campaigns[j];
+    std::set<uint64_t> given;
+    for (const campaign::SummaryFile& file : files) {
+      given.insert(file.campaigns[j].shards.begin(), file.campaigns[j].shards.end());
+    }
+    out << fmt::format("merge: {} summaries of {}: shards {} of {}, {} of {} seeds ({}){}; failed: {}\n", files.size(),
+                       EscapeForTerminal(c.label), fmt::join(given, ","), files.front().campaigns[j].shard_count,
+                       c.seeds_run, c.range.size(), c.range.ToString(), c.Complete() ? "" : " INCOMPLETE",
+                       c.seeds_failed);
   }
 }
 
@@ -54,7 +64,7 @@ int MergeCommand(const std::vector<std::string>& paths, const campaign::SummaryO
   if (!files.ok()) return ReportError(files.status());
   auto merged = campaign::MergeSummaries(*files, paths, allow_incomplete);
   if (!merged.ok()) return ReportError(merged.status());
-  PrintMerged(*merged, paths.size(), outputs.json_to_stdout ? std::cerr : std::cout);
+  PrintMerged(*merged, *files, outputs.json_to_stdout ? std::cerr : std::cout);
   CommandOutcome outcome;
   if (merged->Failed()) outcome.Failed();
   const absl::Status incomplete = merged->Complete() ? absl::OkStatus()
