@@ -365,6 +365,39 @@ TEST(Runner_Faults, AMomentThatDoesNotComeWithinItsWaitSkipsTheStep) {
       << result.notes[0];
 }
 
+// Network records of cuts and link changes, by whether they join a node to itself.
+class CutRecords final : public sim::TraceSink {
+ public:
+  void OnRecord(const sim::TraceRecord& r) override {
+    if (r.kind != sim::TraceKind::kNetwork || r.peer == sim::kNoNode) return;
+    ++(r.node == r.peer ? to_itself : between_nodes);
+  }
+  int to_itself = 0;
+  int between_nodes = 0;
+};
+
+// "leader" resolved to the other end of a cut or a link: the step is skipped
+// with a note, as a file naming one node at both ends is refused, rather than
+// recorded as a cut of a node from itself.
+TEST(Runner_Faults, ACutOrLinkFromTheLeaderToItselfIsSkippedWithANote) {
+  CutRecords cuts;
+  const RunResult result = RunText(R"({"nodes": 3, "duration": "2s", "algorithm": "raft",
+      "faults": [{"after": {"event": "leader_elected"}, "cut": {"from": "leader", "to": 0}, "for": "100ms"},
+                 {"after": {"event": "leader_elected"}, "cut": {"from": "leader", "to": 1}, "for": "100ms"},
+                 {"after": {"event": "leader_elected"}, "cut": {"from": "leader", "to": 2}, "for": "100ms"},
+                 {"after": {"event": "leader_elected"}, "link": {"from": "leader", "to": 0, "latency": "2ms"}},
+                 {"after": {"event": "leader_elected"}, "link": {"from": "leader", "to": 1, "latency": "2ms"}},
+                 {"after": {"event": "leader_elected"}, "link": {"from": "leader", "to": 2, "latency": "2ms"}}]})",
+                                   &cuts);
+  EXPECT_EQ(cuts.to_itself, 0);
+  EXPECT_GE(cuts.between_nodes, 4);  // two cuts (and their restores), two links
+  int skipped = 0;
+  for (const std::string& note : result.notes) {
+    skipped += note.find("is at both ends: its messages to itself do not cross the network") != std::string::npos;
+  }
+  EXPECT_EQ(skipped, 2) << fmt::format("{}", fmt::join(result.notes, "\n"));
+}
+
 TEST(Runner_Faults, AFaultAtTimeZeroLandsAfterEveryNodeBooted) {
   const std::string text = R"({
     "nodes": 3, "duration": "1s", "algorithm": "raft",

@@ -356,7 +356,12 @@ void FaultDriver::Apply(const FaultStep& step) {
     case Action::kLink: {
       const sim::NodeId from = Resolve(step.node, step);
       const sim::NodeId to = Resolve(step.to, step);
-      if (from != sim::kNoNode && to != sim::kNoNode) Check(step, sim_.SetLink(from, to, step.link));
+      if (from == sim::kNoNode || to == sim::kNoNode) return;
+      if (from == to) {
+        Skip(step, fmt::format("node {} is at both ends: its messages to itself do not cross the network", to.value()));
+        return;
+      }
+      Check(step, sim_.SetLink(from, to, step.link));
       return;
     }
   }
@@ -480,6 +485,12 @@ void FaultDriver::ApplyCut(const FaultStep& step) {
   const sim::NodeId to = Resolve(step.to, step);
   if (to == sim::kNoNode) return;
   OnActor(step, step.node, [this, &step, to](sim::NodeId from) {
+    // "leader" resolved to the other end: a file may not name one node at
+    // both ends, and a node's messages to itself do not cross the network.
+    if (from == to) {
+      Skip(step, fmt::format("node {} is at both ends: its messages to itself do not cross the network", to.value()));
+      return;
+    }
     if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
       Check(step, status);
       return;
