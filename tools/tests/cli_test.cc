@@ -117,6 +117,14 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
                             "has none there"),
             std::string::npos)
       << out.output;
+  // A value that opens an object is JSON: its fault is named, not "got the string".
+  out = Electsim("run " + scenario + R"( --set 'network={"drop":0.1,"drop":0.2}')");
+  EXPECT_EQ(out.exit_status, 2) << out.output;
+  EXPECT_NE(out.output.find("expected a JSON value after '=' (--set: at /drop: expected each key once"),
+            std::string::npos)
+      << out.output;
+  out = Electsim("run " + scenario + R"( --set 'description="{quoted}"' --quiet)");
+  EXPECT_EQ(out.exit_status, 0) << out.output;
   EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "a refused run wrote something";
 }
 

@@ -48,8 +48,15 @@ absl::StatusOr<Override> ParseOverride(std::string_view flag) {
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
-  // JSON when it parses as JSON; otherwise the text itself, as a string.
+  // JSON when it parses as JSON; otherwise the text itself, as a string. A
+  // value that opens an object or an array is meant as JSON: why it does
+  // not parse (a duplicate key, a missing brace) is the message.
   auto parsed = ParseJsonText(value, "--set");
+  const size_t first = value.find_first_not_of(" \t\n\r");
+  if (!parsed.ok() && first != std::string_view::npos && (value[first] == '{' || value[first] == '[')) {
+    return FlagError(o, fmt::format("a JSON value after '=' ({}; a string that starts with {} is written in quotes)",
+                                    std::string(parsed.status().message()), value[first]));
+  }
   o.value = parsed.ok() ? *parsed : json(std::string(value));
   return o;
 }
