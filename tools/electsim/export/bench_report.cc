@@ -387,16 +387,20 @@ namespace {
 class TableWriter {
  public:
   TableWriter(BenchFormat format, size_t first_width) : format_(format), first_(first_width) {}
+  // Without a sweep (first_ 0) Markdown has no value column, as text has none.
   std::string Row(const std::vector<std::string>& cells) const {
-    if (format_ == BenchFormat::kMarkdown) return fmt::format("| {} |\n", fmt::join(cells, " | "));
+    if (format_ == BenchFormat::kMarkdown) {
+      return fmt::format("| {} |\n", fmt::join(cells.begin() + (first_ > 0 ? 0 : 1), cells.end(), " | "));
+    }
     return fmt::format("{:<{}}{:<10}{:<20}{:>7}{:>9}{:>9}{:>9}{:>9}{:>20}\n", cells[0], first_, cells[1], cells[2],
                        cells[3], cells[4], cells[5], cells[6], cells[7], cells[8]);
   }
   // `measure`: what the third column names ("ms" when every measure is a latency).
   std::string Header(const std::string& measure) const {
-    std::string out = Row({first_ > 0 || format_ == BenchFormat::kMarkdown ? "value" : "", "algorithm", measure, "n",
-                           "p50", "p90", "p99", "max", "mean ± 95% CI"});
-    if (format_ == BenchFormat::kMarkdown) out += "|---|---|---|--:|--:|--:|--:|--:|--:|\n";
+    std::string out =
+        Row({first_ > 0 ? "value" : "", "algorithm", measure, "n", "p50", "p90", "p99", "max", "mean ± 95% CI"});
+    if (format_ == BenchFormat::kMarkdown)
+      out += fmt::format("{}|---|---|--:|--:|--:|--:|--:|--:|\n", first_ > 0 ? "|---" : "");
     return out;
   }
   // What a configuration's trials add up to: a line under its rows in text;
