@@ -198,6 +198,24 @@ TEST(Summary_Merge, AllShardsMakeTheWholeCampaign) {
   EXPECT_EQ(merged->campaigns[0].failing.at(4).repro, "r.json");
 }
 
+// What the judge left unjudged is counted per reason, adds up across
+// shards and survives the JSON.
+TEST(Summary_Merge, UnjudgedCountsAddUpAndReadBack) {
+  CampaignSummary one = ShardSummary(1, 2, 15), two = ShardSummary(2, 2, 15);
+  one.unjudged = {{"liveness (timings)", 3}};
+  two.unjudged = {{"liveness (timings)", 2}, {"liveness (network)", 4}};
+  auto merged = MergeSummaries({File(one), File(two)}, {"a", "b"}, false);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  const std::map<std::string, uint64_t> expected = {{"liveness (timings)", 5}, {"liveness (network)", 4}};
+  EXPECT_EQ(merged->campaigns[0].unjudged, expected);
+  auto read = SummaryFromJson(ToJson(*merged), "m.json");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->campaigns[0].unjudged, expected);
+  nlohmann::json too_many = ToJson(File(one));
+  too_many["campaigns"][0]["unjudged"]["liveness (timings)"] = 16;  // a shard of 15 seeds
+  EXPECT_FALSE(SummaryFromJson(too_many, "s.json").ok());
+}
+
 TEST(Summary_Merge, MissingShardsAreRefusedOrMergedAsIncomplete) {
   const std::vector<SummaryFile> two = {File(ShardSummary(1, 3, 10)), File(ShardSummary(2, 3, 10))};
   const auto refused = MergeSummaries(two, {"a", "b"}, false);

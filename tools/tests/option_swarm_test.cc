@@ -190,6 +190,11 @@ TEST(OptionSwarm_Cli, ANetworkLeftSlowBySetMakesLivenessAFindingWithANote) {
   std::smatch violations;
   ASSERT_TRUE(std::regex_search(slow.output, violations, std::regex("seeds with a violation: ([^\n]*)")));
   EXPECT_NE(violations[1].str().find("liveness"), std::string::npos) << slow.output;
+  // The last line counts the seeds that left it unjudged, and why.
+  std::smatch unjudged;
+  ASSERT_TRUE(std::regex_search(slow.output, unjudged, std::regex("left unjudged \\(seeds\\): ([^;]*);")))
+      << slow.output;
+  EXPECT_NE(unjudged[1].str().find("liveness (network) "), std::string::npos) << slow.output;
   const auto calm = RunCombined("fuzz --algorithm raft --set network.latency=5ms --seeds 1..2");
   EXPECT_EQ(calm.output.find("note:"), std::string::npos) << calm.output;
 }

@@ -23,6 +23,7 @@ void Add(CampaignSummary& merged, const CampaignSummary& shard) {
   for (const auto& [name, n] : shard.failed_by) merged.failed_by[name] += n;
   for (const auto& [name, n] : shard.violations) merged.violations[name] += n;
   for (const auto& [name, n] : shard.options_drawn) merged.options_drawn[name] += n;
+  for (const auto& [name, n] : shard.unjudged) merged.unjudged[name] += n;
   merged.failing.insert(shard.failing.begin(), shard.failing.end());
   merged.errors.insert(merged.errors.end(), shard.errors.begin(), shard.errors.end());
   if (merged.stopped.empty()) merged.stopped = shard.stopped;

@@ -137,6 +137,7 @@ class CampaignRunner {
     if (settings_.metrics != nullptr) settings_.metrics->Write(out.metrics_row);
     for (const std::string& name : out.violated) ++s.violations[name];
     for (const std::string& name : out.verdict.drawn) ++s.options_drawn[name];
+    for (const std::string& name : out.verdict.unjudged) ++s.unjudged[name];
     if (!out.verdict.findings.empty()) ++s.seeds_with_findings;
     if (!out.verdict.failed) return true;
     ++s.seeds_failed;

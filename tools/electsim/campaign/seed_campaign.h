@@ -35,6 +35,9 @@ struct SeedVerdict {
   // What the seed drew of its configuration, counted in the summary
   // (options_drawn): "pre_vote=true", "heartbeat_interval".
   std::vector<std::string> drawn;
+  // Guarantees the judge left unjudged for this seed, with why, counted in
+  // the summary (unjudged): "liveness (timings)".
+  std::vector<std::string> unjudged;
 };
 
 class CampaignSubject {

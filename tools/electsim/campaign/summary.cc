@@ -47,6 +47,7 @@ json CampaignJson(const CampaignSummary& c) {
           {"failed_by", c.failed_by},
           {"violations", c.violations},
           {"options_drawn", c.options_drawn},
+          {"unjudged", c.unjudged},
           {"failing_seeds", failing},
           {"errors", errors}};
 }
@@ -190,6 +191,12 @@ absl::Status Reader::ReadCounts(const json& c, const std::string& pointer, Campa
     if (!drawn.ok()) return drawn.status();
     s.options_drawn = *drawn;
   }
+  // Absent from summaries written before it was counted.
+  if (c.contains("unjudged")) {
+    auto unjudged = Counts(c, pointer, "unjudged");
+    if (!unjudged.ok()) return unjudged.status();
+    s.unjudged = *unjudged;
+  }
   auto stopped = Field(c, pointer, "stopped");
   if (!stopped.ok()) return stopped.status();
   const auto known = [](const std::string& why) {
@@ -254,7 +261,7 @@ absl::Status Reader::CheckNumbers(const CampaignSummary& c, const std::string& p
     return Fail(pointer + "/seeds_failed", "the number of failing seeds listed, at most seeds_run");
   }
   if (c.seeds_with_findings > c.seeds_run) return Fail(pointer + "/seeds_with_findings", "at most seeds_run");
-  for (const auto* counts : {&c.failed_by, &c.violations, &c.options_drawn}) {
+  for (const auto* counts : {&c.failed_by, &c.violations, &c.options_drawn, &c.unjudged}) {
     for (const auto& [name, n] : *counts) {
       if (n > c.seeds_run) return Fail(pointer, fmt::format("at most seeds_run seeds for {}", name));
     }

@@ -59,6 +59,7 @@ struct CampaignSummary {
   std::map<std::string, uint64_t> failed_by;      // reason: seeds
   std::map<std::string, uint64_t> violations;     // checker: seeds on which it fired
   std::map<std::string, uint64_t> options_drawn;  // option (or option=value): seeds that drew it
+  std::map<std::string, uint64_t> unjudged;       // "liveness (timings)": seeds that left it unjudged so
   std::map<uint64_t, FailingSeed> failing;
   std::vector<SeedError> errors;
 

@@ -51,7 +51,8 @@ class FuzzSubject : public campaign::CampaignSubject {
     return {.failed = !verdict.broken.empty(),
             .reasons = verdict.broken,
             .findings = verdict.findings,
-            .drawn = std::move(verdict.drawn)};
+            .drawn = std::move(verdict.drawn),
+            .unjudged = std::move(verdict.unjudged)};
   }
   CommandLine Reproduce(uint64_t seed) const override {
     return CommandLine().Add("fuzz").AddAll(config_.Flags()).Add("--seed", std::to_string(seed));
@@ -61,10 +62,12 @@ class FuzzSubject : public campaign::CampaignSubject {
     const std::string drawn = config_.settings().option_swarm
                                   ? fmt::format("; options drawn (seeds): {}", campaign::CountsText(s.options_drawn))
                                   : "";
+    const std::string unjudged =
+        s.unjudged.empty() ? "" : fmt::format("; left unjudged (seeds): {}", campaign::CountsText(s.unjudged));
     return fmt::format(
         "broke a declared guarantee: {} ({}); findings (not judged: undeclared for the faults in play, or "
-        "timings off the defaults' proportions, or liveness in a network left faulty): {} seeds{}",
-        s.seeds_failed, campaign::CountsText(s.failed_by), s.seeds_with_findings, drawn);
+        "timings off the defaults' proportions, or liveness in a network left faulty): {} seeds{}{}",
+        s.seeds_failed, campaign::CountsText(s.failed_by), s.seeds_with_findings, unjudged, drawn);
   }
   std::optional<nlohmann::json> DocumentFor(uint64_t seed) const override {
     auto document = config_.DocumentFor(seed);

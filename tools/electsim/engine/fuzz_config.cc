@@ -177,14 +177,27 @@ FuzzVerdict FuzzConfig::Judge(const Scenario& scenario, const RunResult& result)
   // And only in a network the faults leave calm: liveness is promised once
   // they are over, not under weather that lasts (a --set can make it so).
   const bool calm_after = NetworkFaultsOnceOver(scenario) == algorithms::FaultKinds();
-  const bool liveness = settings_.liveness_guaranteed && timing_kept && calm_after && LivenessWindowFits(scenario);
-  std::vector<std::string> judged = JudgedInvariants(scenario, settings_.guarantees_of, liveness,
-                                                     draw && defaults ? &draw->defaults_with_drawn : nullptr);
+  const bool window_fits = LivenessWindowFits(scenario);
+  const algorithms::OptionValues* defaults_given = draw && defaults ? &draw->defaults_with_drawn : nullptr;
+  std::vector<std::string> judged =
+      JudgedInvariants(scenario, settings_.guarantees_of, settings_.liveness_guaranteed, defaults_given);
+  FuzzVerdict verdict;
+  // Each left unjudged is counted with its reason, so that a campaign that
+  // judged liveness in none of its seeds says so.
+  auto leave = [&](const std::string& invariant, const char* why) {
+    if (std::erase(judged, invariant) > 0) verdict.unjudged.push_back(fmt::format("{} ({})", invariant, why));
+  };
+  if (!timing_kept) {
+    leave("liveness", "timings");
+  } else if (!calm_after) {
+    leave("liveness", "network");
+  } else if (!window_fits) {
+    leave("liveness", "window");
+  }
   // Disruption rests on timing as liveness does: a heartbeat nearly as long
   // as the election timeout lets the base latency's jitter alone time a
   // follower out while the leader is heard.
-  if (!timing_kept) std::erase(judged, std::string("disruption"));
-  FuzzVerdict verdict;
+  if (!timing_kept) leave("disruption", "timings");
   if (draw) verdict.drawn = draw->counted;
   for (const std::string& fired : result.violated_checkers()) {
     (std::binary_search(judged.begin(), judged.end(), fired) ? verdict.broken : verdict.findings).push_back(fired);

@@ -38,6 +38,10 @@ struct FuzzVerdict {
   // The options the swarm drew for the seed, as a summary counts them
   // (OptionDraw::counted); none when it is off.
   std::vector<std::string> drawn;
+  // Guarantees declared for the seed's faults but not judged, with why:
+  // "liveness (timings)", "liveness (network)", "liveness (window)",
+  // "disruption (timings)".
+  std::vector<std::string> unjudged;
 };
 
 class FuzzConfig {
