@@ -463,6 +463,27 @@ TEST(ShrinkCli_Description, SaysWhatRemainsAndKeepsTheOriginalAsShrunkFrom) {
   EXPECT_NE(shrunk["duration"], original["duration"]) << "the run was not cut: the test shows nothing";
 }
 
+// Every committed repro shrinks to files the loader takes back (a long
+// description once made them refused), shrunk again to no longer a chain of
+// descriptions, and a demonstration to one that demonstrates what is left:
+// run exits 0, replay reproduces.
+TEST(ShrinkCli_Files, EveryCommittedReproShrinksToFilesThatRunAndReplay) {
+  TempDir dir;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ELECTSIM_SOURCE_DIR) + "/results/repros")) {
+    const std::string stem = entry.path().stem().stem().string();
+    const std::string out = dir / stem;
+    const auto shrink = RunCombined("shrink " + entry.path().string() + " --max-runs 300 --out " + out);
+    ASSERT_EQ(shrink.exit_status, 0) << stem << shrink.output;
+    EXPECT_LE(json::parse(Read(out + ".json"))["description"].get<std::string>().size(), 1000u) << stem;
+    EXPECT_EQ(RunCombined("run " + out + ".json --repro-dir ''").exit_status, 0) << stem;
+    EXPECT_EQ(RunCombined("replay " + out + ".repro.json").exit_status, 0) << stem;
+    const auto again = RunCombined("shrink " + out + ".repro.json --max-runs 50 --out " + out + "-again");
+    ASSERT_EQ(again.exit_status, 0) << stem << again.output;
+    const std::string twice = json::parse(Read(out + "-again.json"))["description"];
+    EXPECT_EQ(twice.find("Shrunk from: "), twice.rfind("Shrunk from: ")) << twice;
+  }
+}
+
 TEST(FuzzCli_Summary, SameWithOtherJobsTwiceAndAsMergedShards) {
   TempDir dir;
   ASSERT_EQ(RunCombined(FuzzArgs("--jobs 1 --summary " + dir / "one.json")).exit_status, 0);

@@ -60,6 +60,7 @@ class Shrinker {
     out_.stopped_by_signal = StopSignal();
     out_.budget_exhausted = out_.stopped_by_signal == 0 && Exhausted();
     Redescribe(document.value("description", ""));
+    ExpectWhatItShows();
     return std::move(out_);
   }
 
@@ -110,6 +111,23 @@ class Shrinker {
 
   bool Exhausted() const { return out_.runs >= max_runs_ || StopSignal() != 0; }
 
+  // A scenario that demonstrates the invariant's violation (expects it)
+  // shrinks to one that demonstrates what the smaller run shows: the other
+  // violations the original expected may be gone with their faults. One
+  // that expects the invariant kept (a bug found) keeps failing as it did.
+  void ExpectWhatItShows() {
+    if (!out_.document.contains("expect")) return;
+    const json& expected = out_.document["expect"];
+    const json* violations = expected.contains("violations") ? &expected["violations"] : nullptr;
+    if (violations == nullptr || std::find(violations->begin(), violations->end(), invariant_) == violations->end()) {
+      return;
+    }
+    const std::vector<std::string> shown = out_.result.violated_checkers();
+    out_.document["expect"]["violations"] = shown;
+    out_.scenario.document["expect"]["violations"] = shown;
+    out_.scenario.expect.violations = shown;
+  }
+
   // The original's description no longer fits what is left: say what is
   // (nodes, fault steps, run length, seed, what it breaks), then the
   // original's, as "shrunk from".
@@ -124,10 +142,21 @@ class Shrinker {
                            step.after ? "" : " at " + sim::FormatDuration(step.at));
     }
     if (s.faults.size() > kSmallSchedule) steps += fmt::format("; and {} more", s.faults.size() - kSmallSchedule);
-    const std::string description =
-        fmt::format("{} {} node{}, {}, {} simulated: seed {} breaks {}. Shrunk from: {}", s.nodes, s.algorithm->name(),
-                    s.nodes == 1 ? "" : "s", steps, sim::FormatDuration(s.duration), seed_, invariant_,
-                    original.empty() ? "(no description)" : original);
+    // A shrunk file shrunk again keeps the first original's words, not a chain.
+    constexpr std::string_view kFrom = "Shrunk from: ";
+    std::string_view first = original;
+    if (const size_t at = first.rfind(kFrom); at != std::string_view::npos) first.remove_prefix(at + kFrom.size());
+    std::string description =
+        fmt::format("{} {} node{}, {}, {} simulated: seed {} breaks {}. {}{}", s.nodes, s.algorithm->name(),
+                    s.nodes == 1 ? "" : "s", steps, sim::FormatDuration(s.duration), seed_, invariant_, kFrom,
+                    first.empty() ? "(no description)" : first);
+    // The loader takes descriptions up to kMaxDescriptionBytes; cut at a
+    // character boundary, marked.
+    if (description.size() > kMaxDescriptionBytes) {
+      size_t cut = kMaxDescriptionBytes - 3;
+      while (cut > 0 && (static_cast<unsigned char>(description[cut]) & 0xC0) == 0x80) --cut;
+      description = description.substr(0, cut) + "...";
+    }
     out_.document["description"] = description;
     out_.scenario.document["description"] = description;
     out_.scenario.description = description;

@@ -170,6 +170,10 @@ struct Scenario {
   std::optional<sim::TimeNs> LivenessAfter() const;
 };
 
+// The longest description the loader takes (the schema's maxLength counts
+// characters; bytes are never fewer).
+inline constexpr size_t kMaxDescriptionBytes = 1000;
+
 // Election nodes a scenario may have. Set-up and memory are linear in nodes
 // (and in the links used); results/scale.md measures up to this.
 inline constexpr uint32_t kMaxNodes = 100000;
