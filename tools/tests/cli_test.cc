@@ -289,6 +289,24 @@ TEST_F(CliTest, ViolationWritesReproAndReplayReproducesTheHash) {
   EXPECT_EQ(Electsim("replay " + tampered).exit_status, 1);
 }
 
+// A run that fails by missing a violation it expects is a failure too: it
+// writes a repro, as sweep does for the same seed, and the repro replays.
+TEST_F(CliTest, ADemonstrationThatDoesNotDemonstrateWritesAReproAsSweepDoes) {
+  const std::string scenario = Scenario("bully-partition-split-brain.json");
+  const fs::path run_dir = dir_ / "run", sweep_dir = dir_ / "sweep";
+  const Outcome run = Electsim("run " + scenario + " --set 'faults=[]' --repro-dir " + run_dir.string());
+  EXPECT_EQ(run.exit_status, 1) << run.output;
+  const Outcome sweep =
+      Electsim("sweep " + scenario + " --set 'faults=[]' --seeds 1 --repro-dir " + sweep_dir.string());
+  EXPECT_EQ(sweep.exit_status, 1) << sweep.output;
+  const std::string name = "bully-partition-split-brain-seed1.repro.json";
+  ASSERT_TRUE(fs::exists(run_dir / name)) << run.output;
+  ASSERT_TRUE(fs::exists(sweep_dir / name)) << sweep.output;
+  const Outcome replay = Electsim("replay " + (run_dir / name).string());
+  EXPECT_EQ(replay.exit_status, 0) << replay.output;
+  EXPECT_NE(replay.output.find("trace hash matches"), std::string::npos) << replay.output;
+}
+
 TEST_F(CliTest, ReplayOfAMalformedReproExitsTwo) {
   EXPECT_EQ(Electsim("replay " + Write("overflow.json", R"({"seed": 1e400})")).exit_status, 2);
   EXPECT_EQ(Electsim("replay " + Write("shape.json", R"({"seed": 1, "trace_hash": "0x1"})")).exit_status, 2);

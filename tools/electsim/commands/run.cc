@@ -32,10 +32,12 @@ struct RunFlags {
 };
 
 // Whether this run writes a repro: a failed run always (unless --repro-dir
-// ""), a run that only showed the violations it expects when asked.
+// ""), one that missed a violation it expects too, as sweep writes it; a run
+// that only showed the violations it expects when asked.
 bool WritesRepro(const RunFlags& flags, const RunResult& result) {
-  if (flags.repro_dir.empty() || result.violations.empty()) return false;
-  return !result.met_expectations() || flags.repro_on == "violation";
+  if (flags.repro_dir.empty()) return false;
+  if (!result.met_expectations()) return true;
+  return flags.repro_on == "violation" && !result.violations.empty();
 }
 
 void PrintVerdict(const RunFlags& flags, const Scenario& scenario, const RunResult& result, std::ostream& out) {
