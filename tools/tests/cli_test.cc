@@ -235,6 +235,9 @@ TEST_F(CliTest, BadAlgorithmOptionsExitTwoWithAPreciseMessage) {
        "at /algorithm/options/safety_margin: expected a number"},
       {R"({"name": "lease", "options": {"safety_margin": 1.5}})",
        "at /algorithm/options/safety_margin: expected a number"},
+      // In (0, 1] to the eye, below what a ratio holds: the message says so.
+      {R"({"name": "lease", "options": {"safety_margin": 1e-7}})",
+       "expected a number in (0, 1], at least 0.000001 (ratios are held in millionths), got the number 1e-07"},
       {R"({"name": "ring", "options": {"ids": [3, 7, 5, 7, 1]}})",
        "option ids: id 7 appears twice (positions 1 and 3)"},
       {R"({"name": "ring", "options": {"ids": [1, 2]}})", "ids"},

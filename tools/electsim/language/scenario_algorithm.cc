@@ -41,7 +41,12 @@ void ReadOptions(const Reader& reader, const json& options, const std::string& p
         double ppm = v.get<double>() * 1e6;
         if (std::abs(ppm - std::round(ppm)) < 1e-6) ppm = std::round(ppm);
         if (!(ppm >= static_cast<double>(spec->min) && ppm <= static_cast<double>(spec->max))) {
-          reader.Fail(option_path, fmt::format("a number {}", range), &v);
+          // Below one part per million is "in (0, 1]" to the eye but not held.
+          const bool below_a_millionth = ppm > 0 && ppm < 1;
+          reader.Fail(option_path,
+                      fmt::format("a number {}{}", range,
+                                  below_a_millionth ? ", at least 0.000001 (ratios are held in millionths)" : ""),
+                      &v);
         }
         held = std::clamp(static_cast<int64_t>(ppm + 0.5), spec->min, spec->max);
         break;
