@@ -461,6 +461,11 @@ TEST(ShrinkCli_Description, SaysWhatRemainsAndKeepsTheOriginalAsShrunkFrom) {
       << description;
   EXPECT_EQ(json::parse(Read(dir / "vt.repro.json"))["scenario"]["description"], description);
   EXPECT_NE(shrunk["duration"], original["duration"]) << "the run was not cut: the test shows nothing";
+  // An invariant no checker has is unknown, not "not broken".
+  const auto bogus = RunCombined("shrink " + repro + " --invariant bogus --out " + dir / "bogus");
+  EXPECT_EQ(bogus.exit_status, 2) << bogus.output;
+  EXPECT_NE(bogus.output.find("--invariant: expected a checker, one of "), std::string::npos) << bogus.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bogus.json"));
 }
 
 // Every committed repro shrinks to files the loader takes back (a long

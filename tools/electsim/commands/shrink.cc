@@ -2,10 +2,12 @@
 // still breaks the same invariant (engine/shrink.h).
 #include "tools/electsim/engine/shrink.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
 
+#include "checkers/checker.h"
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "tools/electsim/campaign/output_plan.h"
@@ -59,6 +61,14 @@ int Shrink(const ShrinkFlags& flags) {
                                flags.repro_path)));
   }
   const std::string invariant = flags.invariant.value_or(repro->violations.front());
+  // A name no checker has could only "not be broken": say it is unknown.
+  const auto& known = checkers::AllCheckers();
+  if (std::none_of(known.begin(), known.end(), [&](const auto& c) { return c.name == invariant; })) {
+    std::vector<std::string> names;
+    for (const auto& c : known) names.push_back(c.name);
+    return ReportError(InputError(fmt::format("--invariant: expected a checker, one of {}; got \"{}\"",
+                                              fmt::join(names, ", "), EscapeForTerminal(invariant))));
+  }
   const ShrinkOutputs outputs = OutputsOf(flags);
   campaign::OutputPlan plan({flags.repro_path});
   plan.AddFile("--out (the repro)", outputs.repro);
