@@ -65,6 +65,7 @@ int Shrink(const ShrinkFlags& flags) {
   const auto& known = checkers::AllCheckers();
   if (std::none_of(known.begin(), known.end(), [&](const auto& c) { return c.name == invariant; })) {
     std::vector<std::string> names;
+    names.reserve(known.size());
     for (const auto& c : known) names.push_back(c.name);
     return ReportError(InputError(fmt::format("--invariant: expected a checker, one of {}; got \"{}\"",
                                               fmt::join(names, ", "), EscapeForTerminal(invariant))));
