@@ -59,7 +59,9 @@ class FuzzConfig {
   absl::StatusOr<nlohmann::json> DocumentFor(uint64_t seed) const { return DocumentFor(seed, settings_.option_swarm); }
   absl::StatusOr<Scenario> ScenarioFor(uint64_t seed) const;
   // Liveness and disruption are judged only where the timings keep the
-  // defaults' proportions (KeepsTimingProportions), whether drawn or given.
+  // defaults' proportions (KeepsTimingProportions), whether drawn or given;
+  // liveness also only in a network left calm (NetworkFaultsOnceOver) and a
+  // window of two detection timeouts. What is left is named in `unjudged`.
   FuzzVerdict Judge(const Scenario& scenario, const RunResult& result) const;
   // A line telling the user so, when the timings given (--option, --set)
   // leave those proportions (the swarm may still draw a seed's other
