@@ -276,10 +276,11 @@ TEST(FuzzJudge_Kinds, TheNetworkOnceTheFaultsAreOverIsTheLastChangeLeftInPlace) 
   EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith({{{"at", "1s"}, {"network", {{"drop", 0.3}}}}}))),
             FaultKinds{FaultKind::kLoss});
   const json one_link = {{"at", "1s"}, {"link", {{"from", 0}, {"to", 1}, {"duplicate", 0.5}}}};
-  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith({one_link}))), FaultKinds{FaultKind::kDuplication});
+  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith(json::array({one_link})))), FaultKinds{FaultKind::kDuplication});
   // Setting every link again replaces the one link's weather.
-  EXPECT_EQ(NetworkFaultsOnceOver(Load(RaftWith({one_link, {{"at", "2s"}, {"network", {{"drop", 0.0}}}}}))),
-            FaultKinds());
+  EXPECT_EQ(
+      NetworkFaultsOnceOver(Load(RaftWith(json::array({one_link, {{"at", "2s"}, {"network", {{"drop", 0.0}}}}})))),
+      FaultKinds());
 }
 
 // The lease absorbs a holder clock slow by 1 - safety_margin: drift within

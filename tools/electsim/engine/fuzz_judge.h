@@ -21,9 +21,10 @@ algorithms::FaultKinds FaultKindsInPlay(const Scenario& scenario);
 // The kinds of fault the network still inflicts once every step is over: the
 // scenario's weather, or the last change to all links, and any change to one
 // link after it (one link's later calming is not tracked: its selectors may
-// name the leader, known only as the run goes; left unjudged is the safe side). Liveness is promised once the faults are
-// over, in a network that inflicts none (a --set can leave latency past the
-// calm bound, or loss, for good).
+// name the leader, known only as the run goes; left unjudged is the safe
+// side). Liveness is promised once the faults are over, in a network that
+// inflicts none (a --set can leave latency past the calm bound, or loss, for
+// good).
 algorithms::FaultKinds NetworkFaultsOnceOver(const Scenario& scenario);
 
 // Which option values a run is judged by.
