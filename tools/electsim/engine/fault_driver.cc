@@ -356,11 +356,7 @@ void FaultDriver::Apply(const FaultStep& step) {
     case Action::kLink: {
       const sim::NodeId from = Resolve(step.node, step);
       const sim::NodeId to = Resolve(step.to, step);
-      if (from == sim::kNoNode || to == sim::kNoNode) return;
-      if (from == to) {
-        Skip(step, fmt::format("node {} is at both ends: its messages to itself do not cross the network", to.value()));
-        return;
-      }
+      if (from == sim::kNoNode || to == sim::kNoNode || SkippedAsSelfLink(step, from, to)) return;
       Check(step, sim_.SetLink(from, to, step.link));
       return;
     }
@@ -481,16 +477,19 @@ std::vector<uint32_t> FaultDriver::MajoritySideWithoutLeader(const std::vector<s
   return nodes;
 }
 
+bool FaultDriver::SkippedAsSelfLink(const FaultStep& step, sim::NodeId from, sim::NodeId to) {
+  // "leader" resolved to the other end: a file may not name one node at
+  // both ends, and a node's messages to itself do not cross the network.
+  if (from != to) return false;
+  Skip(step, fmt::format("node {} is at both ends: its messages to itself do not cross the network", to.value()));
+  return true;
+}
+
 void FaultDriver::ApplyCut(const FaultStep& step) {
   const sim::NodeId to = Resolve(step.to, step);
   if (to == sim::kNoNode) return;
   OnActor(step, step.node, [this, &step, to](sim::NodeId from) {
-    // "leader" resolved to the other end: a file may not name one node at
-    // both ends, and a node's messages to itself do not cross the network.
-    if (from == to) {
-      Skip(step, fmt::format("node {} is at both ends: its messages to itself do not cross the network", to.value()));
-      return;
-    }
+    if (SkippedAsSelfLink(step, from, to)) return;
     if (auto status = sim_.CutOneWay(from, to); !status.ok()) {
       Check(step, status);
       return;

@@ -137,6 +137,8 @@ class FaultDriver final : public ClusterWatch::Listener {
   // kNoNode (with a note) when the selector names nobody right now.
   sim::NodeId Resolve(const NodeSelector& selector, const FaultStep& step);
   void Skip(const FaultStep& step, const std::string& why);
+  // A cut or link whose ends resolved to one node: skipped with a note.
+  bool SkippedAsSelfLink(const FaultStep& step, sim::NodeId from, sim::NodeId to);
   void Check(const FaultStep& step, const absl::Status& status);
   // Runs `undo` after the step's "for", if it has one. Call it only once the
   // step's fault is in force: a skipped step has nothing to undo.
