@@ -408,6 +408,21 @@ TEST_F(ReplayDifferenceTest, Replay_ChangedOptionIsNarrowedByCheckpointsAndNamed
       std::string::npos)
       << named.output;
   EXPECT_NE(named.output.find("  same:     {\"i\":66,"), std::string::npos) << named.output;
+  EXPECT_EQ(named.output.find("note:"), std::string::npos) << "the same scenario and seed: " << named.output;
+}
+
+// A good run's trace of another seed is compared all the same, with a note
+// that the two runs were never meant to agree.
+TEST_F(ReplayDifferenceTest, Replay_AnExpectedTraceOfAnotherSeedIsNoted) {
+  json other = repro_;
+  other["seed"] = 2;
+  const Outcome out = electsim_test::RunCombined("replay " + WriteRepro(other, "seed2.repro.json") + " --expected " +
+                                                 (dir_ / "good.jsonl").string());
+  EXPECT_EQ(out.exit_status, 1) << out.output;
+  EXPECT_NE(out.output.find("is a trace of scenario lease-paused-holder-unfenced seed 1, and this repro runs "
+                            "lease-paused-holder-unfenced seed 2"),
+            std::string::npos)
+      << out.output;
 }
 
 // --expected is an input: checked before anything runs, even when the

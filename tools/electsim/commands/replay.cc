@@ -58,6 +58,7 @@ int Replay(const ReplayFlags& flags) {
   if (auto status = outputs.Check(); !status.ok()) return ReportError(status);
   if (flags.expected_trace) {
     if (auto status = CheckExpectedTrace(*flags.expected_trace); !status.ok()) return ReportError(status);
+    std::cerr << ExpectedTraceMismatch(*flags.expected_trace, *repro);
   }
   auto trace = flags.trace.Open(outputs, repro->scenario, repro->seed);
   if (!trace.ok()) return ReportError(trace.status());

@@ -136,6 +136,24 @@ absl::Status CheckExpectedTrace(const std::string& path) {
   return absl::OkStatus();
 }
 
+std::string ExpectedTraceMismatch(const std::string& path, const Repro& repro) {
+  std::ifstream expected(path);
+  std::string header;
+  std::getline(expected, header);
+  const nlohmann::json first = nlohmann::json::parse(header, nullptr, false);
+  if (!first.is_object()) return "";
+  const nlohmann::json scenario = first.value("scenario", nlohmann::json());
+  const nlohmann::json seed = first.value("seed", nlohmann::json());
+  const bool same_scenario = scenario.is_string() && scenario.get<std::string>() == repro.scenario.name;
+  const bool same_seed = seed.is_number_unsigned() && seed.get<uint64_t>() == repro.seed;
+  if (same_scenario && same_seed) return "";
+  return fmt::format(
+      "note: {} is a trace of scenario {} seed {}, and this repro runs {} seed {}: a difference shows where two "
+      "different runs part\n",
+      EscapeForTerminal(path), EscapeForTerminal(scenario.is_string() ? scenario.get<std::string>() : "(unnamed)"),
+      seed.dump(), EscapeForTerminal(repro.scenario.name), repro.seed);
+}
+
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
                                                     const std::optional<std::string>& expected_trace_path) {
   if (expected_trace_path) {

@@ -23,6 +23,11 @@ namespace electsim {
 // check replay --expected makes before anything runs.
 absl::Status CheckExpectedTrace(const std::string& path);
 
+// A note when the expected trace's header names another scenario or seed
+// than the repro's ("" when they agree): its comparison would show where two
+// different runs part, not what changed in this one.
+std::string ExpectedTraceMismatch(const std::string& path, const Repro& repro);
+
 absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
                                                     const std::optional<std::string>& expected_trace_path);
 
