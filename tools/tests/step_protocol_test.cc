@@ -166,6 +166,12 @@ TEST_F(StepProtocol, ABadManifestNamesItsFileAndJsonPathAndStopsEveryCommand) {
        "/message_roles/leader_only/0/term: expected one of the message's fields"},
       {R"({"protocol":1,"name":"x","command":["x"],"guarantees":[{"keeps":{"election_safety":["rain"]}}]})",
        "/guarantees/0/keeps/election_safety/0: expected a fault kind"},
+      {R"({"protocol":1,"name":"x","command":["x"],"options":[{"name":"a","type":"duration","default":"1s"}],
+          "constraints":[{"shorter":"a","than":"a","times":0}]})",
+       "/constraints/0/times: expected an integer from 1 to 1000"},
+      {R"({"protocol":1,"name":"x","command":["x"],"options":[{"name":"a","type":"duration","default":"1s"}],
+          "constraints":[{"not_shorter":"b","than":"a"}]})",
+       "/constraints/0/not_shorter: expected a duration option's name"},
       {R"({"protocol":1,"name":"x","command":["x"]})"
        "garbage",
        "not valid JSON"},
@@ -176,6 +182,32 @@ TEST_F(StepProtocol, ABadManifestNamesItsFileAndJsonPathAndStopsEveryCommand) {
     EXPECT_EQ(outcome.exit_status, 2) << text << ": " << outcome.output;
     EXPECT_NE(outcome.output.find(path + ": "), std::string::npos) << text << ": " << outcome.output;
     EXPECT_NE(outcome.output.find(what), std::string::npos) << text << ": " << outcome.output;
+  }
+}
+
+// The manifest's constraints judge a scenario's options before any node
+// starts: a range with "unless_zero" (etcd-raft's election_timeout_max) is
+// bad usage on either side, and 0 passes.
+TEST_F(StepProtocol, AnOptionOutsideItsManifestsRangeIsBadUsage) {
+  UseManifest(R"({"protocol":1,"name":"fixture","command":[")" + kFixtureNode + R"(","ok"],
+    "options":[{"name":"base","type":"duration","default":"100ms","min":"1ns"},
+               {"name":"cap","type":"duration","default":"0ns","min":"0ns"}],
+    "constraints":[{"not_shorter":"cap","than":"base","unless_zero":true,"because":"a range"},
+                   {"shorter":"cap","than":"base","times":2,"unless_zero":true,"because":"a range"}],
+    "messages":[{"type":"fx.ping","fields":["term"]}],
+    "message_roles":{"leader_only":[{"type":"fx.ping","term":"term"}]}})");
+  const std::pair<std::string, std::string> cases[] = {
+      {"200ms", "option cap (200ms) must be shorter than 2 times base (200ms): a range"},
+      {"50ms", "option cap (50ms) must be at least base (100ms): a range"},
+  };
+  for (const auto& [cap, message] : cases) {
+    const auto outcome = RunCombined({"run", kScenario, "--set", "algorithm.options.cap=" + cap, "--repro-dir", ""});
+    EXPECT_EQ(outcome.exit_status, 2) << cap << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find(message), std::string::npos) << cap << ": " << outcome.output;
+  }
+  for (const std::string cap : {"0ns", "100ms", "199ms"}) {
+    const auto outcome = RunCombined({"run", kScenario, "--set", "algorithm.options.cap=" + cap, "--repro-dir", ""});
+    EXPECT_EQ(outcome.exit_status, 0) << cap << ": " << outcome.output;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,7 +36,6 @@ using algorithms::Guarantees;
 using algorithms::OptionSpec;
 using algorithms::OptionType;
 using algorithms::OptionValues;
-using algorithms::RequireShorter;
 using algorithms::ResourceAck;
 using algorithms::ResourceWrite;
 
@@ -82,12 +82,48 @@ std::optional<int64_t> ParseNanos(const json& value) {
 }
 
 struct Constraint {
-  std::string shorter;  // with `than`: shorter must be below than
+  std::string shorter;      // with `than`: shorter must be below `times` times than
+  std::string not_shorter;  // with `than`: not_shorter must be at least than
   std::string than;
+  int64_t times = 1;
   std::string multiple;  // with `of`: multiple must be a whole multiple of of
   std::string of;
+  bool unless_zero = false;  // 0 (the option left unset) passes
   std::string because;
 };
+
+// Whether `constraint` holds; the message a scenario that breaks it gets.
+absl::Status Check(const Constraint& constraint, const OptionValues& options) {
+  const std::string_view subject = !constraint.shorter.empty()       ? constraint.shorter
+                                   : !constraint.not_shorter.empty() ? constraint.not_shorter
+                                                                     : constraint.multiple;
+  const int64_t value = options.Int(subject);
+  if (constraint.unless_zero && value == 0) return absl::OkStatus();
+  const std::string because = constraint.because.empty() ? "" : ": " + constraint.because;
+  if (!constraint.shorter.empty()) {
+    int64_t bound = 0;
+    if (__builtin_mul_overflow(options.Int(constraint.than), constraint.times, &bound)) {
+      bound = std::numeric_limits<int64_t>::max();
+    }
+    if (value < bound) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        fmt::format("option {} ({}) must be shorter than {}{} ({}){}", subject, sim::FormatDuration(sim::TimeNs(value)),
+                    constraint.times == 1 ? "" : fmt::format("{} times ", constraint.times), constraint.than,
+                    sim::FormatDuration(sim::TimeNs(bound)), because));
+  }
+  if (!constraint.not_shorter.empty()) {
+    const int64_t bound = options.Int(constraint.than);
+    if (value >= bound) return absl::OkStatus();
+    return absl::InvalidArgumentError(fmt::format("option {} ({}) must be at least {} ({}){}", subject,
+                                                  sim::FormatDuration(sim::TimeNs(value)), constraint.than,
+                                                  sim::FormatDuration(sim::TimeNs(bound)), because));
+  }
+  const int64_t unit = options.Int(constraint.of);
+  if (unit > 0 && value % unit == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("option {} ({}) must be a whole multiple of option {} ({}){}", subject,
+                                                sim::FormatDuration(sim::TimeNs(value)), constraint.of,
+                                                sim::FormatDuration(sim::TimeNs(unit)), because));
+}
 
 struct GuaranteeSet {
   std::vector<std::pair<std::string, json>> when;
@@ -108,19 +144,7 @@ class ExternalAlgorithm final : public Algorithm {
   absl::Status Validate(const OptionValues& options, const Cluster& cluster) const override {
     (void)cluster;
     for (const Constraint& constraint : constraints_) {
-      if (!constraint.shorter.empty()) {
-        if (auto s = RequireShorter(options, constraint.shorter, constraint.than, constraint.because); !s.ok())
-          return s;
-        continue;
-      }
-      const int64_t value = options.Int(constraint.multiple);
-      const int64_t unit = options.Int(constraint.of);
-      if (unit <= 0 || value % unit != 0) {
-        return absl::InvalidArgumentError(fmt::format("option {} ({}) must be a whole multiple of option {} ({}){}{}",
-                                                      constraint.multiple, sim::FormatDuration(sim::TimeNs(value)),
-                                                      constraint.of, sim::FormatDuration(sim::TimeNs(unit)),
-                                                      constraint.because.empty() ? "" : ": ", constraint.because));
-      }
+      if (auto s = Check(constraint, options); !s.ok()) return s;
     }
     return absl::OkStatus();
   }
@@ -609,6 +633,22 @@ class ManifestReader {
     return true;
   }
 
+  // A constraint's "times" (a "shorter" one's factor) and "unless_zero".
+  bool ReadConstraintFlags(const json& c, const std::string& at, Constraint& constraint) {
+    if (c.contains("times")) {
+      const json& times = c["times"];
+      if (!c.contains("shorter") || !times.is_number_integer() || times.get<int64_t>() < 1 ||
+          times.get<int64_t>() > 1000) {
+        return Fail(at + "/times", "an integer from 1 to 1000, in a \"shorter\" constraint");
+      }
+      constraint.times = times.get<int64_t>();
+    }
+    const json unless_zero = c.value("unless_zero", json(false));
+    if (!unless_zero.is_boolean()) return Fail(at + "/unless_zero", "true or false");
+    constraint.unless_zero = unless_zero.get<bool>();
+    return true;
+  }
+
   bool ReadConstraints(const json& constraints) {
     if (!constraints.is_array()) return Fail("/constraints", "an array");
     for (size_t i = 0; i < constraints.size(); ++i) {
@@ -616,17 +656,19 @@ class ManifestReader {
       const json& c = constraints[i];
       Constraint constraint;
       constraint.because = c.value("because", std::string());
-      if (c.contains("shorter")) {
-        constraint.shorter = c.value("shorter", std::string());
+      if (!ReadConstraintFlags(c, at, constraint)) return false;
+      if (c.contains("shorter") || c.contains("not_shorter")) {
+        std::string& subject = c.contains("shorter") ? constraint.shorter : constraint.not_shorter;
+        const char* key = c.contains("shorter") ? "shorter" : "not_shorter";
+        subject = c.value(key, std::string());
         constraint.than = c.value("than", std::string());
-        if (!IsOption(constraint.shorter, OptionType::kDuration))
-          return Fail(at + "/shorter", "a duration option's name");
+        if (!IsOption(subject, OptionType::kDuration)) return Fail(at + "/" + key, "a duration option's name");
         if (!IsOption(constraint.than, OptionType::kDuration)) return Fail(at + "/than", "a duration option's name");
       } else {
         constraint.multiple = c.value("multiple", std::string());
         constraint.of = c.value("of", std::string());
         if (!IsOption(constraint.multiple, OptionType::kDuration)) {
-          return Fail(at + "/multiple", "a duration option's name (or \"shorter\")");
+          return Fail(at + "/multiple", "a duration option's name (or \"shorter\", \"not_shorter\")");
         }
         if (!IsOption(constraint.of, OptionType::kDuration)) return Fail(at + "/of", "a duration option's name");
       }
