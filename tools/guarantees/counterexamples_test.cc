@@ -15,6 +15,7 @@
 #include "tools/electsim/engine/fuzz_judge.h"
 #include "tools/electsim/engine/repro.h"
 #include "tools/electsim/engine/runner.h"
+#include "tools/electsim/external/external_algorithm.h"
 #include "tools/electsim/language/json_document.h"
 #include "zookeeper_election.h"
 
@@ -30,11 +31,31 @@ constexpr std::string_view kSuffix = ".repro.json";
 // the registry (test discovery included).
 const bool kZooKeeperRegistered = algorithms::RegisterAlgorithm(zookeeper::ZooKeeperElection()).ok();
 
+// So has etcd's raft, where the build has it (it needs Go).
+#ifdef ELECTSIM_ETCD_RAFT_MANIFEST
+absl::Status RegisterEtcdRaft() {
+  auto algorithm = external::LoadManifest(ELECTSIM_ETCD_RAFT_MANIFEST);
+  return algorithm.ok() ? algorithms::RegisterAlgorithm(**algorithm) : algorithm.status();
+}
+const absl::Status kEtcdRaftRegistered = RegisterEtcdRaft();
+#else
+const absl::Status kEtcdRaftRegistered = absl::OkStatus();
+#endif
+
+// Whether the file's algorithm is in this build: one without Go has no
+// etcd-raft to replay.
+bool OfAlgorithmBuilt(const std::string& stem) {
+  return !stem.starts_with("etcd-raft-") || algorithms::FindAlgorithm("etcd-raft") != nullptr;
+}
+
+// The files of the algorithms this build has.
 std::vector<std::string> Stems() {
   std::vector<std::string> stems;
   for (const fs::directory_entry& entry : fs::directory_iterator(kDir)) {
     const std::string name = entry.path().filename().string();
-    if (name.ends_with(kSuffix)) stems.push_back(name.substr(0, name.size() - kSuffix.size()));
+    if (!name.ends_with(kSuffix)) continue;
+    std::string stem = name.substr(0, name.size() - kSuffix.size());
+    if (OfAlgorithmBuilt(stem)) stems.push_back(std::move(stem));
   }
   std::sort(stems.begin(), stems.end());
   return stems;
@@ -42,6 +63,7 @@ std::vector<std::string> Stems() {
 
 TEST(Counterexamples_Tables, EveryUndeclaredCellHasOne) {
   ASSERT_TRUE(kZooKeeperRegistered);
+  ASSERT_TRUE(kEtcdRaftRegistered.ok()) << kEtcdRaftRegistered;
   const std::vector<std::string> stems = Stems();
   const std::vector<TableCell> cells = UndeclaredCells();
   EXPECT_GT(cells.size(), 100u);
@@ -60,6 +82,7 @@ TEST(Counterexamples_Tables, EveryUndeclaredCellHasOne) {
 // rebuild): each replays to the trace it recorded.
 TEST(Counterexamples_Files, EachBreaksItsInvariantAloneUnderItsColumnsKind) {
   ASSERT_TRUE(kZooKeeperRegistered);
+  ASSERT_TRUE(kEtcdRaftRegistered.ok()) << kEtcdRaftRegistered;
   for (const std::string& stem : Stems()) {
     SCOPED_TRACE(stem);
     const std::string path = (kDir / (stem + std::string(kSuffix))).string();

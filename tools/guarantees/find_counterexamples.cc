@@ -35,6 +35,7 @@
 #include "tools/electsim/engine/runner.h"
 #include "tools/electsim/engine/scenario_generator.h"
 #include "tools/electsim/engine/shrink.h"
+#include "tools/electsim/external/external_algorithm.h"
 #include "tools/electsim/io/program_name.h"
 #include "tools/electsim/language/json_document.h"
 #include "tools/guarantees/counterexamples.h"
@@ -211,6 +212,12 @@ bool Write(const TableCell& cell, const Hit& hit, const Settings& settings) {
 int main(int argc, char** argv) {
   using namespace electsim;
   if (const absl::Status status = algorithms::RegisterAlgorithm(zookeeper::ZooKeeperElection()); !status.ok()) {
+    std::cerr << "find-counterexamples: " << status.message() << "\n";
+    return 2;
+  }
+  // Algorithms over the step protocol have tables too (etcd-raft, in
+  // build/algorithms.d beside this program, as beside build/electsim).
+  if (const absl::Status status = external::RegisterExternalAlgorithms(); !status.ok()) {
     std::cerr << "find-counterexamples: " << status.message() << "\n";
     return 2;
   }
