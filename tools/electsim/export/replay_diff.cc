@@ -116,34 +116,35 @@ absl::StatusOr<std::string> ShowWindow(const Repro& repro, uint64_t from, uint64
   return why + window.lines();
 }
 
-}  // namespace
-
-absl::Status CheckExpectedTrace(const std::string& path) {
+// The first line of a JSON Lines trace, its header; an error naming the file
+// unless it opens and that line is one.
+absl::StatusOr<nlohmann::json> ReadTraceHeader(const std::string& path) {
   std::ifstream expected(path);
   if (!expected) {
     return absl::InvalidArgumentError(
         fmt::format("{}: cannot open: expected a JSON Lines trace (--trace of a good run)", EscapeForTerminal(path)));
   }
-  std::string header;
-  std::getline(expected, header);
-  const nlohmann::json first = nlohmann::json::parse(header, nullptr, false);
-  if (first.is_discarded() || !first.is_object() || !first.contains("trace_version")) {
+  std::string line;
+  std::getline(expected, line);
+  nlohmann::json header = nlohmann::json::parse(line, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || !header.contains("trace_version")) {
     return absl::InvalidArgumentError(
         fmt::format("{}:1: expected a JSON Lines trace (--trace of a good run), whose first line is its header "
                     "(\"trace_version\")",
                     EscapeForTerminal(path)));
   }
-  return absl::OkStatus();
+  return header;
 }
 
+}  // namespace
+
+absl::Status CheckExpectedTrace(const std::string& path) { return ReadTraceHeader(path).status(); }
+
 std::string ExpectedTraceMismatch(const std::string& path, const Repro& repro) {
-  std::ifstream expected(path);
-  std::string header;
-  std::getline(expected, header);
-  const nlohmann::json first = nlohmann::json::parse(header, nullptr, false);
-  if (!first.is_object()) return "";
-  const nlohmann::json scenario = first.value("scenario", nlohmann::json());
-  const nlohmann::json seed = first.value("seed", nlohmann::json());
+  auto header = ReadTraceHeader(path);
+  if (!header.ok()) return "";
+  const nlohmann::json scenario = header->value("scenario", nlohmann::json());
+  const nlohmann::json seed = header->value("seed", nlohmann::json());
   const bool same_scenario = scenario.is_string() && scenario.get<std::string>() == repro.scenario.name;
   const bool same_seed = seed.is_number_unsigned() && seed.get<uint64_t>() == repro.seed;
   if (same_scenario && same_seed) return "";

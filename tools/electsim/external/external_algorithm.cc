@@ -81,48 +81,46 @@ std::optional<int64_t> ParseNanos(const json& value) {
   return parsed.ok() ? std::optional<int64_t>(parsed->ns()) : std::nullopt;
 }
 
+// A relation between two duration options: `subject` against `other`.
 struct Constraint {
-  std::string shorter;      // with `than`: shorter must be below `times` times than
-  std::string not_shorter;  // with `than`: not_shorter must be at least than
-  std::string than;
+  enum class Kind {
+    kShorter,     // below `times` times other
+    kNotShorter,  // at least other
+    kMultiple,    // a whole multiple of other
+  };
+  Kind kind = Kind::kMultiple;
+  std::string subject;
+  std::string other;
   int64_t times = 1;
-  std::string multiple;  // with `of`: multiple must be a whole multiple of of
-  std::string of;
   bool unless_zero = false;  // 0 (the option left unset) passes
   std::string because;
 };
 
 // Whether `constraint` holds; the message a scenario that breaks it gets.
 absl::Status Check(const Constraint& constraint, const OptionValues& options) {
-  const std::string_view subject = !constraint.shorter.empty()       ? constraint.shorter
-                                   : !constraint.not_shorter.empty() ? constraint.not_shorter
-                                                                     : constraint.multiple;
-  const int64_t value = options.Int(subject);
+  const int64_t value = options.Int(constraint.subject);
   if (constraint.unless_zero && value == 0) return absl::OkStatus();
-  const std::string because = constraint.because.empty() ? "" : ": " + constraint.because;
-  if (!constraint.shorter.empty()) {
-    int64_t bound = 0;
-    if (__builtin_mul_overflow(options.Int(constraint.than), constraint.times, &bound)) {
-      bound = std::numeric_limits<int64_t>::max();
-    }
-    if (value < bound) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        fmt::format("option {} ({}) must be shorter than {}{} ({}){}", subject, sim::FormatDuration(sim::TimeNs(value)),
-                    constraint.times == 1 ? "" : fmt::format("{} times ", constraint.times), constraint.than,
-                    sim::FormatDuration(sim::TimeNs(bound)), because));
+  int64_t bound = options.Int(constraint.other);
+  std::string relation;
+  switch (constraint.kind) {
+    case Constraint::Kind::kShorter:
+      if (__builtin_mul_overflow(bound, constraint.times, &bound)) bound = std::numeric_limits<int64_t>::max();
+      if (value < bound) return absl::OkStatus();
+      relation = constraint.times == 1 ? "shorter than" : fmt::format("shorter than {} times", constraint.times);
+      break;
+    case Constraint::Kind::kNotShorter:
+      if (value >= bound) return absl::OkStatus();
+      relation = "at least";
+      break;
+    case Constraint::Kind::kMultiple:
+      if (bound > 0 && value % bound == 0) return absl::OkStatus();
+      relation = "a whole multiple of option";
+      break;
   }
-  if (!constraint.not_shorter.empty()) {
-    const int64_t bound = options.Int(constraint.than);
-    if (value >= bound) return absl::OkStatus();
-    return absl::InvalidArgumentError(fmt::format("option {} ({}) must be at least {} ({}){}", subject,
-                                                  sim::FormatDuration(sim::TimeNs(value)), constraint.than,
-                                                  sim::FormatDuration(sim::TimeNs(bound)), because));
-  }
-  const int64_t unit = options.Int(constraint.of);
-  if (unit > 0 && value % unit == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(fmt::format("option {} ({}) must be a whole multiple of option {} ({}){}", subject,
-                                                sim::FormatDuration(sim::TimeNs(value)), constraint.of,
-                                                sim::FormatDuration(sim::TimeNs(unit)), because));
+  return absl::InvalidArgumentError(fmt::format("option {} ({}) must be {} {} ({}){}{}", constraint.subject,
+                                                sim::FormatDuration(sim::TimeNs(value)), relation, constraint.other,
+                                                sim::FormatDuration(sim::TimeNs(bound)),
+                                                constraint.because.empty() ? "" : ": ", constraint.because));
 }
 
 struct GuaranteeSet {
@@ -657,20 +655,22 @@ class ManifestReader {
       Constraint constraint;
       constraint.because = c.value("because", std::string());
       if (!ReadConstraintFlags(c, at, constraint)) return false;
-      if (c.contains("shorter") || c.contains("not_shorter")) {
-        std::string& subject = c.contains("shorter") ? constraint.shorter : constraint.not_shorter;
-        const char* key = c.contains("shorter") ? "shorter" : "not_shorter";
-        subject = c.value(key, std::string());
-        constraint.than = c.value("than", std::string());
-        if (!IsOption(subject, OptionType::kDuration)) return Fail(at + "/" + key, "a duration option's name");
-        if (!IsOption(constraint.than, OptionType::kDuration)) return Fail(at + "/than", "a duration option's name");
-      } else {
-        constraint.multiple = c.value("multiple", std::string());
-        constraint.of = c.value("of", std::string());
-        if (!IsOption(constraint.multiple, OptionType::kDuration)) {
-          return Fail(at + "/multiple", "a duration option's name (or \"shorter\", \"not_shorter\")");
-        }
-        if (!IsOption(constraint.of, OptionType::kDuration)) return Fail(at + "/of", "a duration option's name");
+      const bool shorter = c.contains("shorter");
+      const bool not_shorter = c.contains("not_shorter");
+      const char* key = shorter ? "shorter" : not_shorter ? "not_shorter" : "multiple";
+      const char* other_key = shorter || not_shorter ? "than" : "of";
+      constraint.kind = shorter       ? Constraint::Kind::kShorter
+                        : not_shorter ? Constraint::Kind::kNotShorter
+                                      : Constraint::Kind::kMultiple;
+      constraint.subject = c.value(key, std::string());
+      constraint.other = c.value(other_key, std::string());
+      if (!IsOption(constraint.subject, OptionType::kDuration)) {
+        return Fail(at + "/" + key, shorter || not_shorter
+                                        ? "a duration option's name"
+                                        : "a duration option's name (or \"shorter\", \"not_shorter\")");
+      }
+      if (!IsOption(constraint.other, OptionType::kDuration)) {
+        return Fail(at + "/" + other_key, "a duration option's name");
       }
       a_->constraints_.push_back(std::move(constraint));
     }
