@@ -78,10 +78,6 @@ int Shrink(const ShrinkFlags& flags) {
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
   auto shrunk = ShrinkScenario(repro->scenario.document, flags.repro_path, repro->seed, invariant, flags.max_runs);
   if (!shrunk.ok()) return ReportError(shrunk.status());
-  // What ran is the shrunk scenario, written beside its repro: the repro
-  // names it, so that replaying one and running the other say the same.
-  shrunk->scenario.source = outputs.scenario;
-  if (!shrunk->document.contains("name")) shrunk->scenario.name = ScenarioNameFromPath(outputs.scenario);
   CommandOutcome outcome;
   PrintShrunk(flags, *repro, invariant, *shrunk);
   if (auto status = WriteShrinkOutputs(outputs, *shrunk, plan.inputs()); !status.ok()) {

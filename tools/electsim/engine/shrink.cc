@@ -386,7 +386,10 @@ ShrinkOutputs ShrinkOutputsFor(const std::string& prefix) { return {prefix + ".r
 
 absl::Status WriteShrinkOutputs(const ShrinkOutputs& outputs, const ShrinkResult& shrunk,
                                 const std::vector<std::string>& inputs) {
-  if (auto status = WriteReproFile(outputs.repro, shrunk.scenario, shrunk.result, inputs); !status.ok()) {
+  Scenario ran = shrunk.scenario;
+  ran.source = outputs.scenario;
+  if (!shrunk.document.contains("name")) ran.name = ScenarioNameFromPath(outputs.scenario);
+  if (auto status = WriteReproFile(outputs.repro, ran, shrunk.result, inputs); !status.ok()) {
     return status;
   }
   if (auto status = WriteFileAtomically(outputs.scenario, shrunk.document.dump(2) + "\n", inputs); !status.ok()) {

@@ -47,7 +47,9 @@ struct ShrinkOutputs {
 ShrinkOutputs ShrinkOutputsFor(const std::string& prefix);
 
 // Writes both outputs of `shrunk` (checked by the caller), never over one
-// of `inputs`; Unavailable when one could not be written.
+// of `inputs`; Unavailable when one could not be written. The repro names
+// the scenario file written beside it as what ran, so that replaying one and
+// running the other say the same.
 absl::Status WriteShrinkOutputs(const ShrinkOutputs& outputs, const ShrinkResult& shrunk,
                                 const std::vector<std::string>& inputs);
 
