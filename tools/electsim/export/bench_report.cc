@@ -336,7 +336,10 @@ std::string BenchCsv(const BenchResults& b) {
       const BenchTrial& t = (*b.results)[c][i];
       if (!t.ran) continue;
       const std::vector<json> values = RowValues(b, (*b.configs)[c], i, t);
-      for (size_t k = 0; k < values.size(); ++k) csv += (k == 0 ? "" : ",") + CsvField(values[k]);
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (k > 0) csv += ',';
+        csv += CsvField(values[k]);
+      }
       csv += "\n";
     }
   }
