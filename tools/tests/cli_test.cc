@@ -420,6 +420,8 @@ TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
       {"upper.json", with("trace_hash", "0XA141845F09A5689B"), "at /trace_hash"},
       {"violations.json", with("violations", "election_safety"), "at /violations: expected an array"},
       {"violation.json", with("violations", nlohmann::json::array({5})), "at /violations/0: expected an object"},
+      {"checker.json", with("violations", nlohmann::json::array({{{"checker", "nope"}, {"message", "x"}}})),
+       "at /violations/0/checker: expected a checker's name, one of committed_agreement, "},
       {"unknown.json", with("bogus", 1), "at /bogus: expected no key \"bogus\" in a repro"},
       {"records.json", with("trace_records", "many"), "at /trace_records: expected a non-negative integer"},
       {"missing.json", without("violations"), "at /violations: expected an array of violations (this key is required)"},

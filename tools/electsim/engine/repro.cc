@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checkers/checker.h"
+#include "fmt/format.h"
 #include "sim/trace.h"
 #include "tools/electsim/io/command_line.h"
 #include "tools/electsim/language/json_document.h"
@@ -58,8 +60,20 @@ absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path)
     }
     repro.checkpoints = std::move(checkpoints);
   }
-  for (const nlohmann::json& violation : doc["violations"])
-    repro.violations.push_back(violation["checker"].get<std::string>());
+  // A name no checker has could only make replay report differing
+  // violations: it is a malformed repro.
+  const auto& known = checkers::AllCheckers();
+  for (size_t i = 0; i < doc["violations"].size(); ++i) {
+    std::string checker = doc["violations"][i]["checker"].get<std::string>();
+    if (std::none_of(known.begin(), known.end(), [&](const auto& c) { return c.name == checker; })) {
+      std::vector<std::string_view> names;
+      names.reserve(known.size());
+      for (const auto& c : known) names.push_back(c.name);
+      return JsonInputError(path, fmt::format("/violations/{}/checker", i),
+                            fmt::format("a checker's name, one of {}", fmt::join(names, ", ")));
+    }
+    repro.violations.push_back(std::move(checker));
+  }
   std::sort(repro.violations.begin(), repro.violations.end());
 
   // Named as when it ran, so the summary reads the same.
