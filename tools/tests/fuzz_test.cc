@@ -426,12 +426,21 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
   EXPECT_NE(bad.output.find("--set network.drop=2: fuzz raft seed 1: at /network/drop: expected"), std::string::npos)
       << bad.output;
   // A --set of what a fuzz flag decides would make the labels lie: refused.
-  for (const char* owned : {"algorithm=bully", "algorithm.name=bully", "nodes=9", "duration=5s"}) {
+  // --fencing decides the resource's fencing, which the summary's identity
+  // and the reproduce command name.
+  for (const char* owned : {"algorithm=bully", "algorithm.name=bully", "nodes=9", "duration=5s",
+                            "resource.fencing=false", "resource.fencing=true", "'resource={\"fencing\":false}'"}) {
     const auto refused = RunCombined(std::string("fuzz --algorithm raft --seeds 1..2 --set ") + owned);
     EXPECT_EQ(refused.exit_status, 2) << refused.output;
     EXPECT_NE(refused.output.find("fuzz sets"), std::string::npos) << refused.output;
     EXPECT_EQ(refused.output.find("seeds/s"), std::string::npos) << "ran anyway: " << refused.output;
   }
+  // The resource's other field is no flag's.
+  const auto exclusive = RunCombined(
+      "fuzz --algorithm raft --fencing --seeds 1..2 --max-repros 0 --set "
+      "resource.exclusive_token=true");
+  EXPECT_NE(exclusive.exit_status, 2) << exclusive.output;
+  EXPECT_NE(exclusive.output.find("seeds/s"), std::string::npos) << exclusive.output;
   // So is a --set of an option --option gives.
   const auto both =
       RunCombined("fuzz --algorithm raft --seeds 1..2 --option bug=vote_twice --set algorithm.options.bug=none");
@@ -555,6 +564,44 @@ TEST(FuzzCli_Interrupt, CtrlCWritesTheSummaryOfTheSeedsFinishedAndJUnitNamesFail
   EXPECT_NE(junit.find("--seed " + std::to_string(first)), std::string::npos) << junit;
   // The interrupted campaign is marked incomplete, not passed.
   EXPECT_NE(junit.find("<error message=\"incomplete: "), std::string::npos) << junit;
+}
+
+// --guarantees-of defaults judges against a fencing resource: a campaign
+// whose resource does not fence is told that stale_token breaks for that.
+TEST(FuzzCli_GuaranteesOf, DefaultsWithoutFencingSaysTheResourceBreaksStaleToken) {
+  const auto unfenced = RunCombined("fuzz --algorithm raft --guarantees-of defaults --seeds 1..2 --max-repros 0");
+  EXPECT_NE(unfenced.output.find("note: --guarantees-of defaults judges by the defaults' guarantees against a fencing "
+                                 "resource, and this campaign's resource does not fence (no --fencing)"),
+            std::string::npos)
+      << unfenced.output;
+  const auto fenced =
+      RunCombined("fuzz --algorithm raft --fencing --guarantees-of defaults --seeds 1..2 --max-repros 0");
+  EXPECT_EQ(fenced.output.find("does not fence"), std::string::npos) << fenced.output;
+  const auto options = RunCombined("fuzz --algorithm raft --seeds 1..2 --max-repros 0");
+  EXPECT_EQ(options.output.find("does not fence"), std::string::npos) << options.output;
+}
+
+// A signal while the failing seeds' repro files are written stops the runs
+// that write them; the last line says so, rather than that they failed.
+TEST(FuzzCli_Interrupt, ReprosNotWrittenForASignalAreCountedAsStoppedNotAsFailed) {
+  TempDir dir;
+  // Long runs, so that the second seed's run again is under way when the
+  // signal comes, whatever the machine's speed.
+  electsim_test::ElectsimProcess fuzz(
+      {"fuzz",       "--algorithm", "raft",          "--fencing", "--option",    "bug=vote_twice", "--guarantees-of",
+       "defaults",   "--seeds",     "1..2",          "--jobs",    "1",           "--nodes",        "9",
+       "--duration", "1000s",       "--shrink-runs", "0",         "--repro-dir", dir / ""});
+  ASSERT_TRUE(fuzz.WaitForOutput("fuzz-raft-seed1.repro.json"));
+  ASSERT_EQ(kill(fuzz.pid(), SIGINT), 0);
+  EXPECT_EQ(fuzz.Wait(), 130) << fuzz.out() << fuzz.err();
+  EXPECT_TRUE(std::filesystem::exists(dir / "fuzz-raft-seed1.repro.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "fuzz-raft-seed2.repro.json"));
+  EXPECT_NE(fuzz.out().find("repro files written for 1 of the first 2 of 2 failing seeds (--max-repros 10; 1 not "
+                            "written: stopped by a signal first, their reproduce lines are above)"),
+            std::string::npos)
+      << fuzz.out();
+  EXPECT_EQ(fuzz.out().find("could not be written"), std::string::npos) << fuzz.out();
+  EXPECT_NE(fuzz.out().find("--seed 2"), std::string::npos) << fuzz.out();
 }
 
 }  // namespace

@@ -170,7 +170,11 @@ class CampaignRunner {
     options.should_stop = [] { return StopSignal() != 0; };
     auto hashed = RunAgainHashed(*out.scenario, seed, *out.failure, options);
     if (!hashed.ok()) {
-      if (!absl::IsCancelled(hashed.status())) outcome_.CouldNotWrite(hashed.status());
+      if (absl::IsCancelled(hashed.status())) {
+        ++repros_stopped_;
+      } else {
+        outcome_.CouldNotWrite(hashed.status());
+      }
       return;
     }
     f.trace_hash = sim::FormatTraceHash(hashed->trace_hash);
@@ -244,15 +248,23 @@ class CampaignRunner {
         "violation: {}\n",
         EscapeForTerminal(s.label), s.seeds_run, plan.size(), plan.range.ToString(), shard, stopped, run.seconds, rate,
         subject_.VerdictText(s), CountsText(s.violations));
-    if (s.seeds_failed > repros_ && !settings_.repro_dir.empty()) {
-      // Counted as written, not as tried: a full disk writes none.
-      line += repros_written_ == repros_
-                  ? fmt::format("  repro files written for the first {} of {} failing seeds (--max-repros {})\n",
-                                repros_, s.seeds_failed, settings_.max_repros)
-                  : fmt::format(
-                        "  repro files written for {} of the first {} of {} failing seeds (--max-repros {}; "
-                        "the others could not be written, as said above)\n",
-                        repros_written_, repros_, s.seeds_failed, settings_.max_repros);
+    if (s.seeds_failed > repros_written_ && !settings_.repro_dir.empty()) {
+      // Counted as written, not as tried: a full disk writes none, and a
+      // signal stops the runs that would write the rest.
+      if (repros_written_ == repros_) {
+        line += fmt::format("  repro files written for the first {} of {} failing seeds (--max-repros {})\n", repros_,
+                            s.seeds_failed, settings_.max_repros);
+      } else {
+        const uint64_t could_not = repros_ - repros_written_ - repros_stopped_;
+        std::string why = fmt::format("--max-repros {}", settings_.max_repros);
+        if (repros_stopped_ > 0) {
+          why += fmt::format("; {} not written: stopped by a signal first, their reproduce lines are above",
+                             repros_stopped_);
+        }
+        if (could_not > 0) why += fmt::format("; {} could not be written, as said above", could_not);
+        line += fmt::format("  repro files written for {} of the first {} of {} failing seeds ({})\n", repros_written_,
+                            repros_, s.seeds_failed, why);
+      }
     }
     return line;
   }
@@ -267,6 +279,7 @@ class CampaignRunner {
   CampaignSummary* summary_ = nullptr;
   uint64_t repros_ = 0;          // repro files tried, up to --max-repros
   uint64_t repros_written_ = 0;  // of those, written
+  uint64_t repros_stopped_ = 0;  // of those, not run again: a signal came first
   // Runners between seeds (TakeRunner, GiveBack); after loop_, whose stop check they hold.
   std::mutex runners_mutex_;
   std::vector<std::unique_ptr<ScenarioRunner>> idle_runners_;

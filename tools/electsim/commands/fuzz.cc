@@ -243,7 +243,7 @@ int Fuzz(FuzzFlags& flags) {
   auto config = FuzzConfig::Make(flags.settings, seed.value_or(plan->SeedAt(0)));
   if (!config.ok()) return ReportError(config.status());
   if (!flags.emit_scenario) {
-    for (const auto& note : {config->TimingNote(), config->NetworkNote()}) {
+    for (const auto& note : {config->TimingNote(), config->NetworkNote(), config->FencingNote()}) {
       if (note) std::cerr << *note << "\n";
     }
   }
@@ -257,7 +257,7 @@ void AddGeneratorFlags(CLI::App& app, FuzzFlags& flags) {
   app.add_option(
       "--set", flags.settings.sets,
       "PATH=VALUE: change every generated scenario as run --set does (repeatable; not the values --algorithm, "
-      "--nodes and --duration set)");
+      "--option, --nodes, --duration and --fencing set)");
   app.add_flag("--fencing", flags.settings.generator.fencing, "the resource checks fencing tokens");
   app.add_option("--nodes", flags.nodes, "cluster size N or MIN..MAX (default 3..7)");
   app.add_option("--duration", flags.duration, "simulated run length D or MIN..MAX (default 10s..30s)");

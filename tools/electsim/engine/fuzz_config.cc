@@ -15,9 +15,13 @@ using nlohmann::json;
 
 // What a fuzz flag decides, and so a --set must not: the flag to use instead.
 constexpr std::pair<std::string_view, std::string_view> kOwnedByFlags[] = {
-    {"/algorithm", "--algorithm"}, {"/algorithm/name", "--algorithm"},
-    {"/nodes", "--nodes"},         {"/duration", "--duration"},
+    {"/algorithm", "--algorithm"},
+    {"/algorithm/name", "--algorithm"},
+    {"/nodes", "--nodes"},
+    {"/duration", "--duration"},
     {"/seed", "--seed"},
+    {"/resource", "--fencing"},
+    {"/resource/fencing", "--fencing"},
 };
 
 absl::Status CheckNotOwned(const std::vector<Override>& overrides) {
@@ -221,6 +225,14 @@ std::optional<std::string> FuzzConfig::NetworkNote() const {
       "scenario); liveness is promised once they are over in a calm network, so in a seed whose network "
       "stays so, a run with no stable leader counts as a finding, not as a broken guarantee",
       FaultKindList(network_once_over_), first_seed_);
+}
+
+std::optional<std::string> FuzzConfig::FencingNote() const {
+  if (settings_.guarantees_of != GuaranteesOf::kDefaults || settings_.generator.fencing) return std::nullopt;
+  return std::string(
+      "note: --guarantees-of defaults judges by the defaults' guarantees against a fencing resource, and this "
+      "campaign's resource does not fence (no --fencing): a stale write it accepts breaks stale_token whatever "
+      "the algorithm does; add --fencing to judge the algorithm alone");
 }
 
 std::vector<std::string> FuzzConfig::Flags() const {

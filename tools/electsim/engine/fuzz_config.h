@@ -71,6 +71,10 @@ class FuzzConfig {
   // once the faults are over (on the first seed's scenario), where liveness
   // is not judged; nullopt when they leave it calm.
   std::optional<std::string> NetworkNote() const;
+  // A line telling the user that --guarantees-of defaults, which judges
+  // against a fencing resource, judges a resource that does not fence (no
+  // --fencing): stale_token breaks whatever the algorithm does.
+  std::optional<std::string> FencingNote() const;
   // The flags that generate and judge the same scenarios, word by word.
   std::vector<std::string> Flags() const;
   // What shards of one campaign must agree on.
