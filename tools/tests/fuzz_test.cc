@@ -566,6 +566,26 @@ TEST(FuzzCli_Interrupt, CtrlCWritesTheSummaryOfTheSeedsFinishedAndJUnitNamesFail
   EXPECT_NE(junit.find("<error message=\"incomplete: "), std::string::npos) << junit;
 }
 
+// The one seed a reproduce line runs names what it broke as the campaign's
+// line did, word for word, so that a script can compare the two.
+TEST(FuzzCli_Seed, NamesTheBrokenGuaranteesAsTheCampaignLineDoes) {
+  const std::string flags =
+      "fuzz --algorithm raft --fencing --option bug=vote_twice --no-option-swarm --guarantees-of defaults ";
+  const auto campaign = RunCombined(flags + "--seeds 7..7 --max-repros 0");
+  ASSERT_EQ(campaign.exit_status, 1) << campaign.output;
+  const std::string said = "seed 7 BROKE a declared guarantee: ";
+  const size_t at = campaign.output.find(said);
+  ASSERT_NE(at, std::string::npos) << campaign.output;
+  const std::string broken =
+      campaign.output.substr(at + said.size(), campaign.output.find('\n', at) - at - said.size());
+  ASSERT_NE(broken.find("; "), std::string::npos) << "one guarantee only: the test shows nothing: " << broken;
+  const auto one = RunCombined(flags + "--seed 7");
+  EXPECT_EQ(one.exit_status, 1) << one.output;
+  EXPECT_NE(one.output.find("fuzz verdict: BROKE a declared guarantee: " + broken + "\n"), std::string::npos)
+      << broken << "\n"
+      << one.output;
+}
+
 // --guarantees-of defaults judges against a fencing resource: a campaign
 // whose resource does not fence is told that stale_token breaks for that.
 TEST(FuzzCli_GuaranteesOf, DefaultsWithoutFencingSaysTheResourceBreaksStaleToken) {

@@ -191,7 +191,7 @@ int OneSeed(const FuzzConfig& config, uint64_t seed) {
   if (verdict.broken.empty()) {
     std::cout << "fuzz verdict: every declared guarantee kept\n";
   } else {
-    std::cout << fmt::format("fuzz verdict: BROKE a declared guarantee: {}\n", fmt::join(verdict.broken, ", "));
+    std::cout << fmt::format("fuzz verdict: BROKE a declared guarantee: {}\n", fmt::join(verdict.broken, "; "));
     outcome.Failed();
   }
   return outcome.Finish();
