@@ -85,6 +85,13 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   EXPECT_NE(out.output.find("algorithm: raft, 7 nodes"), std::string::npos) << out.output;
   out = Electsim("sweep " + scenario + " --seeds 3 --set nodes=3 --repro-dir " + dir_.string());
   EXPECT_EQ(out.exit_status, 0) << out.output;
+  // Each --set takes one value: the scenario may come between two of them.
+  out = Electsim("run --set nodes=6 " + scenario + " --set duration=12s --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_NE(out.output.find("algorithm: raft, 6 nodes, seed 1, simulated 12s"), std::string::npos) << out.output;
+  out = Electsim("sweep --set nodes=3 " + scenario + " --set duration=12s --seeds 2 --repro-dir " + dir_.string());
+  EXPECT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_NE(out.output.find("2 of 2 seeds"), std::string::npos) << out.output;
   // A bad value names the flag, the file and the JSON path, exit 2.
   out = Electsim("run " + scenario + " --set nodes=0");
   EXPECT_EQ(out.exit_status, 2) << out.output;

@@ -30,6 +30,8 @@ void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, const std::string
          "--set", sets,
          fmt::format("change one value of {}, checked like a file: PATH=VALUE, e.g. {} (repeatable)", what, examples))
       ->expected(1)
+      // One value each time: the word after it is the scenario, not another.
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
