@@ -399,6 +399,40 @@ TEST_F(CliTest, TraceThroughASymlinkWritesItsTargetAndLeavesOtherFilesAlone) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);  // no temp file left
 }
 
+// `run x.json >> x.json` would write the report into the scenario it reads:
+// refused before anything is printed, as an output file naming it would be.
+TEST_F(CliTest, StandardOutputIntoAnInputIsRefused) {
+  const std::string original = electsim_test::ReadWholeFile(Scenario("raft-healthy.json"));
+  const std::string scenario = Write("s.json", original);
+  const std::string repro =
+      Write("r.repro.json", electsim_test::ReadWholeFile(std::string(ELECTSIM_SOURCE_DIR) +
+                                                         "/results/repros/raft-bug-vote-twice-seed1.repro.json"));
+  const std::string kept_repro = electsim_test::ReadWholeFile(repro);
+  const std::string errors = (dir_ / "errors.txt").string();
+  for (const auto& [command, input] : {std::pair{"run " + scenario + " --repro-dir " + dir_.string(), scenario},
+                                       {"sweep " + scenario + " --seeds 2", scenario},
+                                       {"explain " + repro, repro},
+                                       {"replay " + repro, repro}}) {
+    const std::string line = std::string(ELECTSIM_BINARY) + " " + command + " >> " + input + " 2> " + errors;
+    const int status = std::system(line.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << line;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << line;
+    EXPECT_NE(
+        electsim_test::ReadWholeFile(errors).find("standard output goes to " + input + ", which this command reads"),
+        std::string::npos)
+        << line << "\n"
+        << electsim_test::ReadWholeFile(errors);
+  }
+  EXPECT_EQ(electsim_test::ReadWholeFile(scenario), original);
+  EXPECT_EQ(electsim_test::ReadWholeFile(repro), kept_repro);
+  // Standard output into another file is as before.
+  const std::string report = (dir_ / "report.txt").string();
+  const std::string fine = std::string(ELECTSIM_BINARY) + " run " + scenario + " --repro-dir " + dir_.string() + " > " +
+                           report + " 2> " + errors;
+  EXPECT_EQ(std::system(fine.c_str()), 0) << fine;
+  EXPECT_NE(electsim_test::ReadWholeFile(report).find("trace-hash: 0x"), std::string::npos);
+}
+
 TEST_F(CliTest, TamperedReprosExitTwoNamingThePath) {
   const std::string original =
       std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";

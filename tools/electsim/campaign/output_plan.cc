@@ -78,8 +78,20 @@ std::vector<std::string> OutputPlan::inputs() const {
   return inputs;
 }
 
+absl::Status CheckStandardOutputIsNoInput(const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  if (!fs::is_regular_file("/dev/stdout", ec)) return absl::OkStatus();
+  for (const std::string& input : inputs) {
+    if (!SameFile("/dev/stdout", input)) continue;
+    return absl::InvalidArgumentError(fmt::format(
+        "standard output goes to {}, which this command reads; expected another file for it", Quoted(input)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status OutputPlan::Check() const {
   const std::vector<std::string> protected_inputs = inputs();
+  if (auto status = CheckStandardOutputIsNoInput(protected_inputs); !status.ok()) return status;
   for (size_t i = 0; i < files_.size(); ++i) {
     const File& file = files_[i];
     if (auto status = CheckOutputPath(file.path, protected_inputs); !status.ok()) {

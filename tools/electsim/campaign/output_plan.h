@@ -37,6 +37,10 @@ struct SeedFileFamily {
   std::optional<uint64_t> SeedOf(std::string_view name) const;
 };
 
+// Refuses a standard output that goes to one of `inputs` (`run x.json >>
+// x.json`): what the command prints would be written into what it reads.
+absl::Status CheckStandardOutputIsNoInput(const std::vector<std::string>& inputs);
+
 class OutputPlan {
  public:
   // `inputs`: every file the command reads, none of which may be replaced.

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "tools/electsim/campaign/output_plan.h"
 #include "tools/electsim/campaign/seeds.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/engine/repro.h"
@@ -19,6 +20,8 @@ struct ExplainFlags {
 };
 
 int Explain(const ExplainFlags& flags) {
+  // No file of its own, but standard output must not go into the input.
+  if (auto status = campaign::OutputPlan({flags.path}).Check(); !status.ok()) return ReportError(status);
   auto text = ReadFile(flags.path);
   if (!text.ok()) return ReportError(text.status());
   std::optional<uint64_t> seed;
