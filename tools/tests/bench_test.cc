@@ -35,22 +35,13 @@ class BenchTest : public electsim_test::TempDirTest {};
 
 // The CSV as rows of named fields.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
-  std::istringstream text(ReadWholeFile(path));
-  auto split = [](const std::string& line) {
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream in(line);
-    while (std::getline(in, field, ',')) fields.push_back(field);
-    if (!line.empty() && line.back() == ',') fields.emplace_back();
-    return fields;
-  };
-  std::string line;
-  std::getline(text, line);
-  const std::vector<std::string> header = split(line);
+  const std::vector<std::vector<std::string>> lines = electsim_test::ParseCsv(ReadWholeFile(path));
   std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(text, line)) {
-    const std::vector<std::string> fields = split(line);
-    EXPECT_EQ(fields.size(), header.size()) << line;
+  if (lines.empty()) return rows;
+  const std::vector<std::string>& header = lines.front();
+  for (size_t r = 1; r < lines.size(); ++r) {
+    const std::vector<std::string>& fields = lines[r];
+    EXPECT_EQ(fields.size(), header.size()) << r;
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
     rows.push_back(row);
@@ -116,7 +107,35 @@ TEST_F(BenchTest, NodesModelOverride_DelaysEveryElection) {
   ASSERT_EQ(slowed.size(), 5u);
   for (size_t i = 0; i < plain.size(); ++i) {
     EXPECT_GE(std::stoll(slowed[i].at("election_ns")), std::stoll(plain[i].at("election_ns")) + 20000000) << i;
+    // Labels say what ran: the --set is in every row, and in no row without it.
+    EXPECT_EQ(slowed[i].at("set"), "nodes_model.persist=20ms") << i;
+    EXPECT_EQ(plain[i].at("set"), "") << i;
   }
+  EXPECT_NE(slow.output.find("fault crash-leader, 5 nodes, preset none, --set nodes_model.persist=20ms, seeds 1..5"),
+            std::string::npos)
+      << slow.output;
+  // A value with commas and quotes stays one CSV field (RFC 4180 quoting).
+  const std::string json_path = (dir_ / "two.json").string();
+  const std::string csv_path = (dir_ / "two.csv").string();
+  const std::string latency = R"(network.latency.uniform=["5ms","6ms"])";
+  ASSERT_EQ(RunCombined("bench --algorithms raft --trials 2 --jobs 1 --set nodes_model.persist=20ms --set '" + latency +
+                        "' --json " + json_path + " --csv " + csv_path)
+                .exit_status,
+            0);
+  const nlohmann::json two = nlohmann::json::parse(ReadWholeFile(json_path));
+  EXPECT_EQ(two["set"], nlohmann::json::array({"nodes_model.persist=20ms", latency})) << two.dump();
+  EXPECT_EQ(two["results"][0]["set"], "nodes_model.persist=20ms;" + latency) << two.dump();
+  const auto two_rows = ReadCsv(csv_path);
+  ASSERT_EQ(two_rows.size(), 2u);
+  EXPECT_EQ(two_rows[0].at("set"), "nodes_model.persist=20ms;" + latency);
+  EXPECT_EQ(two_rows[0].at("trial"), "0");
+  // How long a leader fault's trial runs is bench's: it stops at the failover.
+  const Outcome duration = RunCombined("bench --algorithms raft --trials 2 --jobs 1 --set duration=1s");
+  EXPECT_EQ(duration.exit_status, 2) << duration.output;
+  EXPECT_NE(duration.output.find("--set duration=1s: bench ends a crash-leader trial once every node knows the new "
+                                 "leader, at most at its stop.max; expected --set stop.max=... to bound it instead"),
+            std::string::npos)
+      << duration.output;
   const Outcome bad = RunCombined("bench --trials 2 --jobs 1 --set nodes_model.persist=soon");
   EXPECT_EQ(bad.exit_status, 2) << bad.output;
   EXPECT_NE(bad.output.find("/nodes_model/persist"), std::string::npos) << bad.output;

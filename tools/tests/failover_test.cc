@@ -127,19 +127,13 @@ TEST_F(FailoverTest, Bench_EqualsTheArithmeticForEveryFault) {
     const Finished bench = RunElectsim(args);
     ASSERT_EQ(bench.exit_status, 0) << bench.err;
     std::vector<std::map<std::string, std::string>> rows;
-    std::vector<std::string> header;
-    std::istringstream lines(ReadWholeFile(csv));
-    for (std::string line; std::getline(lines, line);) {
-      std::vector<std::string> fields;
-      std::istringstream cells(line);
-      for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
-      if (line.back() == ',') fields.emplace_back();
-      if (header.empty()) {
-        header = fields;
-        continue;
-      }
+    const std::vector<std::vector<std::string>> lines = electsim_test::ParseCsv(ReadWholeFile(csv));
+    ASSERT_FALSE(lines.empty()) << fault;
+    const std::vector<std::string>& header = lines.front();
+    for (size_t r = 1; r < lines.size(); ++r) {
+      ASSERT_EQ(lines[r].size(), header.size()) << fault << " row " << r;
       std::map<std::string, std::string> row;
-      for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+      for (size_t i = 0; i < header.size(); ++i) row[header[i]] = lines[r][i];
       rows.push_back(row);
     }
     ASSERT_EQ(rows.size(), 20u) << fault;

@@ -227,6 +227,7 @@ int Bench(const BenchFlags& flags) {
   CommandOutcome outcome;
   const BenchResults results{.fault = plan->fault,
                              .preset = plan->preset,
+                             .sets = flags.sets,
                              .first_seed = *first_seed,
                              .trials = trials_run,
                              .trials_requested = flags.trials,

@@ -352,6 +352,13 @@ absl::Status CheckOverrides(const BenchPlan& plan) {
     if (o.json_pointer == "/seed") flag = "--seed";  // each trial's seed
     if (plan.fault == "lossy" && o.json_pointer == "/network/drop") flag = "--fault";
     if (plan.fault == "store-slowdown" && o.json_pointer == "/algorithm/options/store_slowdown_at") flag = "--fault";
+    // A leader fault's trial runs until the new leader is known: no duration.
+    if (!IsKeyFault(plan.fault) && o.json_pointer == "/duration") {
+      return BadFlag(
+          fmt::format("--set {}: bench ends a {} trial once every node knows the new leader, at most "
+                      "at its stop.max; expected --set stop.max=... to bound it instead",
+                      EscapeForTerminal(o.flag), plan.fault));
+    }
     if (!flag.empty()) {
       return BadFlag(fmt::format("--set {}: bench sets {} with {}; expected one or the other",
                                  EscapeForTerminal(o.flag), o.json_pointer.substr(1), flag));

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "sim/format.h"
+#include "tools/electsim/io/terminal_text.h"
 
 namespace electsim {
 namespace {
@@ -230,6 +231,7 @@ const std::vector<CsvColumn>& BenchCsvColumns() {
        "crash-leader, isolate-leader, pause-leader or lossy; for owners of keys: replica-crash, replica-cut or "
        "store-slowdown"},
       {"preset", "the timing preset (empty: the algorithm's defaults)"},
+      {"set", "the --set changes every configuration ran with, PATH=VALUE, ';'-separated (empty: none)"},
       {"trial", "the trial's index i"},
       {"seed", "the seed it ran under: --seed + i, the same for every algorithm"},
       {"violations", "checkers that fired, ';'-separated (such a trial is left out of the statistics)"},
@@ -285,6 +287,7 @@ std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_
           c.scenario.nodes,
           b.fault,
           b.preset,
+          fmt::format("{}", fmt::join(b.sets, ";")),
           i,
           b.first_seed + i,
           t.violations,
@@ -319,10 +322,18 @@ std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_
           key(&checkers::ShardMetrics::removal_wakeups)};
 }
 
+// RFC 4180: a field holding a comma, a quote or a line break is quoted, its
+// quotes doubled (a --set value can hold any of them).
 std::string CsvField(const json& value) {
   if (value.is_null()) return "";
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump();
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
 }
 
 }  // namespace
@@ -376,6 +387,7 @@ json BenchJson(const BenchResults& b) {
           {"fault", b.fault},
           {"nodes", UniformNodes(*b.configs)},
           {"preset", b.preset},
+          {"set", b.sets},
           {"first_seed", b.first_seed},
           {"trials_per_configuration", b.trials},
           {"trials_requested", std::max(b.trials, b.trials_requested)},
@@ -424,12 +436,20 @@ class TableWriter {
   std::vector<std::string> notes_;
 };
 
+// What --set changed, as the flags say it: the title is all a reader of a
+// copied table sees of the command.
+std::string SetsText(const std::vector<std::string>& sets) {
+  std::string text;
+  for (const std::string& set : sets) text += fmt::format(", --set {}", EscapeForTerminal(set));
+  return text;
+}
+
 std::string Header(const BenchResults& b, const std::string& legend, BenchFormat format) {
   const json nodes = UniformNodes(*b.configs);
   const std::string title =
-      fmt::format("fault {}, {}, preset {}, seeds {}..{} ({}){}", b.fault,
+      fmt::format("fault {}, {}, preset {}{}, seeds {}..{} ({}){}", b.fault,
                   nodes.is_null() ? "nodes by row" : fmt::format("{} nodes", nodes.get<uint32_t>()),
-                  b.preset.empty() ? "none" : b.preset, b.first_seed, b.first_seed + (b.trials - 1),
+                  b.preset.empty() ? "none" : b.preset, SetsText(b.sets), b.first_seed, b.first_seed + (b.trials - 1),
                   b.trials >= b.trials_requested
                       ? fmt::format("{} trial{} per row", b.trials, b.trials == 1 ? "" : "s")
                       : fmt::format("{} of {} trials per row: interrupted", b.trials, b.trials_requested),

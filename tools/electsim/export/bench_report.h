@@ -59,8 +59,9 @@ BenchTrial MeasureTrial(const RunResult& result, bool every_election);
 struct BenchResults {
   std::string fault;
   std::string preset;
-  uint64_t first_seed = 1;  // trial i runs under first_seed + i
-  uint64_t trials = 0;      // per configuration
+  std::vector<std::string> sets;  // --set PATH=VALUE, as given: every configuration ran with them
+  uint64_t first_seed = 1;        // trial i runs under first_seed + i
+  uint64_t trials = 0;            // per configuration
   // Asked for (--trials); more than `trials` when Ctrl-C stopped the run.
   uint64_t trials_requested = 0;
   std::string sweep;      // the swept parameter, "" without --sweep
