@@ -399,6 +399,21 @@ TEST_F(CliTest, TraceThroughASymlinkWritesItsTargetAndLeavesOtherFilesAlone) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);  // no temp file left
 }
 
+// One seed of a guarantee case is judged by what the case declares, and its
+// scenario named by what generates it: no file holds it.
+TEST_F(CliTest, CheckGuaranteesOneSeedSaysOneVerdictAndNamesNoFile) {
+  const Outcome out = Electsim("check-guarantees --case guarantee-raft-defaults-partition --seed 3");
+  EXPECT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_NE(out.output.find("scenario: guarantee-raft-defaults-partition (check-guarantees --case "
+                            "guarantee-raft-defaults-partition)\n"),
+            std::string::npos)
+      << out.output;
+  // Undeclared violations fire, and the verdict is still that of the case.
+  EXPECT_NE(out.output.find("\nviolations:\n  disruption at "), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("every declared guarantee kept"), std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find("expectations:"), std::string::npos) << out.output;
+}
+
 // `run x.json >> x.json` would write the report into the scenario it reads:
 // refused before anything is printed, as an output file naming it would be.
 TEST_F(CliTest, StandardOutputIntoAnInputIsRefused) {

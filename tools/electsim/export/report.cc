@@ -67,7 +67,7 @@ std::string FormatKeys(const checkers::ShardMetrics& s) {
 
 }  // namespace
 
-std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
+std::string FormatSummary(const Scenario& scenario, const RunResult& result, Expectations expectations) {
   const checkers::RunMetrics& m = result.metrics;
   std::string out;
   auto line = [&out](const std::string& text) {
@@ -124,9 +124,9 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result) {
     line("violations:");
     for (const auto& v : result.violations) line(fmt::format("  {}", checkers::DescribeViolation(v)));
   }
-  if (result.met_expectations()) {
+  if (expectations == Expectations::kShown && result.met_expectations()) {
     line("expectations: met");
-  } else {
+  } else if (expectations == Expectations::kShown) {
     line("expectations: NOT met");
     for (const std::string& failure : result.failed_expectations) line(fmt::format("  {}", failure));
   }
