@@ -309,6 +309,20 @@ TEST_F(CliOutputsTest, TerminatingSignals_StopCheckGuaranteesSayingWhatRan) {
   EXPECT_NE(process.out().find(" cases ran; the table stops there\n"), std::string::npos) << process.out();
 }
 
+// A folder that takes no new file is bad usage before any run, whoever the
+// user is: permission bits do not stop root, /proc stops everyone.
+TEST_F(CliOutputsTest, UnwritableFolder_IsRefusedBeforeAnyRunAndNothingIsWritten) {
+  const fs::path out = OutDir();
+  const Finished refused =
+      RunElectsim({"sweep", ShippedScenario(kHealthy), "--seeds", "2", "--jobs", "1", "--summary",
+                   "/proc/electsim-summary.json", "--junit", (out / "j.xml").string(), "--repro-dir", out.string()});
+  EXPECT_EQ(refused.exit_status, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("--summary /proc/electsim-summary.json: folder /proc is not writable"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(refused.out.find("seeds/s"), std::string::npos) << "ran anyway: " << refused.out;
+  EXPECT_TRUE(Names(out).empty());
+}
+
 TEST_F(CliOutputsTest, WriteFailure_StillReportsTheVerdictAndExitsAsDocumented) {
   // A file size limit makes writes fail with EFBIG, as a full disk makes them fail with ENOSPC.
   const SpawnOptions small_disk{.file_size_limit_bytes = 256};

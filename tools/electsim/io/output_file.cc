@@ -62,6 +62,17 @@ absl::Status CheckWritableFolder(const std::string& what, const std::string& fol
     return absl::InvalidArgumentError(
         fmt::format("{}: folder {} is not writable: {}", what, folder, std::strerror(errno)));
   }
+  // Permission bits do not bind root, and some file systems (sysfs, procfs)
+  // refuse new files whatever they say: create one, as the write will.
+  std::string probe = fmt::format("{}/.electsim-probe.XXXXXX", folder);
+  TerminatingSignalsBlocked blocked;  // no probe left behind
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: folder {} is not writable: {}", what, folder, std::strerror(errno)));
+  }
+  close(fd);
+  unlink(probe.c_str());
   return absl::OkStatus();
 }
 
