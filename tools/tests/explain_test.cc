@@ -224,10 +224,11 @@ TEST_F(ExplainTest, Header_SaysTheBugTheChangedOptionsTheFencingAndTheCheckers) 
 // expiry, and the margin; and the write the paused holder made past its own.
 TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {
   const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
-  EXPECT_NE(out.output.find("  node 2, token 1: believed deadline 2.753581s on its clock (store.keep_alive sent at "
-                            "2.003581s, granted at 5.005581s); the store's expiry 3.006023s on its clock (taken at "
-                            "2.006023s); margin +0.252441s; it still wrote under token 1 at 5.005581s (trace #1463), "
-                            "2.252000s past its deadline"),
+  EXPECT_NE(out.output.find(
+                "  node 2, token 1: believed deadline 2.753581s on its clock (store.keep_alive sent at "
+                "2.003581s, its grant received at 5.005581s); the store's expiry 3.006023s on its clock (taken at "
+                "2.006023s); margin +0.252441s; it still wrote under token 1 at 5.005581s (trace #1463), "
+                "2.252000s past its deadline"),
             std::string::npos)
       << out.output;
   // 2.003581487s + 0.75 x 1s, and 2.006023205s + 1s, by the trace.

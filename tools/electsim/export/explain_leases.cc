@@ -121,7 +121,8 @@ std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
     const sim::TimeNs believed_global = GlobalAt(story, holder, believed, up_to);
     const sim::TimeNs expiry_global = GlobalAt(story, store_node, expiry, up_to);
     std::string line = fmt::format(
-        "{}, token {}: believed deadline {} on its clock ({} sent at {}, granted at {}); the store's expiry {} on "
+        "{}, token {}: believed deadline {} on its clock ({} sent at {}, its grant received at {}); the store's expiry "
+        "{} on "
         "its clock (taken at {}); margin {}",
         story.Node(holder), token, Seconds(believed), tenure.acked->payload->type_name(), Seconds(tenure.acked->local),
         Seconds(tenure.ack->local), Seconds(expiry), Seconds(tenure.store_took->local),
