@@ -149,8 +149,8 @@ std::string ExpectedTraceMismatch(const std::string& path, const Repro& repro) {
   const bool same_seed = seed.is_number_unsigned() && seed.get<uint64_t>() == repro.seed;
   if (same_scenario && same_seed) return "";
   return fmt::format(
-      "note: {} is a trace of scenario {} seed {}, and this repro runs {} seed {}: a difference shows where two "
-      "different runs part\n",
+      "note: {} is a trace of scenario {} seed {}, and this repro runs {} seed {}: it is compared only if the "
+      "replay differs from the repro, and then shows where two different runs part\n",
       EscapeForTerminal(path), EscapeForTerminal(scenario.is_string() ? scenario.get<std::string>() : "(unnamed)"),
       seed.dump(), EscapeForTerminal(repro.scenario.name), repro.seed);
 }
