@@ -267,6 +267,7 @@ struct PerfettoView {
   std::map<int, std::string> track_names;
   Flows flows;
   Slices slices;
+  std::map<std::pair<int, int64_t>, std::string> slice_names;  // by track and start
   int violation_marks = 0;
 };
 
@@ -284,6 +285,7 @@ PerfettoView ReadPerfetto(const json& perfetto) {
     if (ph == "X") {
       view.slices[e["tid"]].emplace_back(PerfettoNs(e["ts"]), PerfettoNs(e["ts"]) + PerfettoNs(e["dur"]),
                                          e["args"]["state"]);
+      view.slice_names[{e["tid"].get<int>(), PerfettoNs(e["ts"])}] = e["name"];
     }
     if (ph == "i" && e.value("cat", "") == "violation") ++view.violation_marks;
   }
@@ -357,6 +359,32 @@ TEST_F(TraceExportTest, Perfetto_TracksFlowsAndSlicesMatchTheTrace) {
     EXPECT_EQ(leader_starts, leader_claims);
     const bool violates = scenario != "raft-leader-crash.json";
     EXPECT_EQ(view.violation_marks > 0, violates);
+
+    // A role slice names the term the node was in all along: the last term
+    // or role observation of each instant inside a slice leaves the term its
+    // name says (earlier ones of an instant last no time).
+    std::map<std::pair<int, int64_t>, const json*> last_of_instant;
+    for (const json& record : trace) {
+      if (record.value("kind", "") != "observe") continue;
+      const std::string type = record.value("type", "");
+      if (type != "term" && type != "role") continue;
+      last_of_instant[{record["node"].get<int>() + 1, record["t"].get<int64_t>()}] = &record;
+    }
+    EXPECT_GT(last_of_instant.size(), 10u);
+    for (const auto& [at_instant, last] : last_of_instant) {
+      const json& record = *last;
+      const auto& [tid, t] = at_instant;
+      const auto& list = view.slices[tid];
+      const auto slice = std::find_if(list.begin(), list.end(),
+                                      [&](const auto& s) { return std::get<0>(s) <= t && t < std::get<1>(s); });
+      if (slice == list.end()) continue;
+      const std::string name = view.slice_names[{tid, std::get<0>(*slice)}];
+      const size_t at = name.find("(term ");
+      if (at == std::string::npos) continue;
+      const int64_t term = record["fields"]["term"].get<int64_t>();
+      EXPECT_EQ(name.substr(at), "(term " + std::to_string(term) + ")")
+          << "record #" << record["i"] << " at " << t << " in slice " << name;
+    }
   }
 }
 

@@ -65,7 +65,14 @@ void TimelineTracker::OnRecord(const sim::TraceRecord& r) {
       if (known) nodes_[node].paused = false;
       break;
     case TraceKind::kObserve:
-      if (!known || r.payload == nullptr || !r.payload->Is(vocab::kRoleChange)) return;
+      if (!known || r.payload == nullptr) return;
+      // A term moves on without a role change too: a follower adopting a
+      // higher one starts a new span, as its label names the term.
+      if (r.payload->Is(vocab::kTermChange)) {
+        nodes_[node].term = r.payload->Get(vocab::kFieldTerm, nodes_[node].term);
+        break;
+      }
+      if (!r.payload->Is(vocab::kRoleChange)) return;
       {
         const int64_t role = r.payload->Get(vocab::kFieldRole);
         if (role < 0 || role > 2) return;
