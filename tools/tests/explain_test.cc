@@ -220,6 +220,34 @@ TEST_F(ExplainTest, Header_SaysTheBugTheChangedOptionsTheFencingAndTheCheckers) 
             std::string::npos);
 }
 
+// A clock fault on a node a lease violation involves cut no message, but it
+// is where the holder's deadline and the store's expiry parted: the why
+// names it, and no longer lists it as touching nothing. A wall-clock step
+// moves only deadlines counted on the wall clock.
+TEST_F(ExplainTest, Leases_AClockFaultOnTheHolderIsInTheWhyNotAmongTheUntouched) {
+  const Outcome drift = Explain(electsim_test::ShippedScenario("lease-clock-drift-unfenced.json"));
+  EXPECT_NE(drift.output.find("  node 2's clock was set to run 400000 ppm slow by /faults/0 (clock drift of node 2 at "
+                              "1.000s) (trace #383): the lease deadlines it counts on its own clock part from the "
+                              "store's expiries"),
+            std::string::npos)
+      << drift.output;
+  EXPECT_EQ(drift.output.find("also applied, cutting or delaying none of the messages above: /faults/0"),
+            std::string::npos)
+      << drift.output;
+  const Outcome step = Explain(electsim_test::ShippedScenario("lease-clock-step-wall-deadline.json"));
+  EXPECT_NE(step.output.find("  node 2's wall clock was stepped back 2s by /faults/0 (wall-clock step of node 2 at "
+                             "2.000s) (trace #718): the lease deadlines it counts on the wall clock "
+                             "(deadline_clock=wall) moved with it"),
+            std::string::npos)
+      << step.output;
+  // With its deadlines on the monotonic clock, the same step moves none.
+  json document =
+      json::parse(electsim_test::ReadWholeFile(electsim_test::ShippedScenario("lease-clock-step-wall-deadline.json")));
+  document["algorithm"]["options"]["deadline_clock"] = "monotonic";
+  const Outcome monotonic = Explain(Write("monotonic.json", document.dump()));
+  EXPECT_EQ(monotonic.output.find("wall clock was stepped"), std::string::npos) << monotonic.output;
+}
+
 // Each holder's believed deadline on its own clock beside the store's
 // expiry, and the margin; and the write the paused holder made past its own.
 TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {

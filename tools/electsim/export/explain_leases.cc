@@ -99,6 +99,15 @@ std::string WroteAfter(const Story& story, uint32_t holder, int64_t token, sim::
 
 }  // namespace
 
+bool DeadlinesOnWallClock(const Scenario& scenario) {
+  for (const algorithms::OptionSpec& spec : scenario.algorithm->options()) {
+    if (spec.name != "deadline_clock" || spec.type != algorithms::OptionType::kChoice) continue;
+    const int64_t chosen = scenario.options.Int(spec.name);
+    return chosen >= 0 && static_cast<size_t>(chosen) < spec.choices.size() && spec.choices[chosen] == "wall";
+  }
+  return false;
+}
+
 std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
   const algorithms::Cluster cluster = story.scenario().cluster();
   std::vector<std::string> lines;

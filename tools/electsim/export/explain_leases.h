@@ -16,4 +16,8 @@ namespace electsim::explain {
 // empty when the run took no lease from a store.
 std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to);
 
+// Whether the algorithm counts its lease deadlines on the wall clock (an
+// option "deadline_clock" at "wall"), where a wall-clock step moves them.
+bool DeadlinesOnWallClock(const Scenario& scenario);
+
 }  // namespace electsim::explain

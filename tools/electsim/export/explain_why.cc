@@ -1,12 +1,14 @@
 #include "tools/electsim/export/explain_why.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "electsim/algorithms/store.h"
 #include "electsim/vocab/vocabulary.h"
 #include "fmt/format.h"
 #include "sim/format.h"
+#include "tools/electsim/export/explain_leases.h"
 
 namespace electsim::explain {
 namespace {
@@ -50,6 +52,7 @@ class WhyWriter {
   Why Write() {
     StaleWrites();
     Expiries();
+    Clocks();
     DoubleVotes();
     Claims();
     Untouched();
@@ -197,6 +200,7 @@ class WhyWriter {
   Campaign CampaignOf(const Event& claim) const;
   std::string ClaimLine(const Event& claim, bool* quiet);
   std::string Trigger(const Event& input, sim::TimeNs claimed, bool candidacy) const;
+  void Clocks();
   void Race(const std::vector<const Event*>& claims);
   bool TimedOut(uint32_t node, sim::TimeNs from, sim::TimeNs to) const;
   void Strangers(const Event& a, const Event& b, sim::TimeNs until);
@@ -318,6 +322,46 @@ void WhyWriter::Expiries() {
         fmt::format("the store expired {} lease at {} (trace #{})", whose, Seconds(expiry->time), expiry->index);
     for (size_t i = 0; i < silent.size(); ++i) line += (i == 0 ? ": " : "; ") + silent[i];
     Line(line);
+  }
+}
+
+// A lease holder counts its deadline on its own clock, the store its expiry
+// on the store's: a clock fault on a node a violation involves is where the
+// two parted, though it cut no message. Drift moves every clock of the node;
+// a wall-clock step only deadlines counted on the wall clock.
+void WhyWriter::Clocks() {
+  if (story_.scenario().cluster().store == sim::kNoNode || violations_.empty()) return;
+  std::set<uint32_t> involved;
+  for (const checkers::Violation* v : violations_) {
+    for (const sim::NodeId node : v->nodes) involved.insert(node.value());
+  }
+  const bool wall_deadlines = DeadlinesOnWallClock(story_.scenario());
+  for (const Event& e : story_.events()) {
+    if (e.time > violations_.back()->time) break;
+    if (e.kind != TraceKind::kClock || !involved.count(e.node)) continue;
+    const bool drift = e.detail == "drift";
+    if (!drift && !(e.detail == "wall_step" && wall_deadlines)) continue;
+    const AppliedStep* step = nullptr;
+    for (const AppliedStep& s : story_.ledger().steps()) {
+      if (s.at == e.time && s.step != nullptr &&
+          s.step->action == (drift ? FaultStep::Action::kClockDrift : FaultStep::Action::kClockShift)) {
+        step = &s;
+      }
+    }
+    why_.evidence.insert(e.index);
+    if (drift) {
+      Line(fmt::format(
+          "{}'s clock was set to run {} ppm {} by {} (trace #{}): the lease deadlines it counts on its own clock "
+          "part from the store's expiries (the margins are under \"leases\" below)",
+          Node(e.node), std::abs(e.value), e.value < 0 ? "slow" : "fast", Label(step), e.index));
+    } else {
+      Line(fmt::format(
+          "{}'s wall clock was stepped {}{} by {} (trace #{}): the lease deadlines it counts on the wall clock "
+          "(deadline_clock=wall) moved with it, which the margins under \"leases\" below, on its monotonic clock, "
+          "leave out",
+          Node(e.node), e.value < 0 ? "back " : "", sim::FormatDuration(sim::TimeNs(std::abs(e.value))), Label(step),
+          e.index));
+    }
   }
 }
 
