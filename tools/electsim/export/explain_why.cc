@@ -338,7 +338,7 @@ void WhyWriter::Clocks() {
   const bool wall_deadlines = DeadlinesOnWallClock(story_.scenario());
   for (const Event& e : story_.events()) {
     if (e.time > violations_.back()->time) break;
-    if (e.kind != TraceKind::kClock || !involved.count(e.node)) continue;
+    if (e.kind != TraceKind::kClock || !involved.contains(e.node)) continue;
     const bool drift = e.detail == "drift";
     if (!drift && !(e.detail == "wall_step" && wall_deadlines)) continue;
     const AppliedStep* step = nullptr;
