@@ -373,7 +373,9 @@ TEST_F(TraceExportTest, Perfetto_TracksFlowsAndSlicesMatchTheTrace) {
     EXPECT_GT(last_of_instant.size(), 10u);
     for (const auto& [at_instant, last] : last_of_instant) {
       const json& record = *last;
-      const auto& [tid, t] = at_instant;
+      // Plain copies: clang 14 does not capture structured bindings.
+      const int tid = at_instant.first;
+      const int64_t t = at_instant.second;
       const auto& list = view.slices[tid];
       const auto slice = std::find_if(list.begin(), list.end(),
                                       [&](const auto& s) { return std::get<0>(s) <= t && t < std::get<1>(s); });
