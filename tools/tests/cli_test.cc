@@ -163,6 +163,35 @@ TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {
   EXPECT_EQ(bad.exit_status, 2) << bad.output;
 }
 
+// Two files of one name in one sweep ran different scenarios: each summary
+// line and metrics row names its file, so that none can be taken for the other.
+TEST_F(CliTest, SweepOfTwoFilesOfOneNameLabelsEachWithItsFile) {
+  fs::create_directories(dir_ / "a,1");
+  fs::create_directories(dir_ / "b");
+  const fs::path first = dir_ / "a,1" / "x.json";
+  const fs::path second = dir_ / "b" / "x.json";
+  fs::copy_file(Scenario("raft-healthy.json"), first);
+  fs::copy_file(Scenario("raft-leader-crash.json"), second);
+  const std::string csv = (dir_ / "metrics.csv").string();
+  const Outcome out = Electsim(
+      fmt::format("sweep '{}' '{}' --seeds 2 --metrics '{}' --repro-dir ''", first.string(), second.string(), csv));
+  ASSERT_EQ(out.exit_status, 0) << out.output;
+  EXPECT_NE(out.output.find("x (" + first.string() + "): 2 of 2 seeds"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("x (" + second.string() + "): 2 of 2 seeds"), std::string::npos) << out.output;
+  std::ifstream in(csv);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto rows = electsim_test::ParseCsv(text.str());
+  ASSERT_EQ(rows.size(), 5u) << text.str();
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 26u) << text.str();
+    EXPECT_EQ(rows[i][0], "x (" + (i <= 2 ? first : second).string() + ")") << text.str();
+  }
+  // One file alone keeps its plain name.
+  const Outcome alone = Electsim(fmt::format("sweep '{}' --seeds 1 --repro-dir ''", first.string()));
+  EXPECT_NE(alone.output.find("x: 1 of 1 seeds"), std::string::npos) << alone.output;
+}
+
 TEST_F(CliTest, SweepJsonIsOneObjectOnStandardOutput) {
   const std::string command = std::string(ELECTSIM_BINARY) + " sweep " + Scenario("raft-leader-crash.json") + " " +
                               Scenario("raft-bug-vote-twice.json") + " --seeds 4 --json --repro-dir '' --set " +

@@ -89,7 +89,7 @@ class CampaignRunner {
     SeedOutcome out;
     out.verdict = subject_.Judge(**scenario, *result);
     out.violated = result->violated_checkers();
-    if (settings_.metrics != nullptr) out.metrics_row = settings_.metrics_row(**scenario, *result);
+    if (settings_.metrics != nullptr) out.metrics_row = settings_.metrics_row(subject_.Label(), **scenario, *result);
     if (out.verdict.failed) {
       result->metrics = {};
       result->notes = {};

@@ -78,7 +78,7 @@ struct CampaignSettings {
   std::ostream* text = nullptr;  // failing seeds and the last line (null: standard output)
   bool progress = true;          // the progress line (off where a caller shows its own)
   // --metrics: a CSV row per seed run, written in seed order.
-  std::function<std::string(const Scenario&, const RunResult&)> metrics_row;
+  std::function<std::string(std::string_view label, const Scenario&, const RunResult&)> metrics_row;
   AtomicOutputFile* metrics = nullptr;
 };
 

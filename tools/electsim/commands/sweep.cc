@@ -1,5 +1,6 @@
 // `electsim sweep`: many seeds of scenario files, each seed judged exactly as
 // `run` judges it (RunResult::failed_expectations), one campaign per file.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -35,9 +36,14 @@ struct SweepFlags {
 class SweepSubject : public CampaignSubject {
  public:
   SweepSubject(Scenario scenario, std::vector<std::string> sets)
-      : scenario_(std::make_shared<const Scenario>(std::move(scenario))), sets_(std::move(sets)) {}
+      : scenario_(std::make_shared<const Scenario>(std::move(scenario))),
+        sets_(std::move(sets)),
+        label_(scenario_->name) {}
 
-  std::string Label() const override { return scenario_->name; }
+  const Scenario& scenario() const { return *scenario_; }
+  // Two files of one name in one sweep: each line names its file as well.
+  void LabelWithSource() { label_ = fmt::format("{} ({})", scenario_->name, scenario_->source); }
+  std::string Label() const override { return label_; }
   nlohmann::json Identity() const override {
     nlohmann::json options = nlohmann::json::object();
     for (const auto& [name, value] : scenario_->options.Describe()) options[name] = value;
@@ -69,6 +75,7 @@ class SweepSubject : public CampaignSubject {
  private:
   std::shared_ptr<const Scenario> scenario_;
   std::vector<std::string> sets_;
+  std::string label_;
 };
 
 absl::StatusOr<campaign::SeedPlan> PlanOf(const SweepFlags& flags) {
@@ -90,6 +97,13 @@ absl::StatusOr<std::vector<std::unique_ptr<SweepSubject>>> Subjects(const SweepF
     auto scenario = LoadScenarioFile(path, *overrides);
     if (!scenario.ok()) return scenario.status();
     subjects.push_back(std::make_unique<SweepSubject>(std::move(*scenario), flags.sets));
+  }
+  for (auto& subject : subjects) {
+    const auto same_name = [&](const auto& other) {
+      return other != subject && other->scenario().name == subject->scenario().name &&
+             other->scenario().source != subject->scenario().source;
+    };
+    if (std::any_of(subjects.begin(), subjects.end(), same_name)) subject->LabelWithSource();
   }
   return subjects;
 }

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "sim/format.h"
+#include "tools/electsim/export/metrics_csv.h"
 #include "tools/electsim/io/terminal_text.h"
 
 namespace electsim {
@@ -322,18 +323,10 @@ std::vector<json> RowValues(const BenchResults& b, const BenchConfig& c, uint64_
           key(&checkers::ShardMetrics::removal_wakeups)};
 }
 
-// RFC 4180: a field holding a comma, a quote or a line break is quoted, its
-// quotes doubled (a --set value can hold any of them).
+// A --set value can hold a comma, a quote or a line break.
 std::string CsvField(const json& value) {
   if (value.is_null()) return "";
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
+  return CsvQuoted(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
 }  // namespace

@@ -21,6 +21,16 @@ std::string FailoverCells(const RunResult& result) {
 
 }  // namespace
 
+std::string CsvQuoted(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 std::string MetricsCsvHeader() {
   return "scenario,seed,verdict,violations,elections,cause,detection_ns,election_ns,known_ns,max_term,"
          "messages_sent,run_election_messages,run_steady_state_messages,run_application_messages,"
@@ -32,7 +42,7 @@ std::string MetricsCsvHeader() {
 // The election measured is the last episode (the first, if no leader was
 // ever lost); the failover columns are those of the first fault step that
 // hit the leader, timed from the fault.
-std::string MetricsCsvRow(const Scenario& scenario, const RunResult& result) {
+std::string MetricsCsvRow(std::string_view label, const Scenario&, const RunResult& result) {
   const checkers::RunMetrics& m = result.metrics;
   const checkers::Election* measured = m.elections.empty() ? nullptr : &m.elections.back();
   auto since = [&](const std::optional<sim::TimeNs>& time) {
@@ -41,7 +51,7 @@ std::string MetricsCsvRow(const Scenario& scenario, const RunResult& result) {
   std::string violations;
   for (const std::string& name : result.violated_checkers()) violations += (violations.empty() ? "" : ";") + name;
   return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", scenario.name, result.seed,
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", CsvQuoted(label), result.seed,
       result.met_expectations() ? "met" : "failed", violations, m.elections.size(),
       measured != nullptr ? measured->cause : "", since(measured ? measured->detected : std::nullopt),
       since(measured ? measured->elected : std::nullopt), since(measured ? measured->known : std::nullopt), m.max_term,
