@@ -234,6 +234,16 @@ TEST_F(ExplainTest, Leases_AClockFaultOnTheHolderIsInTheWhyNotAmongTheUntouched)
   EXPECT_EQ(drift.output.find("also applied, cutting or delaying none of the messages above: /faults/0"),
             std::string::npos)
       << drift.output;
+  // A drift set back to 0 is its end, not a drift "0 ppm fast".
+  json reset =
+      json::parse(electsim_test::ReadWholeFile(electsim_test::ShippedScenario("lease-clock-drift-unfenced.json")));
+  reset["faults"].push_back({{"at", "2.5s"}, {"clock", {{"node", 2}, {"drift_ppm", 0}}}});
+  const Outcome ended = Explain(Write("reset.json", reset.dump()));
+  EXPECT_NE(ended.output.find("  node 2's clock was set back to run at the true rate by /faults/3 (clock drift of "
+                              "node 2 at 2.500s) (trace #"),
+            std::string::npos)
+      << ended.output;
+  EXPECT_EQ(ended.output.find("0 ppm fast"), std::string::npos) << ended.output;
   const Outcome step = Explain(electsim_test::ShippedScenario("lease-clock-step-wall-deadline.json"));
   EXPECT_NE(step.output.find("  node 2's wall clock was stepped back 2s by /faults/0 (wall-clock step of node 2 at "
                              "2.000s) (trace #718): the lease deadlines it counts on the wall clock "

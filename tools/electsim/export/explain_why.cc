@@ -349,7 +349,12 @@ void WhyWriter::Clocks() {
       }
     }
     why_.evidence.insert(e.index);
-    if (drift) {
+    if (drift && e.value == 0) {
+      // The end of a drift: the clocks part no further, but the part they
+      // did stays.
+      Line(fmt::format("{}'s clock was set back to run at the true rate by {} (trace #{})", Node(e.node), Label(step),
+                       e.index));
+    } else if (drift) {
       Line(fmt::format(
           "{}'s clock was set to run {} ppm {} by {} (trace #{}): the lease deadlines it counts on its own clock "
           "part from the store's expiries (the margins are under \"leases\" below)",
