@@ -425,6 +425,11 @@ TEST_F(ReplayDifferenceTest, Replay_ChangedOptionIsNarrowedByCheckpointsAndNamed
       << narrowed.output;
   EXPECT_NE(narrowed.output.find("  #64: {\"i\":64,\"t\":5581487,\"kind\":\"timer_cancel\""), std::string::npos)
       << narrowed.output;
+  // The same checker's name in another trace is not the same violation.
+  EXPECT_NE(narrowed.output.find("replay: the same checker fired (stale_token), in a different trace\n"),
+            std::string::npos)
+      << narrowed.output;
+  EXPECT_EQ(narrowed.output.find("the same violation"), std::string::npos) << narrowed.output;
 
   const Outcome named = electsim_test::RunCombined("replay " + path + " --expected " + (dir_ / "good.jsonl").string());
   EXPECT_EQ(named.exit_status, 1) << named.output;
@@ -467,6 +472,20 @@ TEST_F(ReplayDifferenceTest, Replay_AnExpectedTraceThatIsMissingOrNoTraceIsRefus
     EXPECT_NE(out.output.find("expected a JSON Lines trace"), std::string::npos) << out.output;
     EXPECT_EQ(out.output.find("trace-hash"), std::string::npos) << "ran anyway: " << out.output;
   }
+}
+
+// Where the checkers differ, both lists are named.
+TEST_F(ReplayDifferenceTest, Replay_ViolationsThatDifferAreNamedOnBothSides) {
+  const Outcome same = electsim_test::RunCombined("replay " + WriteRepro(repro_, "same.repro.json"));
+  EXPECT_EQ(same.exit_status, 0) << same.output;
+  EXPECT_NE(same.output.find("replay: the same violation reproduced: stale_token\n"), std::string::npos) << same.output;
+  json none = repro_;
+  none["violations"] = json::array();
+  const Outcome out = electsim_test::RunCombined("replay " + WriteRepro(none, "none.repro.json"));
+  EXPECT_EQ(out.exit_status, 1) << out.output;
+  EXPECT_NE(out.output.find("replay: the violations differ from the repro's: it has none, this run stale_token\n"),
+            std::string::npos)
+      << out.output;
 }
 
 TEST_F(ReplayDifferenceTest, Replay_TamperedHashIsToldApartFromADifferentTrace) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/commands/trace_flags.h"
 #include "tools/electsim/engine/repro.h"
@@ -38,11 +39,22 @@ bool SameAsRepro(const Repro& repro, const RunResult& result, const ReplayFlags&
     out << *where;
     same = false;
   }
-  if (result.violated_checkers() != repro.violations) {
-    out << "replay: the violations differ from the repro's\n";
+  const auto names = [](const std::vector<std::string>& checkers) {
+    return checkers.empty() ? std::string("none") : fmt::format("{}", fmt::join(checkers, ", "));
+  };
+  const std::vector<std::string> violated = result.violated_checkers();
+  if (violated != repro.violations) {
+    out << fmt::format("replay: the violations differ from the repro's: it has {}, this run {}\n",
+                       names(repro.violations), names(violated));
     same = false;
+  } else if (!repro.violations.empty() && same) {
+    out << fmt::format("replay: the same violation{} reproduced: {}\n", violated.size() == 1 ? "" : "s",
+                       names(violated));
   } else if (!repro.violations.empty()) {
-    out << "replay: the same violation reproduced\n";
+    // A checker's name says nothing of when, in which term or between
+    // which nodes: in another trace, that may be another violation.
+    out << fmt::format("replay: the same checker{} fired ({}), in a different trace\n", violated.size() == 1 ? "" : "s",
+                       names(violated));
   }
   return same;
 }
