@@ -46,7 +46,9 @@ void ExpectFoundAndShrunk(const std::string& name, const std::string& flags, uin
       << fuzz.output;
   const auto replay = RunCombined("replay " + shrunk_repro);
   EXPECT_EQ(replay.exit_status, 0) << replay.output;
-  EXPECT_NE(replay.output.find("the same violation reproduced"), std::string::npos) << replay.output;
+  EXPECT_TRUE(replay.output.find("replay: the same violation reproduced: ") != std::string::npos ||
+              replay.output.find("replay: the same violations reproduced: ") != std::string::npos)
+      << replay.output;
   std::cout << name << ": first failing seed " << seed << "; shrunk to "
             << scenario.value("faults", nlohmann::json::array()).size() << " fault steps\n";
   fs::remove_all(dir);
