@@ -250,12 +250,21 @@ TEST_F(ExplainTest, Leases_AClockFaultOnTheHolderIsInTheWhyNotAmongTheUntouched)
                              "(deadline_clock=wall) moved with it"),
             std::string::npos)
       << step.output;
+  // Its lease is told on the wall clock: 2s later than the monotonic clock
+  // would have it, where the trace has it step down (4.420581s).
+  EXPECT_NE(step.output.find("  node 2, token 1: believed deadline 2.420581s on its wall clock (store.keep_alive sent "
+                             "at 1.670581s, its grant received at 1.676028s); the store's expiry 2.674246s on its "
+                             "clock (taken at 1.674246s); margin -1.746334s (on the simulation's clock: deadline "
+                             "4.420581s, expiry 2.674246s)"),
+            std::string::npos)
+      << step.output;
   // With its deadlines on the monotonic clock, the same step moves none.
   json document =
       json::parse(electsim_test::ReadWholeFile(electsim_test::ShippedScenario("lease-clock-step-wall-deadline.json")));
   document["algorithm"]["options"]["deadline_clock"] = "monotonic";
   const Outcome monotonic = Explain(Write("monotonic.json", document.dump()));
   EXPECT_EQ(monotonic.output.find("wall clock was stepped"), std::string::npos) << monotonic.output;
+  EXPECT_EQ(monotonic.output.find("on its wall clock"), std::string::npos) << monotonic.output;
 }
 
 // Each holder's believed deadline on its own clock beside the store's

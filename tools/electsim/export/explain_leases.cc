@@ -46,6 +46,36 @@ sim::TimeNs GlobalAt(const Story& story, uint32_t node, sim::TimeNs local, uint6
   return t0 + sim::TimeNs(static_cast<int64_t>(elapsed));
 }
 
+// How far `node`'s wall clock stood from its monotonic one after the
+// records up to `index`: the sum of its steps.
+sim::TimeNs WallOffsetAfter(const Story& story, uint32_t node, uint64_t index) {
+  sim::TimeNs offset;
+  for (const Event& e : story.events()) {
+    if (e.index > index) break;
+    if (e.node == node && e.kind == TraceKind::kClock && e.detail == "wall_step")
+      offset = offset + sim::TimeNs(e.value);
+  }
+  return offset;
+}
+
+// When, on `node`'s monotonic clock, its wall clock first read `deadline`
+// or later, given the offset after record `from`: a step back puts it
+// off, a step forward past it reaches it at the step.
+sim::TimeNs MonotonicWhenWallReaches(const Story& story, uint32_t node, sim::TimeNs deadline, uint64_t from,
+                                     uint64_t up_to) {
+  sim::TimeNs offset = WallOffsetAfter(story, node, from);
+  sim::TimeNs reached = deadline - offset;
+  for (const Event& e : story.events()) {
+    if (e.index > up_to) break;
+    if (e.index <= from || e.node != node || e.kind != TraceKind::kClock || e.detail != "wall_step") continue;
+    if (e.local >= reached) break;
+    offset = offset + sim::TimeNs(e.value);
+    if (e.local + offset >= deadline) return e.local;
+    reached = deadline - offset;
+  }
+  return reached;
+}
+
 // The fraction of its TTL a holder acts for, when the algorithm declares one.
 int64_t SafetyMarginPpm(const Scenario& scenario) {
   for (const algorithms::OptionSpec& spec : scenario.algorithm->options()) {
@@ -121,21 +151,27 @@ std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
   }
   std::sort(tenures.begin(), tenures.end(),
             [](const auto& a, const auto& b) { return a.second.store_took->index < b.second.store_took->index; });
+  // A holder with deadline_clock=wall counts from its wall clock's reading
+  // at the send, and acts until that clock reads its deadline.
+  const bool wall = DeadlinesOnWallClock(story.scenario());
   for (const auto& [key, tenure] : tenures) {
     const auto& [holder, token] = key;
-    const sim::TimeNs believed =
-        tenure.acked->local + sim::TimeNs(static_cast<int64_t>(
-                                  static_cast<__int128>(tenure.acked->payload->Get("ttl")) * margin_ppm / 1000000));
+    const sim::TimeNs view = sim::TimeNs(
+        static_cast<int64_t>(static_cast<__int128>(tenure.acked->payload->Get("ttl")) * margin_ppm / 1000000));
+    const sim::TimeNs sent_offset = wall ? WallOffsetAfter(story, holder, tenure.acked->index) : sim::TimeNs();
+    const sim::TimeNs ack_offset = wall ? WallOffsetAfter(story, holder, tenure.ack->index) : sim::TimeNs();
+    const sim::TimeNs believed = tenure.acked->local + sent_offset + view;
+    const sim::TimeNs believed_monotonic =
+        wall ? MonotonicWhenWallReaches(story, holder, believed, tenure.acked->index, up_to) : believed;
     const sim::TimeNs expiry = tenure.store_took->local + sim::TimeNs(tenure.store_ttl);
-    const sim::TimeNs believed_global = GlobalAt(story, holder, believed, up_to);
+    const sim::TimeNs believed_global = GlobalAt(story, holder, believed_monotonic, up_to);
     const sim::TimeNs expiry_global = GlobalAt(story, store_node, expiry, up_to);
     std::string line = fmt::format(
-        "{}, token {}: believed deadline {} on its clock ({} sent at {}, its grant received at {}); the store's expiry "
-        "{} on "
-        "its clock (taken at {}); margin {}",
-        story.Node(holder), token, Seconds(believed), tenure.acked->payload->type_name(), Seconds(tenure.acked->local),
-        Seconds(tenure.ack->local), Seconds(expiry), Seconds(tenure.store_took->local),
-        SignedSeconds(expiry_global - believed_global));
+        "{}, token {}: believed deadline {} on its {}clock ({} sent at {}, its grant received at {}); the store's "
+        "expiry {} on its clock (taken at {}); margin {}",
+        story.Node(holder), token, Seconds(believed), wall ? "wall " : "", tenure.acked->payload->type_name(),
+        Seconds(tenure.acked->local + sent_offset), Seconds(tenure.ack->local + ack_offset), Seconds(expiry),
+        Seconds(tenure.store_took->local), SignedSeconds(expiry_global - believed_global));
     if (believed_global != believed || expiry_global != expiry) {
       line += fmt::format(" (on the simulation's clock: deadline {}, expiry {})", Seconds(believed_global),
                           Seconds(expiry_global));

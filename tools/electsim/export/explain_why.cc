@@ -362,8 +362,7 @@ void WhyWriter::Clocks() {
     } else {
       Line(fmt::format(
           "{}'s wall clock was stepped {}{} by {} (trace #{}): the lease deadlines it counts on the wall clock "
-          "(deadline_clock=wall) moved with it, which the margins under \"leases\" below, on its monotonic clock, "
-          "leave out",
+          "(deadline_clock=wall) moved with it (the margins are under \"leases\" below)",
           Node(e.node), e.value < 0 ? "back " : "", sim::FormatDuration(sim::TimeNs(std::abs(e.value))), Label(step),
           e.index));
     }
