@@ -198,7 +198,7 @@ bool Write(const TableCell& cell, const Hit& hit, const Settings& settings) {
   const std::string path = (fs::path(settings.dir) / (cell.stem() + ".repro.json")).string();
   // The replay line names the binary that knows the algorithm.
   SetProgramName(cell.algorithm->name() == "zookeeper" ? "build/zk-electsim" : "build/electsim");
-  if (auto status = WriteReproFile(path, *scenario, *result, {}); !status.ok()) {
+  if (auto status = WriteReproFile(path, *scenario, *result, {}, {}); !status.ok()) {
     std::cerr << "find-counterexamples: " << status.message() << "\n";
     return false;
   }

@@ -478,6 +478,54 @@ TEST(ShrinkCli_Description, SaysWhatRemainsAndKeepsTheOriginalAsShrunkFrom) {
   EXPECT_FALSE(std::filesystem::exists(dir / "bogus.json"));
 }
 
+// By default shrink keeps what made the run fail, not the first violation
+// in name order, and the shrunk scenario fails for it as the original did:
+// an unexpected violation is not taken in as expected, and an expected one
+// gone with its faults is no longer expected.
+TEST(ShrinkCli_Default, KeepsWhatMadeTheRunFailAndTheShrunkScenarioFailsForIt) {
+  TempDir dir;
+  const auto run =
+      RunCombined("run " + std::string(ELECTSIM_SOURCE_DIR) +
+                  "/scenarios/raft-bug-vote-twice.json --set 'expect.violations=[\"committed_agreement\"]' "
+                  "--quiet --repro-dir " +
+                  dir / "");
+  ASSERT_EQ(run.exit_status, 1) << run.output;
+  const json repro = json::parse(Read(dir / "raft-bug-vote-twice-seed1.repro.json"));
+  ASSERT_TRUE(repro.contains("failed_by")) << repro.dump();
+  const std::string first_unexpected = repro["failed_by"][0];
+  EXPECT_NE(first_unexpected, "committed_agreement");
+  EXPECT_EQ(repro["violations"][0]["checker"], "committed_agreement") << "the test shows nothing";
+  const auto shrink =
+      RunCombined("shrink " + dir / "raft-bug-vote-twice-seed1.repro.json" + " --max-runs 300 --out " + dir / "s");
+  ASSERT_EQ(shrink.exit_status, 0) << shrink.output;
+  EXPECT_NE(shrink.output.find("keeping " + first_unexpected + " broken"), std::string::npos) << shrink.output;
+  const auto shrunk = RunCombined("run " + dir / "s.json" + " --repro-dir ''");
+  EXPECT_EQ(shrunk.exit_status, 1) << shrunk.output;
+  EXPECT_NE(shrunk.output.find("unexpected " + first_unexpected + " violation"), std::string::npos) << shrunk.output;
+  EXPECT_EQ(shrunk.output.find("expected a committed_agreement violation"), std::string::npos) << shrunk.output;
+
+  // A fuzz repro names the guarantee it broke, not its findings.
+  const auto fuzz = RunCombined(
+      "fuzz --algorithm raft --option bug=vote_twice --guarantees-of reference --seeds 2..2 --shrink-runs 0 "
+      "--repro-dir " +
+      dir / "f");
+  ASSERT_EQ(fuzz.exit_status, 1) << fuzz.output;
+  const json found = json::parse(Read(dir / "f/fuzz-raft-seed2.repro.json"));
+  EXPECT_EQ(found["failed_by"], json::array({"single_vote"})) << found.dump();
+  EXPECT_NE(found["violations"][0]["checker"], "single_vote") << "the test shows nothing";
+  const auto kept =
+      RunCombined("shrink " + dir / "f/fuzz-raft-seed2.repro.json" + " --max-runs 50 --out " + dir / "fs");
+  EXPECT_NE(kept.output.find("keeping single_vote broken"), std::string::npos) << kept.output;
+  // A repro naming as failed_by a checker that did not fire is malformed.
+  json bad = found;
+  bad["failed_by"] = json::array({"unique_token"});
+  std::ofstream(dir / "bad.repro.json") << bad.dump();
+  const auto refused = RunCombined("replay " + dir / "bad.repro.json");
+  EXPECT_EQ(refused.exit_status, 2) << refused.output;
+  EXPECT_NE(refused.output.find("at /failed_by/0: expected the name of a checker under /violations"), std::string::npos)
+      << refused.output;
+}
+
 // Every committed repro shrinks to files the loader takes back (a long
 // description once made them refused), shrunk again to no longer a chain of
 // descriptions, and a demonstration to one that demonstrates what is left:

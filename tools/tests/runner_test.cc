@@ -846,7 +846,7 @@ TEST(Runner_TraceHash, NoReproIsWrittenFromAnUnhashedRun) {
   ASSERT_TRUE(unhashed.ok()) << unhashed.status();
   const std::string path = ::testing::TempDir() + "/runner-test-unhashed.repro.json";
   std::remove(path.c_str());
-  const absl::Status status = WriteReproFile(path, *scenario, *unhashed, {});
+  const absl::Status status = WriteReproFile(path, *scenario, *unhashed, {}, {});
   EXPECT_TRUE(absl::IsInternal(status)) << status;
   EXPECT_FALSE(std::ifstream(path).good()) << "nothing written";
 }

@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "sim/format.h"
 #include "sim/trace.h"
+#include "tools/electsim/engine/repro.h"
 #include "tools/electsim/engine/repro_writer.h"
 #include "tools/electsim/engine/shrink.h"
 #include "tools/electsim/export/html_timeline.h"
@@ -29,6 +30,17 @@ struct SeedOutcome {
   std::optional<RunResult> failure;
   std::string metrics_row;
 };
+
+// What a failing seed's repro names as having made it fail: the judge's
+// reasons where they are checkers (fuzz's broken guarantees), else the
+// violations the scenario did not expect.
+std::vector<std::string> FailedBy(const Scenario& scenario, const SeedOutcome& out, const RunResult& result) {
+  std::vector<std::string> failed_by;
+  for (const std::string& reason : out.verdict.reasons) {
+    if (std::find(out.violated.begin(), out.violated.end(), reason) != out.violated.end()) failed_by.push_back(reason);
+  }
+  return failed_by.empty() ? UnexpectedViolations(scenario, result) : failed_by;
+}
 
 // "FILE seed N: ..." for an error of one seed (the runner names the file).
 absl::Status WithSeed(const absl::Status& error, const std::string& source, uint64_t seed) {
@@ -181,7 +193,9 @@ class CampaignRunner {
     text_ << fmt::format("  trace-hash: {}\n", f.trace_hash);
     const SeedFileFamily family = Family();
     const std::string repro = family.PathFor(seed, kReproSuffix);
-    if (auto status = WriteReproFile(repro, *out.scenario, *hashed, plan_.inputs()); !status.ok()) {
+    if (auto status =
+            WriteReproFile(repro, *out.scenario, *hashed, FailedBy(*out.scenario, out, *hashed), plan_.inputs());
+        !status.ok()) {
       text_ << std::flush;
       outcome_.CouldNotWrite(status);
       return;
@@ -209,10 +223,10 @@ class CampaignRunner {
 
   void Shrink(uint64_t seed, const SeedOutcome& out, const SeedFileFamily& family, FailingSeed& f) {
     const std::optional<nlohmann::json> document = subject_.DocumentFor(seed);
-    if (!document || out.verdict.reasons.empty()) return;
+    const std::vector<std::string> failed_by = FailedBy(*out.scenario, out, *out.failure);
+    if (!document || failed_by.empty()) return;
     const ShrinkOutputs outputs{family.PathFor(seed, kShrunkReproSuffix), family.PathFor(seed, kShrunkScenarioSuffix)};
-    auto shrunk =
-        ShrinkScenario(*document, out.scenario->source, seed, out.verdict.reasons.front(), settings_.shrink_runs);
+    auto shrunk = ShrinkScenario(*document, out.scenario->source, seed, failed_by.front(), settings_.shrink_runs);
     if (!shrunk.ok()) {
       text_ << fmt::format("  shrink: {}\n", EscapeForTerminal(std::string(shrunk.status().message())));
       return;

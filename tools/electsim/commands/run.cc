@@ -8,6 +8,7 @@
 #include "tools/electsim/campaign/output_plan.h"
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/commands/trace_flags.h"
+#include "tools/electsim/engine/repro.h"
 #include "tools/electsim/engine/repro_writer.h"
 #include "tools/electsim/export/report.h"
 #include "tools/electsim/export/summary_json.h"
@@ -90,7 +91,9 @@ int Run(const RunFlags& flags) {
   std::ostream& notes = flags.json_summary ? std::cerr : out;
   if (WritesRepro(flags, *result)) {
     const std::string path = repros.PathFor(seed, campaign::kReproSuffix);
-    if (auto status = WriteReproFile(path, *scenario, *result, outputs.inputs()); status.ok()) {
+    if (auto status =
+            WriteReproFile(path, *scenario, *result, UnexpectedViolations(*scenario, *result), outputs.inputs());
+        status.ok()) {
       notes << fmt::format("repro: {} (replay: {})\n", EscapeForTerminal(path),
                            EscapeForTerminal(CommandLine().Add("replay").AddPath(path).Text()));
     } else {

@@ -24,7 +24,7 @@ namespace {
 
 struct ShrinkFlags {
   std::string repro_path;
-  std::optional<std::string> invariant;  // default: the repro's first violation
+  std::optional<std::string> invariant;  // default: DefaultInvariant
   uint64_t max_runs = 3000;
   std::optional<std::string> out_prefix;  // default: the repro's path without ".repro.json", plus ".shrunk"
 };
@@ -49,6 +49,18 @@ void PrintShrunk(const ShrinkFlags& flags, const Repro& repro, const std::string
                            sim::FormatDuration(s.scenario.duration), s.result.seed);
 }
 
+// What made the run fail: the first the repro names as such, else the
+// first violation its scenario did not expect; a repro of a run that met
+// its expectations (a demonstration) keeps its first violation.
+std::string DefaultInvariant(const Repro& repro) {
+  if (!repro.failed_by.empty()) return repro.failed_by.front();
+  for (const std::string& name : repro.violations) {
+    const auto& expected = repro.scenario.expect.violations;
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) return name;
+  }
+  return repro.violations.front();
+}
+
 int Shrink(const ShrinkFlags& flags) {
   auto text = ReadFile(flags.repro_path);
   if (!text.ok()) return ReportError(text.status());
@@ -60,7 +72,7 @@ int Shrink(const ShrinkFlags& flags) {
                                "--invariant)",
                                flags.repro_path)));
   }
-  const std::string invariant = flags.invariant.value_or(repro->violations.front());
+  const std::string invariant = flags.invariant ? *flags.invariant : DefaultInvariant(*repro);
   // A name no checker has could only "not be broken": say it is unknown.
   const auto& known = checkers::AllCheckers();
   if (std::none_of(known.begin(), known.end(), [&](const auto& c) { return c.name == invariant; })) {
@@ -100,7 +112,10 @@ Command AddShrinkCommand(CLI::App& parent) {
   auto flags = std::make_shared<ShrinkFlags>();
   CLI::App* app = parent.add_subcommand("shrink", "reduce a repro to a minimal one that breaks the same invariant");
   app->add_option("repro", flags->repro_path, "repro file")->required();
-  app->add_option("--invariant", flags->invariant, "the invariant to keep broken (default: the repro's first)");
+  app->add_option(
+      "--invariant", flags->invariant,
+      "the invariant to keep broken (default: what made the run fail: the first violation it did not expect, "
+      "or for fuzz the first declared guarantee broken)");
   app->add_option("--max-runs", flags->max_runs, "simulations to spend at most")
       ->check(UnsignedText("a number of runs", 1, UINT64_MAX))
       ->capture_default_str();

@@ -11,7 +11,17 @@
 
 namespace electsim {
 
-nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path) {
+std::vector<std::string> UnexpectedViolations(const Scenario& scenario, const RunResult& result) {
+  std::vector<std::string> unexpected;
+  for (std::string& name : result.violated_checkers()) {
+    const auto& expected = scenario.expect.violations;
+    if (std::find(expected.begin(), expected.end(), name) == expected.end()) unexpected.push_back(std::move(name));
+  }
+  return unexpected;
+}
+
+nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path,
+                         const std::vector<std::string>& failed_by) {
   nlohmann::json violations = nlohmann::json::array();
   for (const auto& v : result.violations) {
     violations.push_back({{"checker", v.checker},
@@ -21,7 +31,7 @@ nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, cons
   }
   nlohmann::json hashes = nlohmann::json::array();
   for (const uint64_t hash : result.checkpoints.hashes) hashes.push_back(sim::FormatTraceHash(hash));
-  return {
+  nlohmann::json repro = {
       {"electsim_repro", 1},
       {"trace_checkpoints", {{"every", result.checkpoints.every}, {"hashes", hashes}}},
       {"scenario_file", scenario.source},
@@ -32,6 +42,8 @@ nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, cons
       {"replay", CommandLine().Add("replay").AddPath(repro_path).Text()},
       {"scenario", scenario.document},
   };
+  if (!failed_by.empty()) repro["failed_by"] = failed_by;
+  return repro;
 }
 
 absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path) {
@@ -75,6 +87,15 @@ absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path)
     repro.violations.push_back(std::move(checker));
   }
   std::sort(repro.violations.begin(), repro.violations.end());
+  if (doc.contains("failed_by")) {
+    for (size_t i = 0; i < doc["failed_by"].size(); ++i) {
+      std::string checker = doc["failed_by"][i].get<std::string>();
+      if (!std::binary_search(repro.violations.begin(), repro.violations.end(), checker)) {
+        return JsonInputError(path, fmt::format("/failed_by/{}", i), "the name of a checker under /violations");
+      }
+      repro.failed_by.push_back(std::move(checker));
+    }
+  }
 
   // Named as when it ran, so the summary reads the same.
   const bool named = doc["scenario"].contains("name");

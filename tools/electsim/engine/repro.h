@@ -17,8 +17,15 @@
 
 namespace electsim {
 
-// A repro replays without the original file.
-nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path);
+// The checkers whose violations the run did not expect: what made it fail,
+// as run and sweep judge it (in name order).
+std::vector<std::string> UnexpectedViolations(const Scenario& scenario, const RunResult& result);
+
+// A repro replays without the original file. `failed_by`: the checkers
+// whose violations made the run fail, as the command that wrote it judged
+// (fuzz: the declared guarantees broken); what shrink keeps broken.
+nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path,
+                         const std::vector<std::string>& failed_by);
 
 struct Repro {
   Scenario scenario;
@@ -27,6 +34,7 @@ struct Repro {
   uint64_t trace_records = 0;
   std::optional<TraceCheckpoints> checkpoints;  // repros written before checkpoints have none
   std::vector<std::string> violations;          // checker names, sorted
+  std::vector<std::string> failed_by;           // as written (repros written before it have none)
 };
 absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path);
 

@@ -38,7 +38,7 @@ std::optional<uint64_t> SeedOfReproFileName(const std::string& file_name, const 
 }
 
 absl::Status WriteReproFile(const std::string& path, const Scenario& scenario, const RunResult& result,
-                            const std::vector<std::string>& inputs) {
+                            const std::vector<std::string>& failed_by, const std::vector<std::string>& inputs) {
   // A repro without its trace hash could not tell a replay that differs.
   if (!result.trace_hashed) {
     return absl::InternalError(fmt::format("{}: the run's trace was not hashed (RunOptions::hash_trace)", path));
@@ -47,7 +47,7 @@ absl::Status WriteReproFile(const std::string& path, const Scenario& scenario, c
   std::error_code ec;
   if (!folder.empty()) fs::create_directories(folder, ec);
   if (ec) return absl::UnavailableError(fmt::format("{}: cannot create: {}", folder.string(), ec.message()));
-  const std::string text = MakeRepro(scenario, result, path).dump(2) + "\n";
+  const std::string text = MakeRepro(scenario, result, path, failed_by).dump(2) + "\n";
   if (auto status = WriteFileAtomically(path, text, inputs); !status.ok()) {
     return absl::UnavailableError(status.message());
   }

@@ -19,9 +19,10 @@ std::string ReproFilePath(const std::string& dir, const std::string& scenario_na
 std::optional<uint64_t> SeedOfReproFileName(const std::string& file_name, const std::string& scenario_name);
 
 // Writes the repro of `result` to `path`, creating its folder if needed,
-// never over one of `inputs`. Errors are Unavailable: an output that could
-// not be written, whatever the reason, once the run is over.
+// never over one of `inputs`; `failed_by` as MakeRepro takes it. Errors are
+// Unavailable: an output that could not be written, whatever the reason,
+// once the run is over.
 absl::Status WriteReproFile(const std::string& path, const Scenario& scenario, const RunResult& result,
-                            const std::vector<std::string>& inputs);
+                            const std::vector<std::string>& failed_by, const std::vector<std::string>& inputs);
 
 }  // namespace electsim

@@ -39,6 +39,8 @@ class Shrinker {
     auto result = RunScenario(*first, seed_);
     if (!result.ok()) return result.status();
     ++out_.runs;
+    out_.invariant = invariant_;
+    original_unexpected_ = UnexpectedViolations(*first, *result);
     if (!Breaks(*result)) {
       return absl::FailedPreconditionError(
           fmt::format("{}: seed {} does not break {}; expected a run that does", source_, seed_, invariant_));
@@ -111,21 +113,23 @@ class Shrinker {
 
   bool Exhausted() const { return out_.runs >= max_runs_ || StopSignal() != 0; }
 
-  // A scenario that demonstrates the invariant's violation (expects it)
-  // shrinks to one that demonstrates what the smaller run shows: the other
-  // violations the original expected may be gone with their faults. One
-  // that expects the invariant kept (a bug found) keeps failing as it did.
+  // The shrunk scenario expects the violations its run shows, but for those
+  // the original did not expect either: an expected violation may be gone
+  // with its faults (a demonstration still runs to exit 0), and one that made
+  // the original fail (a bug found) makes the shrunk one fail as well, rather
+  // than being taken in as expected.
   void ExpectWhatItShows() {
     if (!out_.document.contains("expect")) return;
-    const json& expected = out_.document["expect"];
-    const json* violations = expected.contains("violations") ? &expected["violations"] : nullptr;
-    if (violations == nullptr || std::find(violations->begin(), violations->end(), invariant_) == violations->end()) {
-      return;
+    std::vector<std::string> expected;
+    for (const std::string& name : out_.result.violated_checkers()) {
+      if (std::find(original_unexpected_.begin(), original_unexpected_.end(), name) == original_unexpected_.end()) {
+        expected.push_back(name);
+      }
     }
-    const std::vector<std::string> shown = out_.result.violated_checkers();
-    out_.document["expect"]["violations"] = shown;
-    out_.scenario.document["expect"]["violations"] = shown;
-    out_.scenario.expect.violations = shown;
+    if (!out_.document["expect"].contains("violations") && expected.empty()) return;
+    out_.document["expect"]["violations"] = expected;
+    out_.scenario.document["expect"]["violations"] = expected;
+    out_.scenario.expect.violations = expected;
   }
 
   // The original's description no longer fits what is left: say what is
@@ -368,6 +372,7 @@ class Shrinker {
   const std::string invariant_;
   const uint64_t max_runs_;
   ShrinkResult out_;
+  std::vector<std::string> original_unexpected_;
 };
 
 }  // namespace
@@ -389,7 +394,13 @@ absl::Status WriteShrinkOutputs(const ShrinkOutputs& outputs, const ShrinkResult
   Scenario ran = shrunk.scenario;
   ran.source = outputs.scenario;
   if (!shrunk.document.contains("name")) ran.name = ScenarioNameFromPath(outputs.scenario);
-  if (auto status = WriteReproFile(outputs.repro, ran, shrunk.result, inputs); !status.ok()) {
+  // Shrunk again, the same invariant by default, while it is what fails.
+  std::vector<std::string> failed_by;
+  const std::vector<std::string> unexpected = UnexpectedViolations(ran, shrunk.result);
+  if (std::find(unexpected.begin(), unexpected.end(), shrunk.invariant) != unexpected.end()) {
+    failed_by.push_back(shrunk.invariant);
+  }
+  if (auto status = WriteReproFile(outputs.repro, ran, shrunk.result, failed_by, inputs); !status.ok()) {
     return status;
   }
   if (auto status = WriteFileAtomically(outputs.scenario, shrunk.document.dump(2) + "\n", inputs); !status.ok()) {

@@ -23,6 +23,7 @@ struct ShrinkResult {
   nlohmann::json document;           // the smallest scenario found
   Scenario scenario;                 // `document`, read
   RunResult result;                  // its run, under the seed it ended with
+  std::string invariant;             // kept broken
   std::vector<std::string> removed;  // what went, readable, in the order it went
   uint64_t runs = 0;
   bool budget_exhausted = false;  // it stopped at max_runs
