@@ -365,6 +365,22 @@ TEST_F(CliOutputsTest, WriteFailure_StillReportsTheVerdictAndExitsAsDocumented) 
   EXPECT_NE(fuzz.out.find("repro files written for 0 of the first 2 of "), std::string::npos) << fuzz.out;
   EXPECT_EQ(fuzz.out.find("repro files written for the first"), std::string::npos) << fuzz.out;
   EXPECT_TRUE(Names(out).empty());
+
+  // A merge as well: its summary could not be written (it once died of
+  // SIGXFSZ, leaving its temporary file).
+  std::vector<std::string> merge = {"merge"};
+  for (const char* shard : {"1/2", "2/2"}) {
+    const std::string summary = (dir_ / (std::string("shard") + shard[0] + ".json")).string();
+    const Finished ran = RunElectsim({"sweep", ShippedScenario(kHealthy), "--seeds", "4", "--shard", shard,
+                                      "--repro-dir", "", "--summary", summary});
+    ASSERT_EQ(ran.exit_status, 0) << ran.out << ran.err;
+    merge.push_back(summary);
+  }
+  merge.insert(merge.end(), {"--summary", (out / "merged.json").string()});
+  const Finished merged = RunElectsim(merge, small_disk);
+  EXPECT_EQ(merged.exit_status, 3) << merged.out << merged.err;
+  EXPECT_NE(merged.err.find("merged.json: write failed: "), std::string::npos) << merged.err;
+  EXPECT_TRUE(Names(out).empty());
 }
 
 TEST_F(CliOutputsTest, OutOfMemory_IsAMessageAndExitThreeLeavingNoTemporaryFile) {

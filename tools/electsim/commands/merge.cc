@@ -9,6 +9,7 @@
 #include "tools/electsim/commands/commands.h"
 #include "tools/electsim/export/junit.h"
 #include "tools/electsim/io/terminal_text.h"
+#include "tools/electsim/io/termination.h"
 #include "tools/electsim/language/json_document.h"
 
 namespace electsim::commands {
@@ -56,6 +57,9 @@ void PrintMerged(const campaign::SummaryFile& merged, const std::vector<campaign
 
 int MergeCommand(const std::vector<std::string>& paths, const campaign::SummaryOutputs& outputs,
                  bool allow_incomplete) {
+  // A signal, or a write past the file size limit, removes the temporary
+  // outputs as in every other command: nothing is finished until all is.
+  HandleTerminatingSignals(SignalResponse::kExitNow);
   // Where the merge goes is checked before anything is read.
   campaign::OutputPlan plan(paths);
   campaign::DeclareSummaryOutputs(outputs, plan);
