@@ -526,6 +526,22 @@ TEST(ShrinkCli_Default, KeepsWhatMadeTheRunFailAndTheShrunkScenarioFailsForIt) {
       << refused.output;
 }
 
+// The scenario file a repro came from is an input: --out may not replace it.
+TEST(ShrinkCli_Out, NeverReplacesTheScenarioFileTheReproCameFrom) {
+  TempDir dir;
+  const std::string scenario = dir / "my.json";
+  std::filesystem::copy_file(std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/raft-bug-vote-twice.json", scenario);
+  const std::string before = Read(scenario);
+  const auto run = RunCombined("run " + scenario + " --repro-on violation --quiet --repro-dir " + dir / "");
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  const auto shrink = RunCombined("shrink " + dir / "my-seed1.repro.json" + " --out " + dir / "my");
+  EXPECT_EQ(shrink.exit_status, 2) << shrink.output;
+  EXPECT_NE(shrink.output.find("--out (the scenario) " + scenario + ": is the input file"), std::string::npos)
+      << shrink.output;
+  EXPECT_EQ(Read(scenario), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "my.repro.json"));
+}
+
 // Every committed repro shrinks to files the loader takes back (a long
 // description once made them refused), shrunk again to no longer a chain of
 // descriptions, and a demonstration to one that demonstrates what is left:

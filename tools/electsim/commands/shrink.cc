@@ -3,6 +3,7 @@
 #include "tools/electsim/engine/shrink.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -84,6 +85,10 @@ int Shrink(const ShrinkFlags& flags) {
   }
   const ShrinkOutputs outputs = OutputsOf(flags);
   campaign::OutputPlan plan({flags.repro_path});
+  // The scenario the repro came from, where it is a file here: a user's
+  // source is no output's to replace.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(repro->scenario_file, ec)) plan.AddInput(repro->scenario_file);
   plan.AddFile("--out (the repro)", outputs.repro);
   plan.AddFile("--out (the scenario)", outputs.scenario);
   if (auto status = plan.Check(); !status.ok()) return ReportError(status);

@@ -104,6 +104,7 @@ absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path)
   if (!scenario.ok()) return scenario.status();
   repro.scenario = std::move(*scenario);
   if (!named) repro.scenario.name = ScenarioNameFromPath(scenario_file);
+  repro.scenario_file = scenario_file;
   return repro;
 }
 

@@ -35,6 +35,7 @@ struct Repro {
   std::optional<TraceCheckpoints> checkpoints;  // repros written before checkpoints have none
   std::vector<std::string> violations;          // checker names, sorted
   std::vector<std::string> failed_by;           // as written (repros written before it have none)
+  std::string scenario_file;                    // the file the scenario was read from, as it ran
 };
 absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path);
 
