@@ -25,6 +25,7 @@ struct ReplayFlags {
 bool SameAsRepro(const Repro& repro, const RunResult& result, const ReplayFlags& flags, std::ostream& out,
                  absl::Status& error) {
   bool same = true;
+  bool only_the_hash = false;
   if (result.trace_hash == repro.trace_hash && result.trace_records == repro.trace_records) {
     out << fmt::format("replay: trace hash matches the repro ({})\n", sim::FormatTraceHash(result.trace_hash));
   } else {
@@ -36,7 +37,8 @@ bool SameAsRepro(const Repro& repro, const RunResult& result, const ReplayFlags&
       error = where.status();
       return false;
     }
-    out << *where;
+    out << where->text;
+    only_the_hash = where->only_the_hash;
     same = false;
   }
   const auto names = [](const std::vector<std::string>& checkers) {
@@ -53,8 +55,8 @@ bool SameAsRepro(const Repro& repro, const RunResult& result, const ReplayFlags&
   } else if (!repro.violations.empty()) {
     // A checker's name says nothing of when, in which term or between
     // which nodes: in another trace, that may be another violation.
-    out << fmt::format("replay: the same checker{} fired ({}), in a different trace\n", violated.size() == 1 ? "" : "s",
-                       names(violated));
+    out << fmt::format("replay: the same checker{} fired ({}){}\n", violated.size() == 1 ? "" : "s", names(violated),
+                       only_the_hash ? "" : ", in a different trace");
   }
   return same;
 }

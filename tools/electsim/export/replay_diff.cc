@@ -155,8 +155,12 @@ std::string ExpectedTraceMismatch(const std::string& path, const Repro& repro) {
       seed.dump(), EscapeForTerminal(repro.scenario.name), repro.seed);
 }
 
-absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
-                                                    const std::optional<std::string>& expected_trace_path) {
+absl::StatusOr<TraceDifference> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
+                                                        const std::optional<std::string>& expected_trace_path) {
+  auto shown = [](absl::StatusOr<std::string> text) -> absl::StatusOr<TraceDifference> {
+    if (!text.ok()) return text.status();
+    return TraceDifference{.text = std::move(*text)};
+  };
   if (expected_trace_path) {
     if (auto status = CheckExpectedTrace(*expected_trace_path); !status.ok()) return status;
     std::ifstream expected(*expected_trace_path);
@@ -165,12 +169,13 @@ absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const Ru
     options.extra_sinks.push_back(&comparer);
     auto rerun = RunScenario(repro.scenario, repro.seed, options);
     if (!rerun.ok()) return rerun.status();
-    return comparer.Report();
+    return TraceDifference{.text = comparer.Report()};
   }
   if (!repro.checkpoints) {
-    return std::string(
-        "replay: this repro has no trace checkpoints (an older electsim wrote it); to see the first differing "
-        "record, pass --expected TRACE.jsonl, the trace of a run that matched\n");
+    return TraceDifference{
+        .text =
+            "replay: this repro has no trace checkpoints (an older electsim wrote it); to see the first differing "
+            "record, pass --expected TRACE.jsonl, the trace of a run that matched\n"};
   }
   uint64_t every = 0;
   const auto [expected, got] = AtCommonSpacing(*repro.checkpoints, actual.checkpoints, every);
@@ -182,24 +187,26 @@ absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const Ru
   const uint64_t agreed = first_different * every;  // records that hash the same
   if (first_different < expected.size() && first_different < got.size()) {
     const uint64_t to = agreed + every;
-    return ShowWindow(
-        repro, agreed, std::min(to, agreed + kShownRecords),
-        fmt::format("replay: the first {} records hash as in the repro; the first difference is among "
-                    "records #{} to #{} (--expected TRACE.jsonl names it); this run's first {} of them:\n",
-                    agreed, agreed, to - 1, std::min(every, kShownRecords)));
+    return shown(
+        ShowWindow(repro, agreed, std::min(to, agreed + kShownRecords),
+                   fmt::format("replay: the first {} records hash as in the repro; the first difference is among "
+                               "records #{} to #{} (--expected TRACE.jsonl names it); this run's first {} of them:\n",
+                               agreed, agreed, to - 1, std::min(every, kShownRecords))));
   }
   if (repro.trace_records != actual.trace_records) {
     const uint64_t shorter = std::min(repro.trace_records, actual.trace_records);
     const uint64_t from = shorter > kContextRecords ? shorter - kContextRecords : 0;
-    return ShowWindow(repro, from, shorter + kContextRecords,
-                      fmt::format("replay: every checkpoint both traces reach matches (through record #{}); the repro "
-                                  "has {} records, this run {}; this run's records around #{}:\n",
-                                  agreed == 0 ? 0 : agreed - 1, repro.trace_records, actual.trace_records, shorter));
+    return shown(
+        ShowWindow(repro, from, shorter + kContextRecords,
+                   fmt::format("replay: every checkpoint both traces reach matches (through record #{}); the repro "
+                               "has {} records, this run {}; this run's records around #{}:\n",
+                               agreed == 0 ? 0 : agreed - 1, repro.trace_records, actual.trace_records, shorter)));
   }
-  return fmt::format(
-      "replay: every checkpoint matches and both traces have {} records: the repro's trace_hash is not the hash of "
-      "its own checkpoints' trace (was the file edited?)\n",
-      actual.trace_records);
+  return TraceDifference{
+      .text = fmt::format("replay: every checkpoint matches and both traces have {} records: the repro's trace_hash "
+                          "is not the hash of its own checkpoints' trace (was the file edited?)\n",
+                          actual.trace_records),
+      .only_the_hash = true};
 }
 
 }  // namespace electsim

@@ -28,7 +28,13 @@ absl::Status CheckExpectedTrace(const std::string& path);
 // different runs part, not what changed in this one.
 std::string ExpectedTraceMismatch(const std::string& path, const Repro& repro);
 
-absl::StatusOr<std::string> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
-                                                    const std::optional<std::string>& expected_trace_path);
+struct TraceDifference {
+  std::string text;  // where the traces part, for the user
+  // Every checkpoint and the record count agree: the repro's trace_hash
+  // alone differs, so the run may well be the repro's.
+  bool only_the_hash = false;
+};
+absl::StatusOr<TraceDifference> DescribeTraceDifference(const Repro& repro, const RunResult& actual,
+                                                        const std::optional<std::string>& expected_trace_path);
 
 }  // namespace electsim
