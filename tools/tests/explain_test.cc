@@ -267,6 +267,25 @@ TEST_F(ExplainTest, Leases_AClockFaultOnTheHolderIsInTheWhyNotAmongTheUntouched)
   EXPECT_EQ(monotonic.output.find("on its wall clock"), std::string::npos) << monotonic.output;
 }
 
+// A one-way cut names its sender but reads no clock: the holder's deadline
+// is not counted from it (it once gave a margin of -2.2s to a holder with
+// no clock fault, as if its clock had stopped).
+TEST_F(ExplainTest, Leases_ALinkChangeIsNoReadingOfTheSendersClock) {
+  const std::string scenario = Write("pause-cut.json", R"({
+    "nodes": 3, "duration": "6s", "algorithm": "lease",
+    "network": {"latency": {"uniform": ["1ms", "5ms"]}},
+    "resource": {"fencing": false},
+    "faults": [{"at": "2s", "pause": "leader", "for": "3s"},
+               {"at": "2500ms", "cut": {"from": "leader", "to": 0}, "for": "100ms"}],
+    "checkers": ["single_leader", "stale_token", "election_safety"]
+  })");
+  const Outcome out = Explain(scenario);
+  EXPECT_NE(out.output.find("  node 2, token 1: believed deadline 2.420581s on its clock"), std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("(taken at 1.674246s); margin +0.253665s\n"), std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find("on the simulation's clock"), std::string::npos) << out.output;
+}
+
 // Each holder's believed deadline on its own clock beside the store's
 // expiry, and the margin; and the write the paused holder made past its own.
 TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {

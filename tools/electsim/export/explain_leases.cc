@@ -36,7 +36,8 @@ sim::TimeNs GlobalAt(const Story& story, uint32_t node, sim::TimeNs local, uint6
   int64_t drift_ppm = 0;
   for (const Event& e : story.events()) {
     if (e.index > up_to) break;
-    if (e.node != node) continue;
+    // A link's change names its sender but reads no clock (local 0).
+    if (e.node != node || e.kind == TraceKind::kNetwork) continue;
     if (e.local > local) break;  // a node's monotonic clock never goes back
     if (e.kind == TraceKind::kClock && e.detail == "drift") drift_ppm = e.value;
     t0 = e.time;
