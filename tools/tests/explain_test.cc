@@ -267,6 +267,24 @@ TEST_F(ExplainTest, Leases_AClockFaultOnTheHolderIsInTheWhyNotAmongTheUntouched)
   EXPECT_EQ(monotonic.output.find("on its wall clock"), std::string::npos) << monotonic.output;
 }
 
+// stale_token and unique_token may name one accepted write: it is told once.
+TEST_F(ExplainTest, Why_AWriteTwoCheckersNameIsToldOnce) {
+  const std::string scenario = Write("bully-crash.json", R"({
+    "nodes": 3, "duration": "3s", "algorithm": "bully",
+    "network": {"latency": {"uniform": ["1ms", "5ms"]}},
+    "resource": {"fencing": false},
+    "checkers": ["single_leader", "election_safety", "unique_token", "stale_token"],
+    "faults": [{"at": "900ms", "network": {"latency": {"uniform": ["1ms", "400ms"]}}},
+               {"at": "1s", "crash": "leader", "for": "250ms"}]
+  })");
+  const Outcome out = Explain(scenario + " --seed 6");
+  const std::string line = "node 2 wrote under token 2 at 1.455000s";
+  const size_t first = out.output.find(line);
+  ASSERT_NE(first, std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find(line, first + 1), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("unique_token"), std::string::npos) << "the test shows nothing: " << out.output;
+}
+
 // A one-way cut names its sender but reads no clock: the holder's deadline
 // is not counted from it (it once gave a margin of -2.2s to a holder with
 // no clock fault, as if its clock had stopped).

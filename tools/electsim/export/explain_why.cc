@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "electsim/algorithms/store.h"
 #include "electsim/vocab/vocabulary.h"
@@ -213,9 +214,10 @@ class WhyWriter {
 };
 
 void WhyWriter::StaleWrites() {
+  std::set<uint64_t> told;  // stale_token and unique_token may name one accept
   for (const checkers::Violation* v : violations_) {
     const Event* accept = story_.recorder().Find(v->trace_index);
-    if (accept == nullptr || !accept->Observes(vocab::kResourceAccept)) continue;
+    if (accept == nullptr || !accept->Observes(vocab::kResourceAccept) || !told.insert(accept->index).second) continue;
     const sim::Payload& p = *accept->payload;
     const int64_t token = p.Get(vocab::kFieldToken), seq = p.Get(vocab::kFieldSeq);
     if (token >= p.Get(vocab::kFieldHighest)) continue;  // not stale: a second writer, told by the claims
