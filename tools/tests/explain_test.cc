@@ -267,6 +267,30 @@ TEST_F(ExplainTest, Leases_AClockFaultOnTheHolderIsInTheWhyNotAmongTheUntouched)
   EXPECT_EQ(monotonic.output.find("on its wall clock"), std::string::npos) << monotonic.output;
 }
 
+// Steps armed together whose "during" moments come later, in another order:
+// each crash is told as the step that made it (they were once matched to
+// the latest step noted, in reverse).
+TEST_F(ExplainTest, Faults_StepsArmedTogetherAreToldByTheRecordsEachMade) {
+  const std::string scenario = Write("armed-together.json", R"({
+    "nodes": 3, "duration": "5348ms", "seed": 14,
+    "algorithm": {"name": "raft", "options": {"bug": "skip_log_check", "check_quorum": false,
+      "election_timeout_max": "472ms", "election_timeout_min": "190ms", "heartbeat_interval": "58ms",
+      "pre_vote": false}},
+    "checkers": ["committed_agreement", "election_safety", "leader_completeness"],
+    "faults": [
+      {"at": "4330ms", "crash": "leader", "during": "write", "for": "1ms", "within": "3729ms"},
+      {"at": "4330ms", "crash": {"next_leader": 1}, "during": "write", "for": "426ms", "within": "3729ms"},
+      {"at": "4330ms", "crash": {"next_leader": 2}, "during": "write", "for": "1ms", "within": "3729ms"},
+      {"at": "4330ms", "crash": {"next_leader": 3}, "during": "commit", "for": "1ms", "within": "3729ms"}]
+  })");
+  const Outcome out = Explain(scenario);
+  EXPECT_NE(out.output.find("node 2 was down by /faults/1 (crash of node 2 at 4.598518s)"), std::string::npos)
+      << out.output;
+  EXPECT_NE(out.output.find("/faults/0 (crash of node 2 at 4.377172s)"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("/faults/2 (crash of node 1 at 4.812126s)"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("/faults/3 (crash of node 1 at 5.090600s)"), std::string::npos) << out.output;
+}
+
 // stale_token and unique_token may name one accepted write: it is told once.
 TEST_F(ExplainTest, Why_AWriteTwoCheckersNameIsToldOnce) {
   const std::string scenario = Write("bully-crash.json", R"({

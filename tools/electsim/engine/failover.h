@@ -26,6 +26,14 @@
 
 namespace electsim {
 
+// The records [first_record, end_record) that applying one fault step made
+// (its note, its crash, its cut...), or that its "during" moment made later.
+struct FaultApplication {
+  std::string step_path;  // "/faults/3"
+  uint64_t first_record = 0;
+  uint64_t end_record = 0;
+};
+
 struct FailoverEpisode {
   enum class Hit { kCrash, kPause, kCut };
   std::string step;  // the fault step, "/faults/0"

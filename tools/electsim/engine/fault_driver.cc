@@ -162,6 +162,14 @@ void FaultDriver::OnMoment(uint32_t node, FaultStep::Moment moment) {
 }
 
 void FaultDriver::OnActor(const FaultStep& step, const NodeSelector& selector, std::function<void(sim::NodeId)> fault) {
+  if (log_applications_) {
+    // Its records may come at a moment long after the step's note.
+    fault = [this, &step, fault = std::move(fault)](sim::NodeId node) {
+      const uint64_t first = sim_.trace_records();
+      fault(node);
+      applications_.push_back({step.json_path, first, sim_.trace_records()});
+    };
+  }
   // {"next_leader": N} waits for the Nth election; so does "leader" with a
   // moment to wait for while no node leads: the next leader's moment.
   const bool no_leader_yet = selector.kind == NodeSelector::Kind::kLeader && step.during != FaultStep::Moment::kNone &&
@@ -334,6 +342,16 @@ void FaultDriver::RestoreCutsLater(const FaultStep& step, sim::CutSet cut) {
 }
 
 void FaultDriver::Apply(const FaultStep& step) {
+  if (!log_applications_) {
+    ApplyNow(step);
+    return;
+  }
+  const uint64_t first = sim_.trace_records();
+  ApplyNow(step);
+  applications_.push_back({step.json_path, first, sim_.trace_records()});
+}
+
+void FaultDriver::ApplyNow(const FaultStep& step) {
   sim_.Note(sim_.RecordIsUsed(sim::TraceKind::kNote) ? fmt::format("fault {}: {}", step.json_path, step.Describe())
                                                      : std::string());
   using Action = FaultStep::Action;

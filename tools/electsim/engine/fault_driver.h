@@ -90,6 +90,10 @@ class FaultDriver final : public ClusterWatch::Listener {
 
   // Steps that could not apply, as notes ("skipped /faults/2 at 1.5s: ...").
   std::vector<std::string> TakeNotes() { return std::move(notes_); }
+  // Keep, from now on, which step made which records (off by default: a
+  // campaign's seeds have no reader for it).
+  void LogApplications() { log_applications_ = true; }
+  std::vector<FaultApplication> TakeApplications() { return std::move(applications_); }
 
   void OnLeaderClaimed() override;
   void OnLeaderKnown() override;
@@ -102,7 +106,8 @@ class FaultDriver final : public ClusterWatch::Listener {
   // Waits for step i's event, then runs it after its delay.
   void Arm(size_t i);
   void StepDone(size_t i);
-  void Apply(const FaultStep& step);
+  void Apply(const FaultStep& step);  // ApplyNow, logged when asked
+  void ApplyNow(const FaultStep& step);
   // One per kind of step that needs more than a line.
   void ApplyToNode(const FaultStep& step, const std::function<absl::Status(sim::NodeId)>& fault);
   void ApplyCrash(const FaultStep& step);
@@ -176,6 +181,8 @@ class FaultDriver final : public ClusterWatch::Listener {
   std::vector<AtMoment> at_moment_;
   uint64_t moment_triggers_ = 0;
   std::vector<std::string> notes_;
+  bool log_applications_ = false;
+  std::vector<FaultApplication> applications_;
   // Crashes, restarts, pauses and resumes applied so far, per node: an undo
   // applies only while the fault it undoes is still the one in force.
   std::vector<uint64_t> process_faults_;

@@ -75,6 +75,7 @@ class ScenarioDriver {
     if (scenario_.algorithm->observes_keys()) view_->IgnoreKeyedObservations();
     faults_.reset();
     faults_.emplace(scenario_, seed, *sim_, *view_);
+    if (options_.log_fault_applications) faults_->LogApplications();
     sim_->SetMaxPendingEvents(sim::Simulator::MaxPendingEventsFor(scenario_.pending_events_memory_mib << 20));
     // The loader validated the model; the simulator has not started.
     SIM_CHECK(sim_->SetNodeModel(scenario_.node_model).ok(), "the node model is set before Start");
@@ -251,6 +252,7 @@ class ScenarioDriver {
     result.stats = sim_->stats();
     if (metrics != nullptr) result.metrics = metrics->TakeMetrics();
     result.notes = faults_->TakeNotes();
+    result.fault_applications = faults_->TakeApplications();
   }
 
   // Runs to the scenario's end, in slices when the caller may ask to stop.

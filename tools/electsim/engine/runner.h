@@ -43,7 +43,9 @@ struct RunResult {
   std::vector<checkers::Violation> violations;   // one per checker that fired, in checker-name order
   std::vector<std::string> failed_expectations;  // readable, empty when the run met them all
   std::vector<std::string> notes;                // fault steps that could not apply (e.g. no leader to crash)
-  std::vector<FailoverEpisode> failovers;        // one per fault step that hit the leader
+  // With RunOptions::log_fault_applications: which step made which records.
+  std::vector<FaultApplication> fault_applications;
+  std::vector<FailoverEpisode> failovers;  // one per fault step that hit the leader
   // For an algorithm that observes keys and has a "keys" option (shards).
   std::optional<checkers::ShardMetrics> shards;
 
@@ -82,6 +84,9 @@ struct RunOptions {
   // For an algorithm that observes keys: the per-key measures (RunResult::
   // shards) count from this time on, a fault's in bench.
   sim::TimeNs key_measures_from = sim::TimeNs(0);
+  // On: RunResult::fault_applications, for explain, which must tell apart
+  // steps armed together whose records come later in any order.
+  bool log_fault_applications = false;
 };
 
 inline constexpr sim::TimeNs kStopCheckInterval = sim::TimeNs::Millis(100);

@@ -437,6 +437,7 @@ absl::StatusOr<std::string> ExplainRun(const Scenario& scenario, uint64_t seed, 
   explain::Recorder recorder(scenario.total_nodes());
   RunOptions run_options;
   run_options.extra_sinks.push_back(&recorder);
+  run_options.log_fault_applications = true;
   auto result = RunScenario(scenario, seed, run_options);
   if (!result.ok()) return result.status();
   recorder.IndexMessages();
@@ -458,7 +459,7 @@ absl::StatusOr<std::string> ExplainRun(const Scenario& scenario, uint64_t seed, 
             : fmt::format(" (the repro recorded {})", Joined(options.recorded_violations, ", "));
     return out + EscapeForTerminal("no violation in this run" + recorded) + ": nothing to explain\n";
   }
-  const explain::FaultLedger ledger(scenario, recorder);
+  const explain::FaultLedger ledger(scenario, recorder, result->fault_applications);
   const Story story(scenario, *result, recorder, ledger);
   return out + Account(story, options).Write();
 }

@@ -82,7 +82,9 @@ bool AppliedStep::Cuts(uint32_t from, uint32_t to, sim::TimeNs t) const {
 
 std::string AppliedStep::Label() const { return fmt::format("{} ({} at {})", path, what, ShortSeconds(at)); }
 
-FaultLedger::FaultLedger(const Scenario& scenario, const Recorder& recorder) : scenario_(scenario) {
+FaultLedger::FaultLedger(const Scenario& scenario, const Recorder& recorder,
+                         const std::vector<FaultApplication>& applications)
+    : scenario_(scenario), applications_(applications) {
   for (const Event& e : recorder.events()) {
     if (e.kind == TraceKind::kNote) OnNote(e);
     if (e.kind == TraceKind::kNetwork) OnNetwork(e);
@@ -121,8 +123,14 @@ void FaultLedger::OnNote(const Event& e) {
 // The latest step of one of `actions` whose records have not been seen, and
 // that names `e`'s node (a selector such as "the leader" names any).
 AppliedStep* FaultLedger::Claim(const Event& e, std::initializer_list<FaultStep::Action> actions) {
+  // The step that made the record, where the run says.
+  const std::string* made_by = nullptr;
+  for (const FaultApplication& a : applications_) {
+    if (e.index >= a.first_record && e.index < a.end_record) made_by = &a.step_path;
+  }
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
     if (it->matched || it->step == nullptr) continue;
+    if (made_by != nullptr && it->path != *made_by) continue;
     if (std::find(actions.begin(), actions.end(), it->step->action) == actions.end()) continue;
     if (e.node != Event::kNone && !Names(it->step->node, e.node)) continue;
     it->matched = true;

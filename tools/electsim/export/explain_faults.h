@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/electsim/engine/failover.h"
 #include "tools/electsim/export/explain_trace.h"
 #include "tools/electsim/language/scenario.h"
 
@@ -67,7 +68,11 @@ struct ProcessFault {
 
 class FaultLedger {
  public:
-  FaultLedger(const Scenario& scenario, const Recorder& recorder);
+  // `applications`: which step made which records (RunOptions::
+  // log_fault_applications); without it, a record goes to the latest step
+  // noted that could have made it.
+  FaultLedger(const Scenario& scenario, const Recorder& recorder,
+              const std::vector<FaultApplication>& applications = {});
 
   const std::deque<AppliedStep>& steps() const { return steps_; }
   const std::vector<ProcessFault>& process_faults() const { return process_faults_; }
@@ -92,6 +97,7 @@ class FaultLedger {
   const LinkSetting* SettingAt(uint32_t from, uint32_t to, sim::TimeNs t) const;
 
   const Scenario& scenario_;
+  std::vector<FaultApplication> applications_;
   std::deque<AppliedStep> steps_;  // stable addresses
   std::vector<ProcessFault> process_faults_;
   std::vector<LinkSetting> link_settings_;
