@@ -233,7 +233,15 @@ TEST(Summary_Merge, MissingShardsAreRefusedOrMergedAsIncomplete) {
 TEST(Summary_Merge, OtherCampaignsAndRepeatedShardsAreRefused) {
   CampaignSummary other = ShardSummary(2, 3, 10);
   other.identity["algorithm"] = "bully";
-  EXPECT_FALSE(MergeSummaries({File(ShardSummary(1, 3, 10)), File(other)}, {"a", "b"}, true).ok());
+  // The field that differs is named, with both values.
+  const auto refused = MergeSummaries({File(ShardSummary(1, 3, 10)), File(other)}, {"a", "b"}, true);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("b: at /campaigns/0/identity/algorithm: expected a shard of the same "
+                                            "campaign as a ("),
+            std::string::npos)
+      << refused.status();
+  EXPECT_NE(refused.status().message().find("; it has \"raft\", this file \"bully\")"), std::string::npos)
+      << refused.status();
   EXPECT_FALSE(MergeSummaries({File(ShardSummary(1, 3, 10)), File(ShardSummary(1, 3, 10))}, {"a", "b"}, true).ok());
   EXPECT_FALSE(MergeSummaries({File(ShardSummary(1, 3, 10)), File(ShardSummary(2, 4, 10))}, {"a", "b"}, true).ok());
 }

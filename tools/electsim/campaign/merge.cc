@@ -31,9 +31,24 @@ void Add(CampaignSummary& merged, const CampaignSummary& shard) {
 
 absl::Status CheckSameCampaign(const CampaignSummary& merged, const CampaignSummary& shard, const std::string& path,
                                const std::string& pointer, const std::string& first_path) {
-  if (shard.label != merged.label || shard.identity != merged.identity) {
-    return NotAShardOf(path, pointer + "/identity", first_path,
-                       "the same command, scenario (its contents too), options and --set");
+  if (shard.identity != merged.identity) {
+    // The first field that differs, with both values, so that the user
+    // sees which flag or file changed between the shards.
+    const nlohmann::json patch = nlohmann::json::diff(merged.identity, shard.identity);
+    const std::string at = patch.empty() ? "" : patch[0].value("path", "");
+    const nlohmann::json::json_pointer field(at);
+    auto value = [&](const nlohmann::json& identity) {
+      if (!identity.contains(field)) return std::string("none");
+      std::string text = identity[field].dump();
+      return text.size() > 200 ? text.substr(0, 197) + "..." : text;
+    };
+    return NotAShardOf(path, pointer + "/identity" + at, first_path,
+                       fmt::format("the same command, scenario (its contents too), options and --set; it has {}, "
+                                   "this file {}",
+                                   value(merged.identity), value(shard.identity)));
+  }
+  if (shard.label != merged.label) {
+    return NotAShardOf(path, pointer + "/label", first_path, fmt::format("label {}", merged.label));
   }
   if (!(shard.range == merged.range)) {
     return NotAShardOf(path, pointer + "/seeds", first_path, fmt::format("seeds {}", merged.range.ToString()));
