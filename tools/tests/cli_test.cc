@@ -135,6 +135,25 @@ TEST_F(CliTest, SetChangesTheScenarioAndIsCheckedLikeTheFile) {
   EXPECT_TRUE(std::filesystem::is_empty(dir_)) << "a refused run wrote something";
 }
 
+// A run changed by --set says so under the file's description, and its
+// repro keeps the --set list, so that replay says it too.
+TEST_F(CliTest, RunAndReplayOfARunChangedBySetNameTheChanges) {
+  const Outcome run = Electsim("run " + Scenario("raft-bug-vote-twice.json") +
+                               " --set 'network.latency=\"2ms\"' --repro-on violation --repro-dir " + dir_.string());
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  const std::string line = "\n  changed by --set network.latency=\"2ms\" (the description above is the file's own)\n";
+  EXPECT_NE(run.output.find(line), std::string::npos) << run.output;
+  const std::string repro = (dir_ / "raft-bug-vote-twice-seed1.repro.json").string();
+  const nlohmann::json document = nlohmann::json::parse(electsim_test::ReadWholeFile(repro));
+  EXPECT_EQ(document["set"], nlohmann::json::array({"network.latency=\"2ms\""})) << document.dump();
+  const Outcome replay = Electsim("replay " + repro);
+  EXPECT_EQ(replay.exit_status, 0) << replay.output;
+  EXPECT_NE(replay.output.find(line), std::string::npos) << replay.output;
+  // Without --set, no such line.
+  const Outcome plain = Electsim("run " + Scenario("raft-bug-vote-twice.json") + " --repro-dir ''");
+  EXPECT_EQ(plain.output.find("changed by --set"), std::string::npos) << plain.output;
+}
+
 TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {
   const std::string csv = (dir_ / "metrics.csv").string();
   const Outcome out = Electsim("sweep " + Scenario("raft-leader-crash.json") + " --seeds 5 --jobs 2 --metrics " + csv +

@@ -153,6 +153,9 @@ absl::StatusOr<Scenario> FuzzConfig::ScenarioFor(uint64_t seed) const {
     for (const Override& o : overrides_) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
     return InputError(fmt::format("{}: {}", EscapeForTerminal(flags), std::string(scenario.status().message())));
   }
+  if (scenario.ok()) {
+    for (const Override& o : overrides_) scenario->sets.push_back(o.flag);
+  }
   return scenario;
 }
 

@@ -43,6 +43,7 @@ nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, cons
       {"scenario", scenario.document},
   };
   if (!failed_by.empty()) repro["failed_by"] = failed_by;
+  if (!scenario.sets.empty()) repro["set"] = scenario.sets;
   return repro;
 }
 
@@ -105,6 +106,7 @@ absl::StatusOr<Repro> ParseRepro(std::string_view text, const std::string& path)
   repro.scenario = std::move(*scenario);
   if (!named) repro.scenario.name = ScenarioNameFromPath(scenario_file);
   repro.scenario_file = scenario_file;
+  if (doc.contains("set")) repro.scenario.sets = doc["set"].get<std::vector<std::string>>();
   return repro;
 }
 

@@ -65,6 +65,15 @@ std::string FormatKeys(const checkers::ShardMetrics& s) {
   return out;
 }
 
+// What --set changed, under the description (which is the file's own
+// unless a --set replaced it).
+std::string SetsLine(const std::vector<std::string>& sets) {
+  const bool described =
+      std::any_of(sets.begin(), sets.end(), [](const std::string& set) { return set.starts_with("description="); });
+  return fmt::format("  changed by --set {}{}", EscapeForTerminal(fmt::format("{}", fmt::join(sets, ", --set "))),
+                     described ? "" : " (the description above is the file's own)");
+}
+
 }  // namespace
 
 std::string FormatSummary(const Scenario& scenario, const RunResult& result, Expectations expectations) {
@@ -77,6 +86,7 @@ std::string FormatSummary(const Scenario& scenario, const RunResult& result, Exp
   // The path and the description come from outside: no raw control characters.
   line(fmt::format("scenario: {} ({})", scenario.name, EscapeForTerminal(scenario.source)));
   if (!scenario.description.empty()) line(fmt::format("  {}", EscapeForTerminal(scenario.description)));
+  if (!scenario.sets.empty()) line(SetsLine(scenario.sets));
   // A stop condition ends the run early: say so, rather than print a ragged duration.
   const bool stopped = scenario.stop_when_leader_known && result.end < scenario.duration;
   line(fmt::format(

@@ -132,7 +132,11 @@ absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path, const std::ve
     return absl::Status(status.code(), fmt::format("{} (in {})", std::string(status.message()), path));
   }
   auto scenario = ParseScenarioJson(std::move(changed), path);
-  if (scenario.ok() || !ParseScenarioJson(std::move(*document), path).ok()) return scenario;
+  if (scenario.ok()) {
+    for (const Override& o : overrides) scenario->sets.push_back(o.flag);
+    return scenario;
+  }
+  if (!ParseScenarioJson(std::move(*document), path).ok()) return scenario;
   // The file alone is good: the overrides made it bad. Name the ones the
   // message points at (or all of them).
   const std::string message(scenario.status().message());
