@@ -309,6 +309,37 @@ TEST_F(ExplainTest, Why_AWriteTwoCheckersNameIsToldOnce) {
   EXPECT_NE(out.output.find("s unique_token (trace #"), std::string::npos) << "the test shows nothing: " << out.output;
 }
 
+// The leases block counts as the holder does: bug=full_ttl acts for the
+// whole TTL (not the declared margin), and a grant that arrives after its
+// request timed out extends nothing (the holder dropped the request).
+TEST_F(ExplainTest, Leases_CountTheLeaseAsTheHolderDoes) {
+  const std::string full_ttl = Write("full-ttl.json", R"({
+    "nodes": 1, "duration": "2504ms", "seed": 11,
+    "algorithm": {"name": "lease", "options": {"bug": "full_ttl", "renew": "cas", "request_timeout": "121ms",
+                                               "retry_interval": "128ms", "safety_margin": 0.472}},
+    "checkers": ["lease_validity", "single_leader"],
+    "faults": [{"at": "2162ms", "network": {"latency": {"uniform": ["1ms", "408ms"]}}}],
+    "resource": {"fencing": true}
+  })");
+  const Outcome whole = Explain(full_ttl);
+  EXPECT_NE(whole.output.find("  node 0, token 1: believed deadline 3.000000s on its clock (store.cas sent at "
+                              "2.000000s, its grant received at 2.002000s)"),
+            std::string::npos)
+      << whole.output;
+  EXPECT_NE(whole.output.find("lease_validity (trace #"), std::string::npos) << "the test shows nothing";
+
+  // Fuzz seed 10 of the same mutant: the store granted the renewal sent at
+  // 2.336689s, but its reply came at 2.761839s, past the 121ms timeout.
+  const Outcome emitted = electsim_test::RunCombined(
+      "fuzz --algorithm lease --option bug=full_ttl --fencing --guarantees-of defaults --seed 10 --emit-scenario");
+  ASSERT_EQ(emitted.exit_status, 0) << emitted.output;
+  const Outcome late = Explain(Write("seed10.json", emitted.output));
+  EXPECT_NE(late.output.find("  node 0, token 1: believed deadline 3.003689s on its clock (store.cas sent at "
+                             "2.003689s, its grant received at 2.017017s)"),
+            std::string::npos)
+      << late.output;
+}
+
 // A one-way cut names its sender but reads no clock: the holder's deadline
 // is not counted from it (it once gave a margin of -2.2s to a holder with
 // no clock fault, as if its clock had stopped).

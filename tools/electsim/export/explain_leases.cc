@@ -77,22 +77,42 @@ sim::TimeNs MonotonicWhenWallReaches(const Story& story, uint32_t node, sim::Tim
   return reached;
 }
 
-// The fraction of its TTL a holder acts for, when the algorithm declares one.
-int64_t SafetyMarginPpm(const Scenario& scenario) {
+// How the holder counts its lease, as its options (and a deliberate bug)
+// make it: for how much of the TTL it acts, from when, and how long it waits
+// for a reply before it drops the request (a grant arriving later extends
+// nothing).
+struct HolderRules {
+  int64_t view_ppm = 1000000;
+  bool from_reply = false;                     // bug=deadline_from_reply
+  std::optional<sim::TimeNs> request_timeout;  // on its monotonic clock
+};
+
+HolderRules RulesOf(const Scenario& scenario) {
+  HolderRules rules;
   for (const algorithms::OptionSpec& spec : scenario.algorithm->options()) {
     if (spec.name == "safety_margin" && spec.type == algorithms::OptionType::kRatio) {
-      return scenario.options.RatioPpm(spec.name);
+      rules.view_ppm = scenario.options.RatioPpm(spec.name);
+    }
+    if (spec.name == "request_timeout" && spec.type == algorithms::OptionType::kDuration) {
+      rules.request_timeout = scenario.options.Duration(spec.name);
     }
   }
-  return 1000000;
+  for (const std::string& bug : DeliberateBugs(scenario)) {
+    if (bug == "bug=full_ttl") rules.view_ppm = 1000000;
+    if (bug == "bug=deadline_from_reply") rules.from_reply = true;
+  }
+  return rules;
 }
 
-std::map<std::pair<uint32_t, int64_t>, Tenure> Tenures(const Story& story, uint32_t store_node, uint64_t up_to) {
+std::map<std::pair<uint32_t, int64_t>, Tenure> Tenures(const Story& story, uint32_t store_node, uint64_t up_to,
+                                                       const HolderRules& rules) {
   std::map<std::pair<uint32_t, int64_t>, Tenure> tenures;                            // (holder, token)
   std::map<std::pair<uint32_t, int64_t>, const Event*> requests;                     // (holder, req) -> its send
   std::map<uint64_t, std::pair<std::pair<uint32_t, int64_t>, const Event*>> grants;  // message id -> tenure, request
+  std::map<uint32_t, const Event*> last_timer_fire;                                  // by node
   for (const Event& e : story.events()) {
     if (e.index > up_to) break;
+    if (e.kind == TraceKind::kTimerFire) last_timer_fire[e.node] = &e;
     if (e.kind == TraceKind::kSend && e.peer == store_node && IsLeaseRequest(e) && e.payload->Get("ttl") > 0 &&
         !story.OfOtherKey(e)) {
       requests[{e.node, e.payload->Get("req")}] = &e;
@@ -106,6 +126,15 @@ std::map<std::pair<uint32_t, int64_t>, Tenure> Tenures(const Story& story, uint3
       grants[e.message_id] = {key, request->second};
     } else if (e.kind == TraceKind::kDeliver && grants.count(e.message_id)) {
       const auto& [key, request] = grants.at(e.message_id);
+      // Its request timed out first (a timer of the holder's fired, after the
+      // request, at or past the timeout's deadline; timers fire in deadline
+      // order): the holder had dropped it. A reply held by a pause comes
+      // before the timers due at the resume.
+      const auto fired = last_timer_fire.find(e.node);
+      if (rules.request_timeout && fired != last_timer_fire.end() && fired->second->index > request->index &&
+          fired->second->local >= request->local + *rules.request_timeout) {
+        continue;
+      }
       tenures[key].acked = request;
       tenures[key].ack = &e;
     }
@@ -118,14 +147,16 @@ std::string WroteAfter(const Story& story, uint32_t holder, int64_t token, sim::
   const Event* late = nullptr;
   for (const Event& e : story.events()) {
     if (e.index > up_to) break;
-    if (e.node == holder && e.Observes(vocab::kWrite) && e.payload->Get(vocab::kFieldToken) == token &&
-        e.time > deadline) {
+    // A write's decision (write_begin) is what lease_validity judges.
+    if (e.node == holder && (e.Observes(vocab::kWrite) || e.Observes(vocab::kWriteBegin)) &&
+        e.payload->Get(vocab::kFieldToken) == token && e.time > deadline) {
       late = &e;
     }
   }
   if (late == nullptr) return "";
-  return fmt::format("; it still wrote under token {} at {} (trace #{}), {} past its deadline", token,
-                     Seconds(late->time), late->index, Seconds(late->time - deadline));
+  return fmt::format("; it still {} under token {} at {} (trace #{}), {} past its deadline",
+                     late->Observes(vocab::kWrite) ? "wrote" : "began a write", token, Seconds(late->time), late->index,
+                     Seconds(late->time - deadline));
 }
 
 }  // namespace
@@ -144,10 +175,10 @@ std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
   std::vector<std::string> lines;
   if (cluster.store == sim::kNoNode) return lines;
   const uint32_t store_node = cluster.store.value();
-  const int64_t margin_ppm = SafetyMarginPpm(story.scenario());
+  const HolderRules rules = RulesOf(story.scenario());
   // In the order the store granted them.
   std::vector<std::pair<std::pair<uint32_t, int64_t>, Tenure>> tenures;
-  for (const auto& entry : Tenures(story, store_node, up_to)) {
+  for (const auto& entry : Tenures(story, store_node, up_to, rules)) {
     if (entry.second.acked != nullptr && entry.second.store_took != nullptr) tenures.push_back(entry);
   }
   std::sort(tenures.begin(), tenures.end(),
@@ -158,12 +189,13 @@ std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
   for (const auto& [key, tenure] : tenures) {
     const auto& [holder, token] = key;
     const sim::TimeNs view = sim::TimeNs(
-        static_cast<int64_t>(static_cast<__int128>(tenure.acked->payload->Get("ttl")) * margin_ppm / 1000000));
+        static_cast<int64_t>(static_cast<__int128>(tenure.acked->payload->Get("ttl")) * rules.view_ppm / 1000000));
     const sim::TimeNs sent_offset = wall ? WallOffsetAfter(story, holder, tenure.acked->index) : sim::TimeNs();
     const sim::TimeNs ack_offset = wall ? WallOffsetAfter(story, holder, tenure.ack->index) : sim::TimeNs();
-    const sim::TimeNs believed = tenure.acked->local + sent_offset + view;
+    const Event& start = rules.from_reply ? *tenure.ack : *tenure.acked;
+    const sim::TimeNs believed = start.local + (rules.from_reply ? ack_offset : sent_offset) + view;
     const sim::TimeNs believed_monotonic =
-        wall ? MonotonicWhenWallReaches(story, holder, believed, tenure.acked->index, up_to) : believed;
+        wall ? MonotonicWhenWallReaches(story, holder, believed, start.index, up_to) : believed;
     const sim::TimeNs expiry = tenure.store_took->local + sim::TimeNs(tenure.store_ttl);
     const sim::TimeNs believed_global = GlobalAt(story, holder, believed_monotonic, up_to);
     const sim::TimeNs expiry_global = GlobalAt(story, store_node, expiry, up_to);
@@ -178,6 +210,14 @@ std::vector<std::string> LeaseLines(const Story& story, uint64_t up_to) {
                           Seconds(expiry_global));
     }
     lines.push_back(line + WroteAfter(story, holder, token, believed_global, up_to));
+  }
+  for (const std::string& bug : DeliberateBugs(story.scenario())) {
+    if (!lines.empty() && (bug == "bug=renew_timeout_as_granted" || bug == "bug=ignore_renewal_result")) {
+      lines.push_back(
+          fmt::format("({}: the holder also extends its view on renewals the store did not grant, which "
+                      "the deadlines above, from granted requests, leave out)",
+                      bug));
+    }
   }
   return lines;
 }
