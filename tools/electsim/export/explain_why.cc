@@ -200,7 +200,7 @@ class WhyWriter {
   };
   Campaign CampaignOf(const Event& claim) const;
   std::string ClaimLine(const Event& claim, bool* quiet);
-  std::string Trigger(const Event& input, sim::TimeNs claimed, bool candidacy) const;
+  std::string Trigger(const Event& input, sim::TimeNs claimed, bool candidacy);
   void Clocks();
   void Race(const std::vector<const Event*>& claims);
   bool TimedOut(uint32_t node, sim::TimeNs from, sim::TimeNs to) const;
@@ -530,8 +530,17 @@ std::string WhyWriter::ClaimLine(const Event& claim, bool* quiet) {
   std::vector<bool> explains_timeout;
   std::vector<std::string> phrases =
       Phrases({"its", "it"}, node, EffectsAround(node, c.from, claim.time, claim.index), &explains_timeout);
-  if (c.timer != nullptr) {
-    for (std::string& phrase : SilentPeers(*c.timer)) {
+  // The timer that made it a candidate as well as the one that made it
+  // leader: a peer silent since a crash explains the first.
+  std::vector<const Event*> timers = {c.timer};
+  if (c.candidacy_input != nullptr && c.candidacy_input != c.timer &&
+      c.candidacy_input->kind == TraceKind::kTimerFire) {
+    timers.push_back(c.candidacy_input);
+  }
+  for (const Event* timer : timers) {
+    if (timer == nullptr) continue;
+    for (std::string& phrase : SilentPeers(*timer)) {
+      if (std::find(phrases.begin(), phrases.end(), phrase) != phrases.end()) continue;
       phrases.push_back(std::move(phrase));
       explains_timeout.push_back(true);
     }
@@ -550,9 +559,18 @@ std::string WhyWriter::ClaimLine(const Event& claim, bool* quiet) {
 }
 
 // "timed out", "got node 2's vote (raft.vote)", "turned candidate at 3.007511s on the store's store.event".
-std::string WhyWriter::Trigger(const Event& input, sim::TimeNs claimed, bool candidacy) const {
+std::string WhyWriter::Trigger(const Event& input, sim::TimeNs claimed, bool candidacy) {
   const std::string at = input.time != claimed ? " at " + Seconds(input.time) : "";
   if (input.kind == TraceKind::kTimerFire) return "timed out" + at;
+  if (input.kind == TraceKind::kStart && input.time > sim::TimeNs()) {
+    // A process that campaigns as it boots: the end of a crash.
+    for (const ProcessFault& f : story_.ledger().process_faults()) {
+      if (f.node == input.node && !f.paused && f.until == input.time) {
+        return fmt::format("restarted{} after {}{}", at, f.step != nullptr ? Label(f.step) : "a crash",
+                           candidacy ? " and turned candidate" : "");
+      }
+    }
+  }
   if (input.kind != TraceKind::kDeliver || !input.payload) return "";
   const std::string type(input.payload->type_name());
   const std::string what = input.peer < story_.scenario().nodes ? fmt::format("{}'s {} ({})", Node(input.peer),
