@@ -329,6 +329,16 @@ TEST_F(ExplainTest, Leases_CountTheLeaseAsTheHolderDoes) {
             std::string::npos)
       << whole.output;
   EXPECT_NE(whole.output.find("lease_validity (trace #"), std::string::npos) << "the test shows nothing";
+  // The why of lease_validity: the renewals whose grants did not come back,
+  // on the links the step had slowed (once no chain at all, and the step
+  // listed as touching nothing).
+  EXPECT_NE(whole.output.find("  node 0 decided to write at 2.502000s (trace #485), 0.502000s after it sent store.cas "
+                              "at 2.000000s, the last lease request the store granted: no grant came back in time "
+                              "for its store.cas at 2.333000s (trace #468), store.cas at 2.454000s (trace #482), sent "
+                              "on links /faults/0 (network change at 2.162s) had slowed\n"),
+            std::string::npos)
+      << whole.output;
+  EXPECT_EQ(whole.output.find("cutting or delaying none"), std::string::npos) << whole.output;
 
   // Fuzz seed 10 of the same mutant: the store granted the renewal sent at
   // 2.336689s, but its reply came at 2.761839s, past the 121ms timeout.

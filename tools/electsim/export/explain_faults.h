@@ -80,6 +80,12 @@ class FaultLedger {
   const MessageEffect* EffectOn(uint64_t message_id) const;
   // The crash or pause of `node` in force at `t`.
   const ProcessFault* FaultAt(uint32_t node, sim::TimeNs t) const;
+  // The step whose link settings (latency, loss) were in force from `from`
+  // to `to` at `t`; null for the scenario's own network.
+  const AppliedStep* LinkStepAt(uint32_t from, uint32_t to, sim::TimeNs t) const {
+    const LinkSetting* setting = SettingAt(from, to, t);
+    return setting != nullptr ? setting->step : nullptr;
+  }
 
  private:
   struct LinkSetting {

@@ -52,6 +52,7 @@ class WhyWriter {
 
   Why Write() {
     StaleWrites();
+    LateActs();
     Expiries();
     Clocks();
     DoubleVotes();
@@ -185,6 +186,7 @@ class WhyWriter {
 
   void StaleWrites();
   void HeldByPause(const ProcessFault& pause);
+  void LateActs();
   void Expiries();
   void DoubleVotes();
   const Event* VoteLine(uint32_t voter, int64_t term, uint32_t candidate, const checkers::Violation& v);
@@ -280,6 +282,87 @@ void WhyWriter::HeldByPause(const ProcessFault& pause) {
 
 // Leases the store expired before the (last) violation, the last two: each
 // a timer that fired because no renewal came.
+// A holder that acted past its margin (lease_validity): its lease requests
+// after the last one the store granted, and what kept their grants from
+// coming back in time.
+void WhyWriter::LateActs() {
+  const algorithms::Cluster cluster = story_.scenario().cluster();
+  if (cluster.store == sim::kNoNode) return;
+  const uint32_t store = cluster.store.value();
+  namespace store_api = algorithms::store;
+  auto is_request = [&](const Event& e) {
+    return e.kind == TraceKind::kSend && e.peer == store && !story_.OfOtherKey(e) &&
+           (e.Carries(store_api::kStorePutIfAbsent) || e.Carries(store_api::kStoreCas) ||
+            e.Carries(store_api::kStoreKeepAlive));
+  };
+  for (const checkers::Violation* v : violations_) {
+    const Event* act = story_.recorder().Find(v->trace_index);
+    if (v->checker != "lease_validity" || act == nullptr || v->nodes.empty()) continue;
+    const uint32_t holder = v->nodes[0].value();
+    std::map<int64_t, const Event*> requests;  // req -> its send, the holder's, before the act
+    const Event* granted = nullptr;            // the last request the store granted before the act
+    std::vector<const Event*> later;           // the holder's requests after it
+    for (const Event& e : story_.events()) {
+      if (e.index >= act->index) break;
+      if (e.node == holder && is_request(e)) {
+        requests[e.payload->Get("req")] = &e;
+        later.push_back(&e);
+      } else if (e.kind == TraceKind::kSend && e.node == store && e.peer == holder &&
+                 e.Carries(store_api::kStoreReply) && e.payload->Get("ok") == 1) {
+        const auto request = requests.find(e.payload->Get("req"));
+        if (request == requests.end()) continue;
+        granted = request->second;
+        later.erase(later.begin(), std::find(later.begin(), later.end(), granted) + 1);
+      }
+    }
+    if (granted == nullptr) continue;
+    std::string line = fmt::format(
+        "{} {} at {} (trace #{}), {} after it sent {} at {}, the last lease request the "
+        "store granted",
+        Node(holder), act->Observes(vocab::kWriteBegin) ? "decided to write" : "claimed", Seconds(act->time),
+        act->index, Seconds(act->time - granted->time), granted->payload->type_name(), Seconds(granted->time));
+    // What befell each later request, or the store's reply to it.
+    std::vector<const MessageEffect*> effects;
+    std::vector<const Event*> unanswered;
+    for (const Event* request : later) {
+      const MessageEffect* effect = story_.ledger().EffectOn(request->message_id);
+      if (effect == nullptr) {
+        for (const Event& e : story_.events()) {
+          if (e.index <= request->index || e.kind != TraceKind::kSend || e.node != store || e.peer != holder ||
+              !e.Carries(store_api::kStoreReply) || e.payload->Get("req") != request->payload->Get("req")) {
+            continue;
+          }
+          effect = story_.ledger().EffectOn(e.message_id);
+          break;
+        }
+      }
+      if (effect != nullptr) {
+        effects.push_back(effect);
+      } else {
+        unanswered.push_back(request);
+      }
+    }
+    std::vector<std::string> phrases = Phrases({"its", "it"}, holder, effects);
+    if (!unanswered.empty()) {
+      std::vector<std::string> sent;
+      for (const Event* request : unanswered) {
+        sent.push_back(
+            fmt::format("{} at {} (trace #{})", request->payload->type_name(), Seconds(request->time), request->index));
+      }
+      std::string phrase = fmt::format("no grant came back in time for its {}", fmt::join(sent, ", "));
+      // Still on the wire: the links as a step had set them, if one had.
+      if (const AppliedStep* step = story_.ledger().LinkStepAt(holder, store, unanswered.front()->time)) {
+        phrase += fmt::format(", sent on links {} had slowed", Label(step));
+      }
+      phrases.push_back(std::move(phrase));
+    }
+    if (later.empty()) phrases.push_back("it sent no lease request after it");
+    for (size_t i = 0; i < phrases.size(); ++i) line += (i == 0 ? ": " : "; ") + phrases[i];
+    why_.evidence.insert(act->index);
+    Line(line);
+  }
+}
+
 void WhyWriter::Expiries() {
   const algorithms::Cluster cluster = story_.scenario().cluster();
   if (cluster.store == sim::kNoNode || violations_.empty()) return;
