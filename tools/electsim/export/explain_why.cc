@@ -187,6 +187,7 @@ class WhyWriter {
   void StaleWrites();
   void HeldByPause(const ProcessFault& pause);
   void LateActs();
+  const MessageEffect* RequestEffect(const Event& request, uint32_t store) const;
   void Expiries();
   void DoubleVotes();
   const Event* VoteLine(uint32_t voter, int64_t term, uint32_t candidate, const checkers::Violation& v);
@@ -282,6 +283,18 @@ void WhyWriter::HeldByPause(const ProcessFault& pause) {
 
 // Leases the store expired before the (last) violation, the last two: each
 // a timer that fired because no renewal came.
+// What a fault did to a request sent to the store, or to the store's reply.
+const MessageEffect* WhyWriter::RequestEffect(const Event& request, uint32_t store) const {
+  if (const MessageEffect* effect = story_.ledger().EffectOn(request.message_id)) return effect;
+  for (const Event& e : story_.events()) {
+    if (e.index > request.index && e.kind == TraceKind::kSend && e.node == store && e.peer == request.node &&
+        e.Carries(algorithms::store::kStoreReply) && e.payload->Get("req") == request.payload->Get("req")) {
+      return story_.ledger().EffectOn(e.message_id);
+    }
+  }
+  return nullptr;
+}
+
 // A holder that acted past its margin (lease_validity): its lease requests
 // after the last one the store granted, and what kept their grants from
 // coming back in time.
@@ -321,21 +334,10 @@ void WhyWriter::LateActs() {
         "store granted",
         Node(holder), act->Observes(vocab::kWriteBegin) ? "decided to write" : "claimed", Seconds(act->time),
         act->index, Seconds(act->time - granted->time), granted->payload->type_name(), Seconds(granted->time));
-    // What befell each later request, or the store's reply to it.
     std::vector<const MessageEffect*> effects;
     std::vector<const Event*> unanswered;
     for (const Event* request : later) {
-      const MessageEffect* effect = story_.ledger().EffectOn(request->message_id);
-      if (effect == nullptr) {
-        for (const Event& e : story_.events()) {
-          if (e.index <= request->index || e.kind != TraceKind::kSend || e.node != store || e.peer != holder ||
-              !e.Carries(store_api::kStoreReply) || e.payload->Get("req") != request->payload->Get("req")) {
-            continue;
-          }
-          effect = story_.ledger().EffectOn(e.message_id);
-          break;
-        }
-      }
+      const MessageEffect* effect = RequestEffect(*request, store);
       if (effect != nullptr) {
         effects.push_back(effect);
       } else {
