@@ -347,6 +347,7 @@ void WhyWriter::LateActs() {
     std::vector<std::string> phrases = Phrases({"its", "it"}, holder, effects);
     if (!unanswered.empty()) {
       std::vector<std::string> sent;
+      sent.reserve(unanswered.size());
       for (const Event* request : unanswered) {
         sent.push_back(
             fmt::format("{} at {} (trace #{})", request->payload->type_name(), Seconds(request->time), request->index));
@@ -358,7 +359,7 @@ void WhyWriter::LateActs() {
       }
       phrases.push_back(std::move(phrase));
     }
-    if (later.empty()) phrases.push_back("it sent no lease request after it");
+    if (later.empty()) phrases.emplace_back("it sent no lease request after it");
     for (size_t i = 0; i < phrases.size(); ++i) line += (i == 0 ? ": " : "; ") + phrases[i];
     why_.evidence.insert(act->index);
     Line(line);
