@@ -55,11 +55,8 @@ void PrintShrunk(const ShrinkFlags& flags, const Repro& repro, const std::string
 // its expectations (a demonstration) keeps its first violation.
 std::string DefaultInvariant(const Repro& repro) {
   if (!repro.failed_by.empty()) return repro.failed_by.front();
-  for (const std::string& name : repro.violations) {
-    const auto& expected = repro.scenario.expect.violations;
-    if (std::find(expected.begin(), expected.end(), name) == expected.end()) return name;
-  }
-  return repro.violations.front();
+  const std::vector<std::string> unexpected = UnexpectedViolations(repro.scenario, repro.violations);
+  return unexpected.empty() ? repro.violations.front() : unexpected.front();
 }
 
 int Shrink(const ShrinkFlags& flags) {

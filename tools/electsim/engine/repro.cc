@@ -11,13 +11,12 @@
 
 namespace electsim {
 
-std::vector<std::string> UnexpectedViolations(const Scenario& scenario, const RunResult& result) {
-  std::vector<std::string> unexpected;
-  for (std::string& name : result.violated_checkers()) {
-    const auto& expected = scenario.expect.violations;
-    if (std::find(expected.begin(), expected.end(), name) == expected.end()) unexpected.push_back(std::move(name));
-  }
-  return unexpected;
+std::vector<std::string> UnexpectedViolations(const Scenario& scenario, std::vector<std::string> violated) {
+  const auto& expected = scenario.expect.violations;
+  std::erase_if(violated, [&](const std::string& name) {
+    return std::find(expected.begin(), expected.end(), name) != expected.end();
+  });
+  return violated;
 }
 
 nlohmann::json MakeRepro(const Scenario& scenario, const RunResult& result, const std::string& repro_path,

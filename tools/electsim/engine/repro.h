@@ -17,9 +17,12 @@
 
 namespace electsim {
 
-// The checkers whose violations the run did not expect: what made it fail,
-// as run and sweep judge it (in name order).
-std::vector<std::string> UnexpectedViolations(const Scenario& scenario, const RunResult& result);
+// The checkers among `violated` the scenario did not expect: what made a
+// run fail, as run and sweep judge it (in the order given).
+std::vector<std::string> UnexpectedViolations(const Scenario& scenario, std::vector<std::string> violated);
+inline std::vector<std::string> UnexpectedViolations(const Scenario& scenario, const RunResult& result) {
+  return UnexpectedViolations(scenario, result.violated_checkers());
+}
 
 // A repro replays without the original file. `failed_by`: the checkers
 // whose violations made the run fail, as the command that wrote it judged
