@@ -70,7 +70,7 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
       {"--algorithms shards --fault crash-leader",
        "--fault crash-leader: algorithm \"shards\" has owners of keys, not one leader; expected replica-crash"},
       {"--algorithms shards --fault store-slowdown --set algorithm.options.store_slowdown_at=1s",
-       "--set algorithm.options.store_slowdown_at=1s: bench sets algorithm/options/store_slowdown_at with --fault"},
+       "--set algorithm.options.store_slowdown_at=1s: bench sets algorithm.options.store_slowdown_at with --fault"},
   };
   // Trials beyond what bench keeps in memory, per configuration or in all.
   const Outcome too_many = RunCombined("bench --trials 1000001 --jobs 1");
@@ -525,3 +525,19 @@ TEST_F(BenchTest, ClosedPipe_ExitsAsSigpipe) {
 }
 
 }  // namespace
+
+// A swept option the preset also sets runs the sweep's value: the header says
+// so, where it would otherwise name the preset alone.
+TEST_F(BenchTest, Header_SaysWhenTheSweepReplacesThePresetsValue) {
+  const Outcome replaced = RunCombined(
+      "bench --algorithms raft --preset etcd --trials 2 --jobs 1 --sweep election_timeout_min=500ms..900ms:2");
+  ASSERT_EQ(replaced.exit_status, 0) << replaced.output;
+  EXPECT_NE(replaced.output.find("preset etcd, seeds 1..2 (2 trials per row), sweep over election_timeout_min (in "
+                                 "place of the preset's value)"),
+            std::string::npos)
+      << replaced.output;
+  const Outcome plain =
+      RunCombined("bench --algorithms raft --trials 2 --jobs 1 --sweep election_timeout_min=100ms..200ms:2");
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  EXPECT_NE(plain.output.find("sweep over election_timeout_min\n"), std::string::npos) << plain.output;
+}

@@ -47,7 +47,20 @@ TEST_F(CliTest, SetOfWhatAFlagDecidesIsRefused) {
       {"sweep " + scenario + " --seeds 2 --set seed=7", "sweep sets seed with --seeds"},
       {"bench --algorithms raft --trials 2 --jobs 1 --set seed=7", "bench sets seed with --seed"},
       {"bench --algorithms raft --preset etcd --trials 2 --jobs 1 --set algorithm.options.pre_vote=false",
-       "--preset etcd sets algorithm.options.pre_vote for raft"},
+       "bench sets algorithm.options.pre_vote with --preset etcd for raft"},
+      // An object set whole replaces what the flag put inside it, while the
+      // labels and reproduce lines would still name the flag's value.
+      {"bench --algorithms raft --preset etcd --trials 2 --jobs 1 --set 'algorithm.options={}'",
+       "replaces algorithm.options."},
+      {"bench --algorithms raft --fault lossy --trials 2 --jobs 1 --set 'network={\"latency\": \"1ms\"}'",
+       "replaces network.drop, which bench sets with --fault"},
+      {"bench --algorithms raft --sweep election_timeout_min=100ms..200ms:2 --trials 2 --jobs 1 "
+       "--set 'algorithm.options={}'",
+       "replaces algorithm.options.election_timeout_min, which bench sets with --sweep"},
+      {"fuzz --algorithm raft --option bug=vote_twice --seeds 1..2 --set 'algorithm.options={}'",
+       "replaces algorithm.options.bug, which fuzz sets with --option bug"},
+      {"fuzz --algorithm raft --seeds 1..2 --set 'algorithm.options={}'",
+       "replaces every option, which fuzz draws where not given"},
   };
   for (const auto& [command, message] : cases) {
     const Outcome out = Electsim(command);

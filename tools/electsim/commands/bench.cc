@@ -144,6 +144,15 @@ int OneTrial(const BenchPlan& plan, const BenchFlags& flags) {
   return outcome.Finish();
 }
 
+bool SweepReplacesPreset(const BenchPlan& plan) {
+  if (!plan.sweep) return false;
+  for (const std::string& algorithm : plan.algorithms) {
+    auto preset = PresetOptions(plan.preset, algorithm);
+    if (preset.ok() && preset->contains(plan.sweep->parameter)) return true;
+  }
+  return false;
+}
+
 // Runs every trial, trial-major, so that trials stopped by Ctrl-C leave
 // every configuration with the same first trials, still paired.
 campaign::LoopResult RunTrials(const std::vector<BenchConfig>& configs, const BenchFlags& flags, uint64_t first_seed,
@@ -232,6 +241,7 @@ int Bench(const BenchFlags& flags) {
                              .trials = trials_run,
                              .trials_requested = flags.trials,
                              .sweep = plan->sweep ? plan->sweep->parameter : "",
+                             .sweep_replaces_preset = SweepReplacesPreset(*plan),
                              .algorithms = plan->algorithms.size(),
                              .configs = &*configs,
                              .results = &trials};

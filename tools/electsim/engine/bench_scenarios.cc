@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "electsim/algorithms/algorithm.h"
 #include "fmt/format.h"
@@ -340,28 +341,38 @@ absl::StatusOr<SweepSpec> ParseSweep(const std::string& text, const std::vector<
 
 namespace {
 
-// A --set of what a bench flag decides would make the labels lie.
+// A --set of what a bench flag decides, or of an object holding it, would
+// make the labels lie.
 absl::Status CheckOverrides(const BenchPlan& plan) {
+  std::vector<std::pair<std::string, std::string>> owned = {
+      {"/algorithm", "--algorithms"},
+      {"/algorithm/name", "--algorithms"},
+      {"/faults", "--fault"},
+      {"/seed", "--seed"},  // each trial's seed
+  };
+  owned.emplace_back("/nodes", plan.sweep && plan.sweep->parameter == "nodes" ? "--sweep" : "--nodes");
+  if (plan.sweep)
+    owned.emplace_back(absl::StrCat("/", absl::StrReplaceAll(plan.sweep->set_path, {{".", "/"}})), "--sweep");
+  // The loss the lossy fault is, and the slowdown's time.
+  if (plan.fault == "lossy") owned.emplace_back("/network/drop", "--fault");
+  if (plan.fault == "store-slowdown") owned.emplace_back("/algorithm/options/store_slowdown_at", "--fault");
+  for (const auto& [pointer, flag] : owned) {
+    if (auto status = RefuseOverrideOf(plan.overrides, pointer, "bench", flag); !status.ok()) {
+      return status;
+    }
+  }
   for (const Override& o : plan.overrides) {
-    std::string flag;
-    if (o.json_pointer == "/algorithm" || o.json_pointer == "/algorithm/name") flag = "--algorithms";
-    if (o.json_pointer == "/nodes") flag = plan.sweep && plan.sweep->parameter == "nodes" ? "--sweep" : "--nodes";
-    if (plan.sweep && o.json_pointer == "/" + absl::StrReplaceAll(plan.sweep->set_path, {{".", "/"}})) flag = "--sweep";
-    // The fault step, and the loss the lossy fault is.
-    if (o.json_pointer == "/faults" || o.json_pointer.starts_with("/faults/")) flag = "--fault";
-    if (o.json_pointer == "/seed") flag = "--seed";  // each trial's seed
-    if (plan.fault == "lossy" && o.json_pointer == "/network/drop") flag = "--fault";
-    if (plan.fault == "store-slowdown" && o.json_pointer == "/algorithm/options/store_slowdown_at") flag = "--fault";
+    // Within the fault step too.
+    if (o.json_pointer.starts_with("/faults/")) {
+      return BadFlag(fmt::format("--set {}: bench sets faults with --fault; expected one or the other",
+                                 EscapeForTerminal(o.flag)));
+    }
     // A leader fault's trial runs until the new leader is known: no duration.
     if (!IsKeyFault(plan.fault) && o.json_pointer == "/duration") {
       return BadFlag(
           fmt::format("--set {}: bench ends a {} trial once every node knows the new leader, at most "
                       "at its stop.max; expected --set stop.max=... to bound it instead",
                       EscapeForTerminal(o.flag), plan.fault));
-    }
-    if (!flag.empty()) {
-      return BadFlag(fmt::format("--set {}: bench sets {} with {}; expected one or the other",
-                                 EscapeForTerminal(o.flag), o.json_pointer.substr(1), flag));
     }
   }
   return absl::OkStatus();
@@ -371,15 +382,16 @@ absl::StatusOr<BenchConfig> BuildConfig(const BenchPlan& plan, const std::string
   auto options = PresetOptions(plan.preset, algorithm);
   if (!options.ok()) return options.status();
   // The preset's values are what its label promises.
-  for (const Override& o : plan.overrides) {
-    for (const auto& [name, value] : options->items()) {
-      if (o.json_pointer != "/algorithm/options/" + name) continue;
-      return BadFlag(fmt::format("--set {}: --preset {} sets algorithm.options.{} for {}; expected one or the other",
-                                 EscapeForTerminal(o.flag), plan.preset, name, algorithm));
+  const std::string preset_flag = fmt::format("--preset {} for {}", plan.preset, algorithm);
+  for (const auto& [name, value] : options->items()) {
+    if (auto status = RefuseOverrideOf(plan.overrides, "/algorithm/options/" + name, "bench", preset_flag);
+        !status.ok()) {
+      return status;
     }
   }
   uint32_t nodes = plan.nodes;
   const std::string parameter = plan.sweep ? plan.sweep->parameter : "";
+
   if (parameter == "nodes") nodes = static_cast<uint32_t>(std::clamp<int64_t>(point->value.get<int64_t>(), 0, 1 << 30));
   if (point != nullptr && parameter != "nodes" && parameter != "drop") (*options)[parameter] = point->value;
   const std::string source = fmt::format("bench {} {}{}", algorithm, plan.fault,

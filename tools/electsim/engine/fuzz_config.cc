@@ -24,9 +24,24 @@ constexpr std::pair<std::string_view, std::string_view> kOwnedByFlags[] = {
     {"/resource/fencing", "--fencing"},
 };
 
-absl::Status CheckNotOwned(const std::vector<Override>& overrides) {
+absl::Status CheckNotOwned(const std::vector<Override>& overrides, const json& given_options) {
   for (const auto& [pointer, flag] : kOwnedByFlags) {
     if (auto status = RefuseOverrideOf(overrides, pointer, "fuzz", flag); !status.ok()) return status;
+  }
+  for (const auto& [name, value] : given_options.items()) {
+    if (auto status = RefuseOverrideOf(overrides, "/algorithm/options/" + name, "fuzz", "--option " + name);
+        !status.ok()) {
+      return status;
+    }
+  }
+  // The options object whole would replace what the swarm draws, while the
+  // description and the judge still went by the draw.
+  for (const Override& o : overrides) {
+    if (o.json_pointer != "/algorithm/options") continue;
+    return InputError(
+        fmt::format("--set {}: replaces every option, which fuzz draws where not given; expected one option per flag "
+                    "(--option NAME=VALUE or --set algorithm.options.NAME=VALUE)",
+                    EscapeForTerminal(o.flag)));
   }
   return absl::OkStatus();
 }
@@ -81,13 +96,7 @@ absl::StatusOr<FuzzConfig> FuzzConfig::Make(const FuzzSettings& settings, uint64
   config.values_ = scenario->options;
   auto overrides = ParseOverrides(settings.sets);
   if (!overrides.ok()) return overrides.status();
-  if (auto status = CheckNotOwned(*overrides); !status.ok()) return status;
-  for (const auto& [name, value] : config.options_.items()) {
-    if (auto status = RefuseOverrideOf(*overrides, "/algorithm/options/" + name, "fuzz", "--option " + name);
-        !status.ok()) {
-      return status;
-    }
-  }
+  if (auto status = CheckNotOwned(*overrides, config.options_); !status.ok()) return status;
   config.overrides_ = std::move(*overrides);
   config.fixed_options_ = config.options_;
   constexpr std::string_view kOptionsPointer = "/algorithm/options/";

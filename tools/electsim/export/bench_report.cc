@@ -446,7 +446,9 @@ std::string Header(const BenchResults& b, const std::string& legend, BenchFormat
                   b.trials >= b.trials_requested
                       ? fmt::format("{} trial{} per row", b.trials, b.trials == 1 ? "" : "s")
                       : fmt::format("{} of {} trials per row: interrupted", b.trials, b.trials_requested),
-                  b.sweep.empty() ? "" : ", sweep over " + b.sweep);
+                  b.sweep.empty() ? ""
+                                  : fmt::format(", sweep over {}{}", b.sweep,
+                                                b.sweep_replaces_preset ? " (in place of the preset's value)" : ""));
   const std::string method =
       "percentiles by nearest rank, given from 2 (p50), 10 (p90) and 100 (p99) trials; 95% CIs by the normal "
       "approximation; trials with a violation are left out";

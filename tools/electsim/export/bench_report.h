@@ -64,7 +64,9 @@ struct BenchResults {
   uint64_t trials = 0;            // per configuration
   // Asked for (--trials); more than `trials` when Ctrl-C stopped the run.
   uint64_t trials_requested = 0;
-  std::string sweep;      // the swept parameter, "" without --sweep
+  std::string sweep;  // the swept parameter, "" without --sweep
+  // The preset sets the swept option too: the sweep's value replaced its.
+  bool sweep_replaces_preset = false;
   size_t algorithms = 1;  // configurations per sweep point
   const std::vector<BenchConfig>* configs = nullptr;
   const std::vector<std::vector<BenchTrial>>* results = nullptr;

@@ -61,15 +61,31 @@ absl::StatusOr<Override> ParseOverride(std::string_view flag) {
   return o;
 }
 
+bool OverrideReaches(const Override& o, std::string_view json_pointer) {
+  if (o.json_pointer == json_pointer) return true;
+  // An object set whole replaces what a flag put inside it.
+  return json_pointer.size() > o.json_pointer.size() && json_pointer.starts_with(o.json_pointer) &&
+         json_pointer[o.json_pointer.size()] == '/';
+}
+
+std::string OverridePath(std::string_view json_pointer) {
+  std::string path(json_pointer.substr(std::min<size_t>(1, json_pointer.size())));
+  std::replace(path.begin(), path.end(), '/', '.');
+  return path;
+}
+
 absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::string_view json_pointer,
                               std::string_view command, std::string_view flag) {
   for (const Override& o : overrides) {
-    if (o.json_pointer != json_pointer) continue;
-    // Named as --set names it: "algorithm.options.bug", not a JSON pointer.
-    std::string path(json_pointer.substr(1));
-    std::replace(path.begin(), path.end(), '/', '.');
-    return InputError(fmt::format("--set {}: {} sets {} with {}; expected one or the other", EscapeForTerminal(o.flag),
-                                  command, path, flag));
+    if (!OverrideReaches(o, json_pointer)) continue;
+    if (o.json_pointer == json_pointer) {
+      return InputError(fmt::format("--set {}: {} sets {} with {}; expected one or the other",
+                                    EscapeForTerminal(o.flag), command, OverridePath(json_pointer), flag));
+    }
+    return InputError(
+        fmt::format("--set {}: replaces {}, which {} sets with {}; expected a --set of the values "
+                    "beside it one by one, or no {}",
+                    EscapeForTerminal(o.flag), OverridePath(json_pointer), command, flag, flag));
   }
   return absl::OkStatus();
 }

@@ -28,8 +28,16 @@ struct Override {
 absl::StatusOr<Override> ParseOverride(std::string_view flag);
 absl::StatusOr<std::vector<Override>> ParseOverrides(const std::vector<std::string>& flags);
 
-// An error when an override sets `json_pointer` ("/seed"), which `command`
-// decides with `flag`: a --set of it would silently win or lose.
+// Whether `o` sets `json_pointer` ("/network/drop") or an object holding it
+// ("/network"), which replaces it.
+bool OverrideReaches(const Override& o, std::string_view json_pointer);
+
+// "/algorithm/options/bug" as --set names it: "algorithm.options.bug".
+std::string OverridePath(std::string_view json_pointer);
+
+// An error when an override sets `json_pointer` ("/seed") or replaces an
+// object holding it, which `command` decides with `flag`: a --set of it
+// would silently win or lose, and the labels name the flag's value.
 absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::string_view json_pointer,
                               std::string_view command, std::string_view flag);
 
