@@ -138,7 +138,7 @@ TEST_F(ContractTest, Reproduce_FuzzLineRunsTheOneSeed) {
 TEST_F(ContractTest, Reproduce_BenchLineRunsTheViolatingTrial) {
   const Finished bench = RunElectsim({"bench", "--algorithms", "raft", "--trials", "8", "--jobs", "1", "--set",
                                       "algorithm.options.bug=vote_twice", "--set", Injection()});
-  ASSERT_EQ(bench.exit_status, 0) << bench.out << bench.err;
+  ASSERT_EQ(bench.exit_status, 1) << bench.out << bench.err;
   ASSERT_NE(bench.out.find("first trial with a violation"), std::string::npos) << bench.out;
   ExpectReproduces(bench.out, 1, "bench: ");
   EXPECT_FALSE(Injected());
@@ -153,7 +153,7 @@ TEST_F(ContractTest, Reproduce_BenchSweepLinesRunEachRowsTrial) {
         std::vector<std::string>{"bench", "--algorithms", "bully", "--preset", "equal-detection", "--fault", "lossy",
                                  "--trials", "10", "--jobs", "1", "--sweep", "heartbeat_timeout=150ms..300ms:2"}}) {
     const Finished bench = RunElectsim(args);
-    ASSERT_EQ(bench.exit_status, 0) << bench.out << bench.err;
+    ASSERT_EQ(bench.exit_status, 1) << bench.out << bench.err;  // as each row's reproduce line
     const std::regex row("trace-hash (0x[0-9a-f]{16})\n  reproduce: ([^\n]+)");
     int rows = 0;
     for (std::sregex_iterator it(bench.out.begin(), bench.out.end(), row), end; it != end; ++it, ++rows) {

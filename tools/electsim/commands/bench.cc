@@ -1,6 +1,7 @@
 // `electsim bench`: election latency of several algorithms under one fault,
 // trial by trial, with common random numbers: trial i runs under the same
 // seed for every algorithm (engine/bench_scenarios.h, export/bench_report.h).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -118,6 +119,30 @@ std::string ViolatingTrials(const BenchFlags& flags, const BenchPlan& plan, cons
     }
   }
   return lines;
+}
+
+// "failed: 3 of 40 trials broke an invariant (bully 3)", or "" for none.
+std::string BrokenTrials(const std::vector<BenchConfig>& configs, const std::vector<std::vector<BenchTrial>>& trials) {
+  uint64_t broken = 0;
+  uint64_t ran = 0;
+  std::vector<std::pair<std::string, uint64_t>> by_algorithm;  // in --algorithms order
+  for (size_t c = 0; c < configs.size(); ++c) {
+    for (const BenchTrial& trial : trials[c]) {
+      if (!trial.ran) continue;
+      ++ran;
+      if (trial.violations.empty()) continue;
+      ++broken;
+      auto it = std::find_if(by_algorithm.begin(), by_algorithm.end(),
+                             [&](const auto& entry) { return entry.first == configs[c].algorithm; });
+      if (it == by_algorithm.end()) it = by_algorithm.insert(by_algorithm.end(), {configs[c].algorithm, 0});
+      ++it->second;
+    }
+  }
+  if (broken == 0) return "";
+  std::vector<std::string> parts;
+  for (const auto& [algorithm, count] : by_algorithm) parts.push_back(fmt::format("{} {}", algorithm, count));
+  return fmt::format("failed: {} of {} trials broke an invariant ({}), which a bench trial expects none of\n", broken,
+                     ran, fmt::join(parts, ", "));
 }
 
 // `bench --run-seed S`: one trial, printed as `run` prints a run.
@@ -247,6 +272,12 @@ int Bench(const BenchFlags& flags) {
                              .results = &trials};
   WriteResults(results, flags, outputs, outcome);
   std::cout << ViolatingTrials(flags, *plan, *configs, trials, *first_seed);
+  // A bench scenario expects no violation, as `--run-seed` of the trial
+  // judges it: the figures leave such trials out, and the exit says so.
+  if (const std::string broken = BrokenTrials(*configs, trials); !broken.empty()) {
+    std::cout << broken;
+    outcome.Failed();
+  }
   if (const int signal_number = StopSignal(); signal_number != 0) {
     std::cout << "interrupted: the table and files cover the trials that finished\n";
     outcome.Finish();
