@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -473,6 +474,37 @@ TEST_F(CliTest, CheckGuaranteesOneSeedSaysOneVerdictAndNamesNoFile) {
   EXPECT_NE(out.output.find("\nviolations:\n  disruption at "), std::string::npos) << out.output;
   EXPECT_NE(out.output.find("every declared guarantee kept"), std::string::npos) << out.output;
   EXPECT_EQ(out.output.find("expectations:"), std::string::npos) << out.output;
+}
+
+// The table names each row's case, so that a row can be run alone; a case
+// outside --algorithms, an unknown one and --seeds beside --seed are told
+// apart, each with exit 2.
+TEST_F(CliTest, CheckGuaranteesCaseNamesComeFromTheTable) {
+  const Outcome table = Electsim("check-guarantees --algorithms ring --seeds 1");
+  ASSERT_EQ(table.exit_status, 0) << table.output;
+  std::smatch row;
+  const std::string output = table.output;
+  ASSERT_TRUE(std::regex_search(output, row, std::regex(R"(\n(loss\+duplication[^\n]*) (guarantee-ring-\S+)\n)")))
+      << output;
+  const std::string name = row[2].str();
+  EXPECT_EQ(name.find('+'), std::string::npos) << name;
+  const Outcome one = Electsim("check-guarantees --case " + name + " --seed 1");
+  EXPECT_EQ(one.exit_status, 0) << one.output;
+  EXPECT_NE(one.output.find("scenario: " + name), std::string::npos) << one.output;
+
+  const Outcome outside = Electsim("check-guarantees --algorithms raft --case " + name + " --seed 1");
+  EXPECT_EQ(outside.exit_status, 2) << outside.output;
+  EXPECT_NE(outside.output.find("a case of ring, which --algorithms raft leaves out"), std::string::npos)
+      << outside.output;
+  const Outcome unknown = Electsim("check-guarantees --case guarantee-ring-defaults-nope --seed 1");
+  EXPECT_EQ(unknown.exit_status, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("no case named \"guarantee-ring-defaults-nope\"; expected a name from the table's"),
+            std::string::npos)
+      << unknown.output;
+  const Outcome both = Electsim("check-guarantees --case " + name + " --seed 1 --seeds 5");
+  EXPECT_EQ(both.exit_status, 2) << both.output;
+  EXPECT_NE(both.output.find("--seeds: --seed runs one seed of the case"), std::string::npos) << both.output;
+  EXPECT_EQ(both.output.find("scenario:"), std::string::npos) << both.output;
 }
 
 // `run x.json >> x.json` would write the report into the scenario it reads:

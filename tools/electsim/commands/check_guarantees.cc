@@ -32,9 +32,10 @@ using algorithms::FaultKinds;
 struct CheckFlags {
   uint64_t seeds = 200;
   unsigned jobs = 1;
-  std::string only;        // one case by name
-  std::string seed;        // with --case: run this seed alone
-  std::string algorithms;  // comma-separated; empty: every registered one
+  std::string only;                           // one case by name
+  std::string seed;                           // with --case: run this seed alone
+  std::string algorithms;                     // comma-separated; empty: every registered one
+  const CLI::Option* seeds_option = nullptr;  // whether --seeds was given
 };
 
 std::string KindsLabel(FaultKinds kinds) {
@@ -145,12 +146,14 @@ std::string TableLine(const GuaranteeCase& c, const campaign::CampaignSummary& s
     const uint64_t count = it == s.violations.end() ? 0 : it->second;
     line += fmt::format(" {:>16}", declared ? fmt::format("[{}]", count) : fmt::format("{}", count));
   }
-  return line;
+  // The name --case takes, which the kinds alone do not give ("all", "kinds3ff").
+  return line + "  " + c.Label();
 }
 
 std::string TableHeader(const GuaranteeCase& c, uint64_t seeds, size_t label_width) {
   std::string header = fmt::format("{:<{}}", "fault kinds", label_width);
   for (const std::string& name : SafetyCheckers()) header += fmt::format(" {:>16}", name);
+  header += "  case (--case NAME --seed N runs one seed)";
   return fmt::format("{}, {} ({} seeds each; seeds that broke each invariant; [n]: declared kept, must be 0)\n{}\n",
                      c.algorithm().name(), c.variant(), seeds, header);
 }
@@ -273,18 +276,34 @@ class CaseTable {
   std::string broken_;
 };
 
+// Why --case NAME matched none of the chosen cases.
+absl::Status NoSuchCase(const std::string& name, const std::string& algorithms) {
+  for (const auto& c : Cases(algorithms::AllAlgorithms())) {
+    if (c->Label() != name) continue;
+    return InputError(fmt::format("--case {}: a case of {}, which --algorithms {} leaves out; expected both to agree",
+                                  EscapeForTerminal(name), c->algorithm().name(), EscapeForTerminal(algorithms)));
+  }
+  return InputError(
+      fmt::format("--case: no case named \"{}\"; expected a name from the table's case column "
+                  "(guarantee-ALGORITHM-VARIANT-KINDS)",
+                  EscapeForTerminal(name)));
+}
+
 int CheckGuarantees(const CheckFlags& flags) {
   auto chosen = ChosenAlgorithms(flags.algorithms);
   if (!chosen.ok()) return ReportError(chosen.status());
   std::vector<std::unique_ptr<GuaranteeCase>> cases = Cases(*chosen);
   if (!flags.only.empty()) {
     std::erase_if(cases, [&](const auto& c) { return c->Label() != flags.only; });
-    if (cases.empty()) return ReportError(InputError(fmt::format("--case: no case named \"{}\"", flags.only)));
+    if (cases.empty()) return ReportError(NoSuchCase(flags.only, flags.algorithms));
   }
   if (!flags.seed.empty()) {
     auto seed = campaign::ParseSeed("--seed", flags.seed);
     if (!seed.ok()) return ReportError(seed.status());
     if (flags.only.empty()) return ReportError(InputError("--seed: expected --case NAME too"));
+    if (flags.seeds_option != nullptr && flags.seeds_option->count() > 0) {
+      return ReportError(InputError("--seeds: --seed runs one seed of the case; expected one or the other"));
+    }
     return OneSeed(*cases.front(), *seed);
   }
   auto range = campaign::SeedRange::FromCount("--seeds", 1, flags.seeds);
@@ -299,9 +318,9 @@ Command AddCheckGuaranteesCommand(CLI::App& parent) {
   auto flags = std::make_shared<CheckFlags>();
   CLI::App* app = parent.add_subcommand(
       "check-guarantees", "sweep every algorithm under every fault kind and check its declared guarantees");
-  app->add_option("--seeds", flags->seeds, "seeds per algorithm and fault set")
-      ->check(UnsignedText("a number of seeds", 1, 100000000))
-      ->capture_default_str();
+  flags->seeds_option = app->add_option("--seeds", flags->seeds, "seeds per algorithm and fault set")
+                            ->check(UnsignedText("a number of seeds", 1, 100000000))
+                            ->capture_default_str();
   AddJobsFlag(*app, flags->jobs);
   app->add_option("--algorithms", flags->algorithms,
                   "comma-separated algorithms to check (default: every one, etcd-raft and manifests' too)");
