@@ -140,6 +140,7 @@ std::string BrokenTrials(const std::vector<BenchConfig>& configs, const std::vec
   }
   if (broken == 0) return "";
   std::vector<std::string> parts;
+  parts.reserve(by_algorithm.size());
   for (const auto& [algorithm, count] : by_algorithm) parts.push_back(fmt::format("{} {}", algorithm, count));
   return fmt::format("failed: {} of {} trials broke an invariant ({}), which a bench trial expects none of\n", broken,
                      ran, fmt::join(parts, ", "));
