@@ -155,7 +155,7 @@ TEST_F(CliTest, RunAndReplayOfARunChangedBySetNameTheChanges) {
   const Outcome run = Electsim("run " + Scenario("raft-bug-vote-twice.json") +
                                " --set 'network.latency=\"2ms\"' --repro-on violation --repro-dir " + dir_.string());
   ASSERT_EQ(run.exit_status, 0) << run.output;
-  const std::string line = "\n  changed by --set network.latency=\"2ms\" (the description above is the file's own)\n";
+  const std::string line = "\n  changed by --set network.latency=\"2ms\" (the description above is from before them)\n";
   EXPECT_NE(run.output.find(line), std::string::npos) << run.output;
   const std::string repro = (dir_ / "raft-bug-vote-twice-seed1.repro.json").string();
   const nlohmann::json document = nlohmann::json::parse(electsim_test::ReadWholeFile(repro));
@@ -166,6 +166,10 @@ TEST_F(CliTest, RunAndReplayOfARunChangedBySetNameTheChanges) {
   // Without --set, no such line.
   const Outcome plain = Electsim("run " + Scenario("raft-bug-vote-twice.json") + " --repro-dir ''");
   EXPECT_EQ(plain.output.find("changed by --set"), std::string::npos) << plain.output;
+  // bench's one trial, printed as run prints a run, names them too.
+  const Outcome trial = Electsim("bench --algorithms raft --set 'network.latency=\"2ms\"' --run-seed 1");
+  EXPECT_EQ(trial.exit_status, 0) << trial.output;
+  EXPECT_NE(trial.output.find(line), std::string::npos) << trial.output;
 }
 
 TEST_F(CliTest, SweepMetricsWritesOneRowPerSeedInSeedOrder) {

@@ -43,7 +43,12 @@ absl::StatusOr<Scenario> ParseConfig(const json& document, const std::vector<Ove
   json changed = document;
   if (auto status = ApplyOverrides(changed, overrides); !status.ok()) return status;
   auto scenario = ParseScenarioJson(changed, source);
-  if (scenario.ok() || overrides.empty() || !ParseScenarioJson(document, source).ok()) return scenario;
+  if (scenario.ok()) {
+    // --run-seed's summary names them, as run's does.
+    for (const Override& o : overrides) scenario->sets.push_back(o.flag);
+    return scenario;
+  }
+  if (overrides.empty() || !ParseScenarioJson(document, source).ok()) return scenario;
   std::string flags;
   for (const Override& o : overrides) flags += fmt::format("{}--set {}", flags.empty() ? "" : " ", o.flag);
   return absl::Status(scenario.status().code(),

@@ -65,13 +65,13 @@ std::string FormatKeys(const checkers::ShardMetrics& s) {
   return out;
 }
 
-// What --set changed, under the description (which is the file's own
-// unless a --set replaced it).
+// What --set changed, under the description (which is from before them,
+// the file's or the generator's, unless a --set replaced it).
 std::string SetsLine(const std::vector<std::string>& sets) {
   const bool described =
       std::any_of(sets.begin(), sets.end(), [](const std::string& set) { return set.starts_with("description="); });
   return fmt::format("  changed by --set {}{}", EscapeForTerminal(fmt::format("{}", fmt::join(sets, ", --set "))),
-                     described ? "" : " (the description above is the file's own)");
+                     described ? "" : " (the description above is from before them)");
 }
 
 }  // namespace

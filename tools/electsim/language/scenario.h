@@ -134,7 +134,7 @@ struct Scenario {
   std::string source;  // where it was loaded from (file path or "<repro>")
   std::string name;    // file stem
   // The --set changes made to the file (or the generated document), as
-  // given: `document` holds them, the description is the file's own.
+  // given: `document` holds them, the description is from before them.
   std::vector<std::string> sets;
   std::string description;
   uint32_t nodes = 0;
