@@ -69,6 +69,10 @@ TEST_F(BenchTest, BadFlags_ExitTwoWithAPreciseMessage) {
        "--fault replica-crash: algorithm \"raft\" elects one leader, it owns no keys; expected crash-leader"},
       {"--algorithms shards --fault crash-leader",
        "--fault crash-leader: algorithm \"shards\" has owners of keys, not one leader; expected replica-crash"},
+      // A trial's verdict is bench's own (no violation), as its --run-seed's is.
+      {"--algorithms raft --set 'expect={\"violations\":[\"election_safety\"]}'",
+       "bench decides expect with its own verdict"},
+      {"--algorithms raft --set faults.0.at=1s", "bench decides faults with --fault"},
       {"--algorithms shards --fault store-slowdown --set algorithm.options.store_slowdown_at=1s",
        "--set algorithm.options.store_slowdown_at=1s: bench sets algorithm.options.store_slowdown_at with --fault"},
   };

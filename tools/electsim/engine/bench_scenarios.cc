@@ -366,12 +366,14 @@ absl::Status CheckOverrides(const BenchPlan& plan) {
       return status;
     }
   }
+  // Within the fault step too; and a trial's verdict is bench's own: it
+  // expects no violation, as its --run-seed judges it.
+  if (auto status = RefuseOverrideWithin(plan.overrides, "/faults", "bench", "--fault"); !status.ok()) return status;
+  if (auto status = RefuseOverrideWithin(plan.overrides, "/expect", "bench", "its own verdict (no violation)");
+      !status.ok()) {
+    return status;
+  }
   for (const Override& o : plan.overrides) {
-    // Within the fault step too.
-    if (o.json_pointer.starts_with("/faults/")) {
-      return BadFlag(fmt::format("--set {}: bench sets faults with --fault; expected one or the other",
-                                 EscapeForTerminal(o.flag)));
-    }
     // A leader fault's trial runs until the new leader is known: no duration.
     if (!IsKeyFault(plan.fault) && o.json_pointer == "/duration") {
       return BadFlag(

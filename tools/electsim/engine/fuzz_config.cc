@@ -15,18 +15,25 @@ using nlohmann::json;
 
 // What a fuzz flag decides, and so a --set must not: the flag to use instead.
 constexpr std::pair<std::string_view, std::string_view> kOwnedByFlags[] = {
-    {"/algorithm", "--algorithm"},
-    {"/algorithm/name", "--algorithm"},
-    {"/nodes", "--nodes"},
-    {"/duration", "--duration"},
-    {"/seed", "--seed"},
-    {"/resource", "--fencing"},
+    {"/algorithm", "--algorithm"},      {"/algorithm/name", "--algorithm"}, {"/nodes", "--nodes"},
+    {"/duration", "--duration"},        {"/seed", "--seed or --seeds"},     {"/resource", "--fencing"},
     {"/resource/fencing", "--fencing"},
+};
+
+// What the generator and the judge decide whole: a --set within them would
+// run faults, an end or a verdict that the labels and identity do not name.
+constexpr std::pair<std::string_view, std::string_view> kDecidedWhole[] = {
+    {"/faults", "--faults (the fault kinds it draws from)"},
+    {"/stop", "--duration"},
+    {"/expect", "the declared guarantees (--guarantees-of)"},
 };
 
 absl::Status CheckNotOwned(const std::vector<Override>& overrides, const json& given_options) {
   for (const auto& [pointer, flag] : kOwnedByFlags) {
     if (auto status = RefuseOverrideOf(overrides, pointer, "fuzz", flag); !status.ok()) return status;
+  }
+  for (const auto& [pointer, decided_by] : kDecidedWhole) {
+    if (auto status = RefuseOverrideWithin(overrides, pointer, "fuzz", decided_by); !status.ok()) return status;
   }
   for (const auto& [name, value] : given_options.items()) {
     if (auto status = RefuseOverrideOf(overrides, "/algorithm/options/" + name, "fuzz", "--option " + name);

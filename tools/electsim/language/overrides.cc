@@ -90,6 +90,18 @@ absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::strin
   return absl::OkStatus();
 }
 
+absl::Status RefuseOverrideWithin(const std::vector<Override>& overrides, std::string_view json_pointer,
+                                  std::string_view command, std::string_view decided_by) {
+  for (const Override& o : overrides) {
+    const bool within = o.json_pointer.size() > json_pointer.size() && o.json_pointer.starts_with(json_pointer) &&
+                        o.json_pointer[json_pointer.size()] == '/';
+    if (!within && !OverrideReaches(o, json_pointer)) continue;
+    return InputError(fmt::format("--set {}: {} decides {} with {}; expected no --set of it or within it",
+                                  EscapeForTerminal(o.flag), command, OverridePath(json_pointer), decided_by));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Override>> ParseOverrides(const std::vector<std::string>& flags) {
   std::vector<Override> overrides;
   for (const std::string& flag : flags) {

@@ -41,6 +41,11 @@ std::string OverridePath(std::string_view json_pointer);
 absl::Status RefuseOverrideOf(const std::vector<Override>& overrides, std::string_view json_pointer,
                               std::string_view command, std::string_view flag);
 
+// The same for a whole part of the document ("/faults"): an override of it,
+// within it or of an object holding it is refused.
+absl::Status RefuseOverrideWithin(const std::vector<Override>& overrides, std::string_view json_pointer,
+                                  std::string_view command, std::string_view decided_by);
+
 // Sets each value in order, creating missing objects on the way. An
 // algorithm given by name ("algorithm": "raft") becomes {"name": "raft"} when
 // an override reaches inside it.
