@@ -553,4 +553,10 @@ TEST_F(BenchTest, Header_SaysWhenTheSweepReplacesThePresetsValue) {
       RunCombined("bench --algorithms raft --trials 2 --jobs 1 --sweep election_timeout_min=100ms..200ms:2");
   ASSERT_EQ(plain.exit_status, 0) << plain.output;
   EXPECT_NE(plain.output.find("sweep over election_timeout_min\n"), std::string::npos) << plain.output;
+  // The lossy fault's loss is the drop a sweep of drop replaces.
+  const Outcome lossy = RunCombined("bench --algorithms raft --fault lossy --trials 2 --jobs 1 --sweep drop=0..0.2:2");
+  EXPECT_NE(lossy.output.find("sweep over drop (in place of the lossy fault's loss)\n"), std::string::npos)
+      << lossy.output;
+  const Outcome calm = RunCombined("bench --algorithms raft --trials 2 --jobs 1 --sweep drop=0..0.2:2");
+  EXPECT_NE(calm.output.find("sweep over drop\n"), std::string::npos) << calm.output;
 }

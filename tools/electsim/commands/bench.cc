@@ -170,13 +170,14 @@ int OneTrial(const BenchPlan& plan, const BenchFlags& flags) {
   return outcome.Finish();
 }
 
-bool SweepReplacesPreset(const BenchPlan& plan) {
-  if (!plan.sweep) return false;
+std::string SweepReplaces(const BenchPlan& plan) {
+  if (!plan.sweep) return "";
+  if (plan.fault == "lossy" && plan.sweep->parameter == "drop") return "the lossy fault's loss";
   for (const std::string& algorithm : plan.algorithms) {
     auto preset = PresetOptions(plan.preset, algorithm);
-    if (preset.ok() && preset->contains(plan.sweep->parameter)) return true;
+    if (preset.ok() && preset->contains(plan.sweep->parameter)) return "the preset's value";
   }
-  return false;
+  return "";
 }
 
 // Runs every trial, trial-major, so that trials stopped by Ctrl-C leave
@@ -267,7 +268,7 @@ int Bench(const BenchFlags& flags) {
                              .trials = trials_run,
                              .trials_requested = flags.trials,
                              .sweep = plan->sweep ? plan->sweep->parameter : "",
-                             .sweep_replaces_preset = SweepReplacesPreset(*plan),
+                             .sweep_replaces = SweepReplaces(*plan),
                              .algorithms = plan->algorithms.size(),
                              .configs = &*configs,
                              .results = &trials};

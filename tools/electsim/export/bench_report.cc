@@ -120,8 +120,9 @@ FaultMeasures KeyMeasuresOf(const std::string& fault) {
                            : fault == "replica-cut"
                                ? "replica 0 is cut off from every node, the store included, three TTLs in, for two "
                                  "TTLs"
-                               : "the store slows down three TTLs in, for two TTLs (its service time under each "
-                                 "configuration)";
+                               : "the store slows down three TTLs in, for two TTLs unless --set "
+                                 "algorithm.options.store_slowdown_for says otherwise (the note under each "
+                                 "configuration gives its times and service time)";
   m.legend = what +
              "; from then on, per trial: gap = how long a key went without an owner, from losing one to the next "
              "owner's claim (p50, p99 and max over the trial's keys), keys moved = claims by another owner than "
@@ -439,16 +440,17 @@ std::string SetsText(const std::vector<std::string>& sets) {
 
 std::string Header(const BenchResults& b, const std::string& legend, BenchFormat format) {
   const json nodes = UniformNodes(*b.configs);
-  const std::string title =
-      fmt::format("fault {}, {}, preset {}{}, seeds {}..{} ({}){}", b.fault,
-                  nodes.is_null() ? "nodes by row" : fmt::format("{} nodes", nodes.get<uint32_t>()),
-                  b.preset.empty() ? "none" : b.preset, SetsText(b.sets), b.first_seed, b.first_seed + (b.trials - 1),
-                  b.trials >= b.trials_requested
-                      ? fmt::format("{} trial{} per row", b.trials, b.trials == 1 ? "" : "s")
-                      : fmt::format("{} of {} trials per row: interrupted", b.trials, b.trials_requested),
-                  b.sweep.empty() ? ""
-                                  : fmt::format(", sweep over {}{}", b.sweep,
-                                                b.sweep_replaces_preset ? " (in place of the preset's value)" : ""));
+  const std::string title = fmt::format(
+      "fault {}, {}, preset {}{}, seeds {}..{} ({}){}", b.fault,
+      nodes.is_null() ? "nodes by row" : fmt::format("{} nodes", nodes.get<uint32_t>()),
+      b.preset.empty() ? "none" : b.preset, SetsText(b.sets), b.first_seed, b.first_seed + (b.trials - 1),
+      b.trials >= b.trials_requested
+          ? fmt::format("{} trial{} per row", b.trials, b.trials == 1 ? "" : "s")
+          : fmt::format("{} of {} trials per row: interrupted", b.trials, b.trials_requested),
+      b.sweep.empty()
+          ? ""
+          : fmt::format(", sweep over {}{}", b.sweep,
+                        b.sweep_replaces.empty() ? "" : fmt::format(" (in place of {})", b.sweep_replaces)));
   const std::string method =
       "percentiles by nearest rank, given from 2 (p50), 10 (p90) and 100 (p99) trials; 95% CIs by the normal "
       "approximation; trials with a violation are left out";

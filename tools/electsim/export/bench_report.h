@@ -65,8 +65,9 @@ struct BenchResults {
   // Asked for (--trials); more than `trials` when Ctrl-C stopped the run.
   uint64_t trials_requested = 0;
   std::string sweep;  // the swept parameter, "" without --sweep
-  // The preset sets the swept option too: the sweep's value replaced its.
-  bool sweep_replaces_preset = false;
+  // What the sweep's values ran in place of ("the preset's value", "the
+  // lossy fault's loss"), "" when nothing else sets the swept parameter.
+  std::string sweep_replaces;
   size_t algorithms = 1;  // configurations per sweep point
   const std::vector<BenchConfig>* configs = nullptr;
   const std::vector<std::vector<BenchTrial>>* results = nullptr;
