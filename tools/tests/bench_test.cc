@@ -557,6 +557,9 @@ TEST_F(BenchTest, Header_SaysWhenTheSweepReplacesThePresetsValue) {
   const Outcome lossy = RunCombined("bench --algorithms raft --fault lossy --trials 2 --jobs 1 --sweep drop=0..0.2:2");
   EXPECT_NE(lossy.output.find("sweep over drop (in place of the lossy fault's loss)\n"), std::string::npos)
       << lossy.output;
+  // One trial's summary names the preset as the header does.
+  const Outcome trial = RunCombined("bench --algorithms raft --preset etcd --run-seed 1");
+  EXPECT_NE(trial.output.find("(bench raft crash-leader preset=etcd)\n"), std::string::npos) << trial.output;
   const Outcome calm = RunCombined("bench --algorithms raft --trials 2 --jobs 1 --sweep drop=0..0.2:2");
   EXPECT_NE(calm.output.find("sweep over drop\n"), std::string::npos) << calm.output;
 }

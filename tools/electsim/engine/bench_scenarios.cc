@@ -401,7 +401,9 @@ absl::StatusOr<BenchConfig> BuildConfig(const BenchPlan& plan, const std::string
 
   if (parameter == "nodes") nodes = static_cast<uint32_t>(std::clamp<int64_t>(point->value.get<int64_t>(), 0, 1 << 30));
   if (point != nullptr && parameter != "nodes" && parameter != "drop") (*options)[parameter] = point->value;
-  const std::string source = fmt::format("bench {} {}{}", algorithm, plan.fault,
+  // --run-seed's summary names the source: the preset too, as the table's header does.
+  const std::string source = fmt::format("bench {} {}{}{}", algorithm, plan.fault,
+                                         plan.preset.empty() ? "" : absl::StrCat(" preset=", plan.preset),
                                          point == nullptr ? "" : fmt::format(" {}={}", parameter, point->label));
   // First with the fault at once, to learn the algorithm's timing with the
   // preset and the overrides applied.
