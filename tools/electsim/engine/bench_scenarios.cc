@@ -350,10 +350,7 @@ namespace {
 // make the labels lie.
 absl::Status CheckOverrides(const BenchPlan& plan) {
   std::vector<std::pair<std::string, std::string>> owned = {
-      {"/algorithm", "--algorithms"},
-      {"/algorithm/name", "--algorithms"},
-      {"/faults", "--fault"},
-      {"/seed", "--seed"},  // each trial's seed
+      {"/algorithm", "--algorithms"}, {"/algorithm/name", "--algorithms"}, {"/seed", "--seed"},  // each trial's seed
   };
   owned.emplace_back("/nodes", plan.sweep && plan.sweep->parameter == "nodes" ? "--sweep" : "--nodes");
   if (plan.sweep)
@@ -398,7 +395,6 @@ absl::StatusOr<BenchConfig> BuildConfig(const BenchPlan& plan, const std::string
   }
   uint32_t nodes = plan.nodes;
   const std::string parameter = plan.sweep ? plan.sweep->parameter : "";
-
   if (parameter == "nodes") nodes = static_cast<uint32_t>(std::clamp<int64_t>(point->value.get<int64_t>(), 0, 1 << 30));
   if (point != nullptr && parameter != "nodes" && parameter != "drop") (*options)[parameter] = point->value;
   // --run-seed's summary names the source: the preset too, as the table's header does.
