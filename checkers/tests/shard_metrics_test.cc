@@ -13,7 +13,7 @@ using trace_testing::Ms;
 using trace_testing::TraceBuilder;
 
 constexpr uint32_t kReplicas = 3;
-const sim::NodeId kStore(kReplicas + 1);
+const sim::NodeId kStoreNode(kReplicas + 1);
 
 sim::Observation Own(int64_t key, int64_t token) {
   return vocab::WithKey(vocab::BecameLeader(sim::Term(token), sim::FencingToken(token)), key);
@@ -23,7 +23,7 @@ sim::Observation Drop(int64_t key, int64_t token) {
 }
 
 ShardMetrics Collect(const TraceBuilder& t, int64_t keys, sim::TimeNs end) {
-  ShardMetricsCollector collector(kReplicas, keys, kStore);
+  ShardMetricsCollector collector(kReplicas, keys, kStoreNode);
   for (const sim::TraceRecord& r : t.records()) {
     if (collector.kinds().Has(r.kind)) collector.OnRecord(r);
   }
@@ -72,16 +72,16 @@ TEST(ShardMetrics_Store, PeakRequestsAndWatchersWokenPerRemoval) {
   TraceBuilder t;
   t.Boot(kReplicas);
   const sim::Message keep_alive = algorithms::store::KeepAliveRequest{.req = 1, .key = 0};
-  for (int i = 0; i < 3; ++i) t.Deliver(Ms(10), kStore.value(), 0, keep_alive);   // window 0: 3
-  for (int i = 0; i < 5; ++i) t.Deliver(Ms(150), kStore.value(), 1, keep_alive);  // window 1: 5
-  t.Deliver(Ms(250), kStore.value(), 2, keep_alive);
+  for (int i = 0; i < 3; ++i) t.Deliver(Ms(10), kStoreNode.value(), 0, keep_alive);   // window 0: 3
+  for (int i = 0; i < 5; ++i) t.Deliver(Ms(150), kStoreNode.value(), 1, keep_alive);  // window 1: 5
+  t.Deliver(Ms(250), kStoreNode.value(), 2, keep_alive);
   const auto event = [](int64_t key, int64_t kind, int64_t rev) {
     return sim::Message(algorithms::store::Event{.key = key, .kind = kind, .holder = -1, .rev = rev});
   };
   // One expiry told to 3 watchers, one deletion to 2, a put to 3 (not a removal).
-  for (uint32_t w = 0; w < 3; ++w) t.Send(Ms(300), kStore.value(), w, event(0, 3, 10));
-  for (uint32_t w = 0; w < 2; ++w) t.Send(Ms(310), kStore.value(), w, event(1, 2, 11));
-  for (uint32_t w = 0; w < 3; ++w) t.Send(Ms(320), kStore.value(), w, event(1, 1, 12));
+  for (uint32_t w = 0; w < 3; ++w) t.Send(Ms(300), kStoreNode.value(), w, event(0, 3, 10));
+  for (uint32_t w = 0; w < 2; ++w) t.Send(Ms(310), kStoreNode.value(), w, event(1, 2, 11));
+  for (uint32_t w = 0; w < 3; ++w) t.Send(Ms(320), kStoreNode.value(), w, event(1, 1, 12));
   const ShardMetrics m = Collect(t, 2, Ms(400));
   EXPECT_EQ(m.peak_store_requests_per_s, 5 * 10);
   EXPECT_EQ(m.removals, 2);
@@ -95,11 +95,11 @@ TEST(ShardMetrics_Store, ADeletedChildInAWaitersLineIsARemovalAndEachNoticeAWake
     return sim::Message(algorithms::store::ChildDeleted{.dir = dir, .seq = seq, .holder = 0, .rev = rev});
   };
   // Two children of key 0's line go, each telling one waiter; one of key 1's tells two.
-  t.Send(Ms(100), kStore.value(), 1, deleted(0, 1, 5));
-  t.Send(Ms(100), kStore.value(), 2, deleted(0, 2, 6));
-  for (uint32_t w = 1; w < 3; ++w) t.Send(Ms(110), kStore.value(), w, deleted(1, 1, 7));
+  t.Send(Ms(100), kStoreNode.value(), 1, deleted(0, 1, 5));
+  t.Send(Ms(100), kStoreNode.value(), 2, deleted(0, 2, 6));
+  for (uint32_t w = 1; w < 3; ++w) t.Send(Ms(110), kStoreNode.value(), w, deleted(1, 1, 7));
   // A store.event that is not a removal counts for nothing.
-  t.Send(Ms(120), kStore.value(), 1, sim::Message(algorithms::store::Event{.key = 0, .kind = 1, .rev = 8}));
+  t.Send(Ms(120), kStoreNode.value(), 1, sim::Message(algorithms::store::Event{.key = 0, .kind = 1, .rev = 8}));
   const ShardMetrics m = Collect(t, 2, Ms(400));
   EXPECT_EQ(m.removals, 3);
   EXPECT_EQ(m.removal_wakeups, 4);
@@ -109,16 +109,16 @@ TEST(ShardMetrics_From, OnlyWhatHappensFromTheGivenTimeCountsButTheBalanceAtTheE
   TraceBuilder t;
   t.Boot(kReplicas);
   const sim::Message keep_alive = algorithms::store::KeepAliveRequest{.req = 1, .key = 0};
-  for (int i = 0; i < 9; ++i) t.Deliver(Ms(10), kStore.value(), 0, keep_alive);  // before: a startup burst
+  for (int i = 0; i < 9; ++i) t.Deliver(Ms(10), kStoreNode.value(), 0, keep_alive);  // before: a startup burst
   t.Observe(Ms(10), 0, Own(0, 1));
   t.Observe(Ms(10), 1, Own(1, 2));
   t.Observe(Ms(100), 0, Drop(0, 1));  // lost before
   t.Observe(Ms(600), 1, Own(0, 3));   // regained after: the gap began before, so it is not counted
   t.Event(Ms(700), sim::TraceKind::kCrash, 1);
-  for (int i = 0; i < 2; ++i) t.Deliver(Ms(750), kStore.value(), 2, keep_alive);
+  for (int i = 0; i < 2; ++i) t.Deliver(Ms(750), kStoreNode.value(), 2, keep_alive);
   t.Observe(Ms(900), 2, Own(0, 4));  // 200ms after the crash
   t.Observe(Ms(950), 2, Own(1, 5));  // 250ms after
-  ShardMetricsCollector collector(kReplicas, 2, kStore, Ms(500));
+  ShardMetricsCollector collector(kReplicas, 2, kStoreNode, Ms(500));
   for (const sim::TraceRecord& r : t.records()) {
     if (collector.kinds().Has(r.kind)) collector.OnRecord(r);
   }

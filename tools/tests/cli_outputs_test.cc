@@ -206,7 +206,7 @@ TEST_F(CliOutputsTest, TraceDash_StreamsExactlyTheTraceToStdoutAndTheSummaryToSt
   EXPECT_NE(streamed.err.find("trace-hash: 0x"), std::string::npos) << streamed.err;
   EXPECT_NE(streamed.err.find("expectations: met"), std::string::npos) << streamed.err;
 
-  const std::string repro = std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";
+  const std::string repro = electsim_test::CommittedRepro("raft-bug-vote-twice-seed1.repro.json");
   const Finished replay = RunElectsim({"replay", repro, "--trace", "-"});
   EXPECT_EQ(replay.exit_status, 0) << replay.err;
   EXPECT_EQ(replay.out.find("replay:"), std::string::npos);

@@ -29,6 +29,11 @@ inline std::string ShippedScenario(const std::string& name) {
   return std::string(ELECTSIM_SOURCE_DIR) + "/scenarios/" + name;
 }
 
+// A repro file committed under results/repros.
+inline std::string CommittedRepro(const std::string& name) {
+  return std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/" + name;
+}
+
 // The fields of a CSV file's rows, RFC 4180: quoted fields may hold commas,
 // doubled quotes and line breaks.
 inline std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {

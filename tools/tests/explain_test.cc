@@ -35,7 +35,7 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-std::string Repro(const std::string& name) { return std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/" + name; }
+using electsim_test::CommittedRepro;
 
 class ExplainTest : public electsim_test::TempDirTest {
  protected:
@@ -47,7 +47,7 @@ class ExplainTest : public electsim_test::TempDirTest {
   // The repro's run as a JSON Lines trace, by trace index.
   std::map<uint64_t, json> Trace(const std::string& repro) {
     const std::string path = (dir_ / (repro + ".jsonl")).string();
-    const Outcome out = electsim_test::RunCombined("replay " + Repro(repro) + " --trace " + path);
+    const Outcome out = electsim_test::RunCombined("replay " + CommittedRepro(repro) + " --trace " + path);
     EXPECT_EQ(out.exit_status, 0) << out.output;
     std::map<uint64_t, json> records;
     std::ifstream in(path);
@@ -70,7 +70,7 @@ class ExplainTest : public electsim_test::TempDirTest {
 // The example: node 1's election messages were cut by the partition,
 // and the trace indices named are those drops.
 TEST_F(ExplainTest, BullySplitBrain_NamesThePartitionAndTheElectionMessagesItCut) {
-  const Outcome out = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  const Outcome out = Explain(CommittedRepro("bully-partition-split-brain-seed1.repro.json"));
   ExpectFirstLinesSay(out.output,
                       {"node 1 timed out and became leader of epoch 1 at 0.100000s (trace #70) because its election "
                        "messages (bully.election) to nodes 2, 3 and 4 were cut by /faults/0 (partition at 0.000s) "
@@ -98,7 +98,7 @@ TEST_F(ExplainTest, BullySplitBrain_NamesThePartitionAndTheElectionMessagesItCut
 // The stale write: the pause that held the write and what it held up, the
 // lease the store expired because no keep-alive came, and the new holder.
 TEST_F(ExplainTest, LeaseStaleWrite_NamesThePauseAndWhatItHeld) {
-  const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  const Outcome out = Explain(CommittedRepro("lease-paused-holder-unfenced-seed1.repro.json"));
   ExpectFirstLinesSay(
       out.output, {"node 2 began a write under token 1 at 2.005581s (trace #741) and was frozen by /faults/0 (pause "
                    "of node 2 at 2.005581s) until 5.005581s (3s); the write went out then; the resource accepted "
@@ -124,7 +124,7 @@ TEST_F(ExplainTest, LeaseStaleWrite_NamesThePauseAndWhatItHeld) {
 // and the second request, delayed by a slow link; the cuts that kept the
 // two candidates apart.
 TEST_F(ExplainTest, SkipSyncSplitBrain_NamesThePowerLossTheDelayedRequestAndTheCuts) {
-  const Outcome out = Explain(Repro("raft-bug-skip-sync-power-loss-seed1.repro.json"));
+  const Outcome out = Explain(CommittedRepro("raft-bug-skip-sync-power-loss-seed1.repro.json"));
   ExpectFirstLinesSay(
       out.output,
       {"node 2 voted twice in term 1 (bug=skip_sync):",
@@ -145,7 +145,7 @@ TEST_F(ExplainTest, SkipSyncSplitBrain_NamesThePowerLossTheDelayedRequestAndTheC
 // double vote to the two leaders it made, and says what the one fault step
 // did (kept node 2 out of the race).
 TEST_F(ExplainTest, VoteTwiceSplitBrain_LinksTheDoubleVoteToBothLeadersAndNamesTheStep) {
-  const Outcome out = Explain(Repro("raft-bug-vote-twice-seed1.repro.json"));
+  const Outcome out = Explain(CommittedRepro("raft-bug-vote-twice-seed1.repro.json"));
   ExpectFirstLinesSay(
       out.output, {"ran: raft with bug=vote_twice (a deliberate bug)", "node 1 voted twice in term 1 (bug=vote_twice):",
                    "for node 1 (itself) at 0.300000s (trace #45): node 1 became leader of term 1 with it at "
@@ -159,7 +159,7 @@ TEST_F(ExplainTest, VoteTwiceSplitBrain_LinksTheDoubleVoteToBothLeadersAndNamesT
 
 // Every violation, in time order (not by checker name), each with evidence.
 TEST_F(ExplainTest, Violations_AreInTimeOrderEachWithItsEvidence) {
-  const Outcome out = Explain(Repro("raft-bug-vote-twice-seed1.repro.json"));
+  const Outcome out = Explain(CommittedRepro("raft-bug-vote-twice-seed1.repro.json"));
   const std::vector<std::string> lines = Lines(out.output);
   auto at = std::find(lines.begin(), lines.end(), "violations, in time order:");
   ASSERT_NE(at, lines.end()) << out.output;
@@ -181,7 +181,7 @@ TEST_F(ExplainTest, Violations_AreInTimeOrderEachWithItsEvidence) {
                             "0.304000s (trace #86)"),
             std::string::npos)
       << out.output;
-  const Outcome stale = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  const Outcome stale = Explain(CommittedRepro("lease-paused-holder-unfenced-seed1.repro.json"));
   EXPECT_NE(
       stale.output.find("evidence: the stale write: node 2 under token 1, accepted at 5.009913s (trace #1485); the "
                         "holder it outlived: node 1 led term 3 with token 3 from 3.013344s (trace #952)"),
@@ -214,7 +214,7 @@ TEST_F(ExplainTest, Header_SaysTheBugTheChangedOptionsTheFencingAndTheCheckers) 
   EXPECT_NE(run.output.find("trace-hash: " + lines[0].substr(lines[0].find("trace-hash ") + 11)), std::string::npos)
       << run.output;
 
-  const Outcome defaults = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  const Outcome defaults = Explain(CommittedRepro("bully-partition-split-brain-seed1.repro.json"));
   EXPECT_EQ(Lines(defaults.output)[1], "  ran: bully with its default options");
   EXPECT_NE(Lines(defaults.output)[2].find("resource: fencing on (a token below the highest it accepted is rejected)"),
             std::string::npos);
@@ -393,7 +393,7 @@ TEST_F(ExplainTest, Leases_ALinkChangeIsNoReadingOfTheSendersClock) {
 // Each holder's believed deadline on its own clock beside the store's
 // expiry, and the margin; and the write the paused holder made past its own.
 TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {
-  const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  const Outcome out = Explain(CommittedRepro("lease-paused-holder-unfenced-seed1.repro.json"));
   EXPECT_NE(out.output.find(
                 "  node 2, token 1: believed deadline 2.753581s on its clock (store.keep_alive sent at "
                 "2.003581s, its grant received at 5.005581s); the store's expiry 3.006023s on its clock (taken at "
@@ -411,7 +411,8 @@ TEST_F(ExplainTest, Leases_SetEachHoldersDeadlineBesideTheStoresExpiry) {
 
 // An edited repro: a hash-mismatch warning first, then the run as it now is.
 TEST_F(ExplainTest, EditedRepro_WarnsOfTheHashFirstThenExplainsTheRunAsItIs) {
-  json repro = json::parse(electsim_test::ReadWholeFile(Repro("bully-partition-split-brain-seed1.repro.json")));
+  json repro =
+      json::parse(electsim_test::ReadWholeFile(CommittedRepro("bully-partition-split-brain-seed1.repro.json")));
   repro["scenario"]["faults"][0]["partition"] = json::parse("[[0,1,2],[3,4]]");
   const Outcome moved = Explain(Write("moved.repro.json", repro.dump()));
   EXPECT_EQ(moved.output.rfind("warning: the trace hash differs from the repro's: 0x", 0), 0u) << moved.output;
@@ -426,12 +427,12 @@ TEST_F(ExplainTest, EditedRepro_WarnsOfTheHashFirstThenExplainsTheRunAsItIs) {
             std::string::npos)
       << healed.output;
   // The repro as written: no warning.
-  const Outcome same = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  const Outcome same = Explain(CommittedRepro("bully-partition-split-brain-seed1.repro.json"));
   EXPECT_EQ(same.output.rfind("explain: ", 0), 0u) << same.output;
 }
 
 TEST_F(ExplainTest, ScenarioAndSeed_WorkLikeARepro) {
-  const Outcome repro = Explain(Repro("bully-partition-split-brain-seed1.repro.json"));
+  const Outcome repro = Explain(CommittedRepro("bully-partition-split-brain-seed1.repro.json"));
   const Outcome scenario = Explain(electsim_test::ShippedScenario("bully-partition-split-brain.json") + " --seed 1");
   EXPECT_EQ(scenario.output, repro.output);
   const Outcome healthy = Explain(electsim_test::ShippedScenario("raft-healthy.json"));
@@ -474,7 +475,7 @@ TEST_F(ExplainTest, ShardsPlainUnlock_FollowsTheKeyTheViolationNames) {
 
 // A long history is cut to its latest events, faults kept, with a note.
 TEST_F(ExplainTest, LongHistory_IsCutWithANote) {
-  const Outcome out = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 8");
+  const Outcome out = Explain(CommittedRepro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 8");
   EXPECT_NE(out.output.find("... 26 earlier events of the history skipped (0.000000s to 3.013344s)"), std::string::npos)
       << out.output;
   EXPECT_NE(out.output.find("node 2: !! PAUSE"), std::string::npos) << out.output;
@@ -484,7 +485,7 @@ TEST_F(ExplainTest, LongHistory_IsCutWithANote) {
   // Fewer lines than faults: every other event goes, and the note says so
   // rather than calling them earlier; the count is of the lines shown,
   // violation markers included.
-  const Outcome faults_only = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 1");
+  const Outcome faults_only = Explain(CommittedRepro("lease-paused-holder-unfenced-seed1.repro.json") + " --lines 1");
   EXPECT_NE(faults_only.output.find("* event; 4 lines):"), std::string::npos) << faults_only.output;
   EXPECT_NE(
       faults_only.output.find("... every event but the faults skipped, 31 of them (0.000000s to 5.009913s): the 3 "
@@ -493,7 +494,7 @@ TEST_F(ExplainTest, LongHistory_IsCutWithANote) {
       << faults_only.output;
   EXPECT_NE(faults_only.output.find("5.009913s  violation: stale_token (trace #1485)"), std::string::npos)
       << faults_only.output;
-  const Outcome whole = Explain(Repro("lease-paused-holder-unfenced-seed1.repro.json"));
+  const Outcome whole = Explain(CommittedRepro("lease-paused-holder-unfenced-seed1.repro.json"));
   EXPECT_NE(whole.output.find(". L . . .  node 1: role{role=leader term=3 token=3}"), std::string::npos)
       << whole.output;
 }

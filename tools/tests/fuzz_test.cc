@@ -460,7 +460,7 @@ TEST(FuzzCli_Repro, EachReproHasAnHtmlTimelineAndSetChangesEveryScenario) {
 // keeps, as "shrunk from"), in both files shrink writes.
 TEST(ShrinkCli_Description, SaysWhatRemainsAndKeepsTheOriginalAsShrunkFrom) {
   TempDir dir;
-  const std::string repro = std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/raft-bug-vote-twice-seed1.repro.json";
+  const std::string repro = electsim_test::CommittedRepro("raft-bug-vote-twice-seed1.repro.json");
   const auto shrink = RunCombined("shrink " + repro + " --invariant single_vote --out " + dir / "vt");
   ASSERT_EQ(shrink.exit_status, 0) << shrink.output;
   const json original = json::parse(Read(repro))["scenario"];

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using electsim_test::Outcome;
 using nlohmann::json;
 
-std::string Repro(const std::string& name) { return std::string(ELECTSIM_SOURCE_DIR) + "/results/repros/" + name; }
+using electsim_test::CommittedRepro;
 
 // An attribute's value as Chromium serializes it, unescaped.
 std::string Unescaped(std::string text) {
@@ -82,7 +82,8 @@ class HtmlTimelineTest : public electsim_test::TempDirTest {
   // The page of a committed repro's run.
   std::string Page(const std::string& repro) {
     const std::string page = (dir_ / (repro + ".html")).string();
-    const Outcome out = electsim_test::RunCombined("replay " + Repro(repro) + " --trace-format html --trace " + page);
+    const Outcome out =
+        electsim_test::RunCombined("replay " + CommittedRepro(repro) + " --trace-format html --trace " + page);
     EXPECT_EQ(out.exit_status, 0) << out.output;
     return page;
   }
@@ -173,7 +174,7 @@ class HtmlTimelineTest : public electsim_test::TempDirTest {
 
   void CheckPage(const std::string& repro, int64_t end_us, const std::vector<Side>& sides) {
     const std::string page = Page(repro);
-    const json doc = json::parse(electsim_test::ReadWholeFile(Repro(repro)));
+    const json doc = json::parse(electsim_test::ReadWholeFile(CommittedRepro(repro)));
     for (const int width : {1400, 800}) {
       SCOPED_TRACE(repro + " at " + std::to_string(width) + "px");
       const json layout = Layout(page, width);
