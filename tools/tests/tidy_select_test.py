@@ -115,5 +115,85 @@ class TidySelectTest(unittest.TestCase):
         self.assertEqual(self.select("")[0], UNITS)
 
 
+# A CMake build of the same units with the preset tools/check-tidy uses: the
+# compile commands come from CMake, as in the real build.
+CMAKE_LISTS = """cmake_minimum_required(VERSION 3.20)
+project(t LANGUAGES CXX)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+add_library(t OBJECT src/u1.cc src/u2.cc src/u3.cc src/u4.cc src/u5.cc)
+target_include_directories(t PRIVATE ${CMAKE_SOURCE_DIR})
+"""
+CMAKE_PRESETS = json.dumps({"version": 3, "configurePresets": [
+    {"name": "tidy", "generator": "Ninja", "binaryDir": "${sourceDir}/build-tidy"}]})
+
+
+class BuildConfigurationTest(unittest.TestCase):
+    """A change to the build's configuration selects the units whose
+    compile commands it changed, found by configuring the baseline's tree."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.realpath(self.tmp.name)
+        for path, text in {**FILES, "CMakeLists.txt": CMAKE_LISTS, "CMakePresets.json": CMAKE_PRESETS}.items():
+            self.write(path, text)
+        git(self.root, "init", "-q")
+        with open(os.path.join(self.root, ".git", "info", "exclude"), "a") as f:
+            f.write("build/\nbuild-tidy/\n")
+        git(self.root, "add", ".")
+        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
+                                     text=True).stdout.strip()
+        os.makedirs(os.path.join(self.root, "build"))
+        self.units_file = os.path.join(self.root, "build", "units")
+        with open(self.units_file, "w") as f:
+            f.write("\n".join(UNITS) + "\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, path, text):
+        full = os.path.join(self.root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+
+    def select(self):
+        """Configures the work tree as tools/check-tidy does, then selects."""
+        subprocess.run(["cmake", "--preset", "tidy"], cwd=self.root, check=True, capture_output=True)
+        baseline = os.path.join(self.root, "build", "baseline")
+        with open(baseline, "w") as f:
+            f.write(f"# all units checked at commit {self.commit} with clang-tidy 14.0.6\n{WARNINGS}")
+        db = os.path.join(self.root, "build-tidy", "compile_commands.json")
+        out = subprocess.run([sys.executable, SELECT, db, self.root, self.units_file, baseline, "14.0.6"],
+                             check=True, capture_output=True, text=True).stdout
+        return sorted(line[5:] for line in out.splitlines() if line.startswith("unit ")), out.splitlines()[0]
+
+    def test_a_change_that_keeps_every_command_selects_nothing(self):
+        self.write("CMakeLists.txt", CMAKE_LISTS + "# a comment\nset(UNUSED 1)\n")
+        units, why = self.select()
+        self.assertEqual(units, [])
+        self.assertIn("0 units compile differently", why)
+
+    def test_a_unit_given_another_define_is_selected_alone(self):
+        self.write("CMakeLists.txt", CMAKE_LISTS + "set_source_files_properties(src/u4.cc PROPERTIES "
+                                                   "COMPILE_DEFINITIONS ELECTSIM_TEST=1)\n")
+        self.assertEqual(self.select()[0], ["src/u4.cc"])
+
+    def test_flags_for_every_unit_select_every_unit(self):
+        self.write("CMakeLists.txt", CMAKE_LISTS + "target_compile_options(t PRIVATE -Wshadow)\n")
+        self.assertEqual(self.select()[0], UNITS)
+
+    def test_a_baseline_tree_that_does_not_configure_selects_every_unit(self):
+        # The baseline's tree has no preset "tidy" to configure with.
+        git(self.root, "rm", "-q", "CMakePresets.json")
+        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "no presets")
+        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
+                                     text=True).stdout.strip()
+        self.write("CMakePresets.json", CMAKE_PRESETS)
+        units, why = self.select()
+        self.assertEqual(units, UNITS)
+        self.assertIn("did not configure", why)
+
+
 if __name__ == "__main__":
     unittest.main()
