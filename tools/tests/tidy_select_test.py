@@ -35,24 +35,20 @@ def git(root, *args):
     subprocess.run(["git", "-C", root, *args], check=True, capture_output=True)
 
 
-class TidySelectTest(unittest.TestCase):
+class TreeTestCase(unittest.TestCase):
+    """A git work tree holding TREE, committed, with build/units listing UNITS."""
+    TREE = FILES
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.root = os.path.realpath(self.tmp.name)
-        for path, text in FILES.items():
+        for path, text in self.TREE.items():
             self.write(path, text)
         git(self.root, "init", "-q")
-        git(self.root, "add", ".")
-        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
-        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
-                                     text=True).stdout.strip()
-        self.db = os.path.join(self.root, "build", "compile_commands.json")
-        os.makedirs(os.path.dirname(self.db))
-        with open(self.db, "w") as f:
-            json.dump([{"directory": os.path.join(self.root, "build"), "file": os.path.join(self.root, u),
-                        "command": f"clang++ -I{self.root} -c {os.path.join(self.root, u)}"} for u in UNITS], f)
         with open(os.path.join(self.root, ".git", "info", "exclude"), "a") as f:
-            f.write("build/\n")
+            f.write("build/\nbuild-tidy/\n")
+        self.commit_all("base")
+        os.makedirs(os.path.join(self.root, "build"))
         self.units_file = os.path.join(self.root, "build", "units")
         with open(self.units_file, "w") as f:
             f.write("\n".join(UNITS) + "\n")
@@ -65,6 +61,22 @@ class TidySelectTest(unittest.TestCase):
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "w") as f:
             f.write(text)
+
+    def commit_all(self, message):
+        """Commits the index and every file of the tree; self.commit is the new commit."""
+        git(self.root, "add", ".")
+        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
+                                     text=True).stdout.strip()
+
+
+class TidySelectTest(TreeTestCase):
+    def setUp(self):
+        super().setUp()
+        self.db = os.path.join(self.root, "build", "compile_commands.json")
+        with open(self.db, "w") as f:
+            json.dump([{"directory": os.path.join(self.root, "build"), "file": os.path.join(self.root, u),
+                        "command": f"clang++ -I{self.root} -c {os.path.join(self.root, u)}"} for u in UNITS], f)
 
     def select(self, commit=None, version="14.0.6"):
         baseline = os.path.join(self.root, "build", "baseline")
@@ -127,35 +139,10 @@ CMAKE_PRESETS = json.dumps({"version": 3, "configurePresets": [
     {"name": "tidy", "generator": "Ninja", "binaryDir": "${sourceDir}/build-tidy"}]})
 
 
-class BuildConfigurationTest(unittest.TestCase):
+class BuildConfigurationTest(TreeTestCase):
     """A change to the build's configuration selects the units whose
     compile commands it changed, found by configuring the baseline's tree."""
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.root = os.path.realpath(self.tmp.name)
-        for path, text in {**FILES, "CMakeLists.txt": CMAKE_LISTS, "CMakePresets.json": CMAKE_PRESETS}.items():
-            self.write(path, text)
-        git(self.root, "init", "-q")
-        with open(os.path.join(self.root, ".git", "info", "exclude"), "a") as f:
-            f.write("build/\nbuild-tidy/\n")
-        git(self.root, "add", ".")
-        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
-        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
-                                     text=True).stdout.strip()
-        os.makedirs(os.path.join(self.root, "build"))
-        self.units_file = os.path.join(self.root, "build", "units")
-        with open(self.units_file, "w") as f:
-            f.write("\n".join(UNITS) + "\n")
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def write(self, path, text):
-        full = os.path.join(self.root, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w") as f:
-            f.write(text)
+    TREE = {**FILES, "CMakeLists.txt": CMAKE_LISTS, "CMakePresets.json": CMAKE_PRESETS}
 
     def select(self):
         """Configures the work tree as tools/check-tidy does, then selects."""
@@ -186,9 +173,7 @@ class BuildConfigurationTest(unittest.TestCase):
     def test_a_baseline_tree_that_does_not_configure_selects_every_unit(self):
         # The baseline's tree has no preset "tidy" to configure with.
         git(self.root, "rm", "-q", "CMakePresets.json")
-        git(self.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "no presets")
-        self.commit = subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True, capture_output=True,
-                                     text=True).stdout.strip()
+        self.commit_all("no presets")
         self.write("CMakePresets.json", CMAKE_PRESETS)
         units, why = self.select()
         self.assertEqual(units, UNITS)
