@@ -70,6 +70,23 @@ class TreeTestCase(unittest.TestCase):
                                      text=True).stdout.strip()
 
 
+    def run_select(self, db, commit=None, version="14.0.6"):
+        """tools/tidy-select over `db` with a baseline written at `commit`
+        (self.commit by default, none for "") with clang-tidy `version`:
+        the selected units, the file names and the first line."""
+        baseline = os.path.join(self.root, "build", "baseline")
+        with open(baseline, "w") as f:
+            f.write("# accepted warnings\n")
+            if commit != "":
+                f.write(f"# all units checked at commit {commit or self.commit} with clang-tidy {version}\n")
+            f.write(WARNINGS)
+        out = subprocess.run([sys.executable, SELECT, db, self.root, self.units_file, baseline, "14.0.6"],
+                             check=True, capture_output=True, text=True).stdout
+        units = sorted(line[5:] for line in out.splitlines() if line.startswith("unit "))
+        names = sorted(line[5:] for line in out.splitlines() if line.startswith("name "))
+        return units, names, out.splitlines()[0]
+
+
 class TidySelectTest(TreeTestCase):
     def setUp(self):
         super().setUp()
@@ -79,17 +96,7 @@ class TidySelectTest(TreeTestCase):
                         "command": f"clang++ -I{self.root} -c {os.path.join(self.root, u)}"} for u in UNITS], f)
 
     def select(self, commit=None, version="14.0.6"):
-        baseline = os.path.join(self.root, "build", "baseline")
-        with open(baseline, "w") as f:
-            f.write("# accepted warnings\n")
-            if commit != "":
-                f.write(f"# all units checked at commit {commit or self.commit} with clang-tidy {version}\n")
-            f.write(WARNINGS)
-        out = subprocess.run([sys.executable, SELECT, self.db, self.root, self.units_file, baseline, "14.0.6"],
-                             check=True, capture_output=True, text=True).stdout
-        units = sorted(line[5:] for line in out.splitlines() if line.startswith("unit "))
-        names = sorted(line[5:] for line in out.splitlines() if line.startswith("name "))
-        return units, names, out.splitlines()[0]
+        return self.run_select(self.db, commit, version)
 
     def test_nothing_changed_selects_nothing(self):
         self.assertEqual(self.select()[:2], ([], []))
@@ -147,13 +154,8 @@ class BuildConfigurationTest(TreeTestCase):
     def select(self):
         """Configures the work tree as tools/check-tidy does, then selects."""
         subprocess.run(["cmake", "--preset", "tidy"], cwd=self.root, check=True, capture_output=True)
-        baseline = os.path.join(self.root, "build", "baseline")
-        with open(baseline, "w") as f:
-            f.write(f"# all units checked at commit {self.commit} with clang-tidy 14.0.6\n{WARNINGS}")
-        db = os.path.join(self.root, "build-tidy", "compile_commands.json")
-        out = subprocess.run([sys.executable, SELECT, db, self.root, self.units_file, baseline, "14.0.6"],
-                             check=True, capture_output=True, text=True).stdout
-        return sorted(line[5:] for line in out.splitlines() if line.startswith("unit ")), out.splitlines()[0]
+        units, _, why = self.run_select(os.path.join(self.root, "build-tidy", "compile_commands.json"))
+        return units, why
 
     def test_a_change_that_keeps_every_command_selects_nothing(self):
         self.write("CMakeLists.txt", CMAKE_LISTS + "# a comment\nset(UNUSED 1)\n")
