@@ -43,6 +43,24 @@ TEST(SeedRange_FromCount, RefusesNoSeedsAndRangesPastTheLargestSeed) {
   EXPECT_EQ(last->last(), 18446744073709551615u);
 }
 
+TEST(SeedRange_ParseCountOrRange, ANumberCountsFromTheFirstSeedAndARangeIsTakenAsItIs) {
+  auto counted = SeedRange::ParseCountOrRange("--seeds", "3", 10);
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  EXPECT_EQ(*counted, SeedRange::Between(10, 12));
+  auto ranged = SeedRange::ParseCountOrRange("--seeds", "500..599", 10);
+  ASSERT_TRUE(ranged.ok()) << ranged.status();
+  EXPECT_EQ(*ranged, SeedRange::Between(500, 599));
+  // Each form is checked as its own parser checks it.
+  for (const char* bad : {"", "0", "-3", "+3", " 3", "3s", "0x10", "5..1", "5..", "18446744073709551616"}) {
+    EXPECT_FALSE(SeedRange::ParseCountOrRange("--seeds", bad, 1).ok()) << bad;
+  }
+  EXPECT_FALSE(SeedRange::ParseCountOrRange("--seeds", "2", 18446744073709551615u).ok());
+  const absl::Status status = SeedRange::ParseCountOrRange("--seeds", "ten", 1).status();
+  EXPECT_NE(status.message().find("expected a number of seeds (counted from seed 1) or a range A..B"),
+            std::string::npos)
+      << status;
+}
+
 TEST(ParseSeed_Text, OnlyDecimalDigitsWithinRange) {
   for (const char* bad : {"-1", " 3", "3 ", "+3", "0x10", "18446744073709551616", ""}) {
     EXPECT_FALSE(ParseSeed("--seed", bad).ok()) << bad;

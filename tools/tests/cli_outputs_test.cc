@@ -85,6 +85,34 @@ TEST_F(CliOutputsTest, RunAndSweep_AgreeOnEverySeed) {
   EXPECT_NE(run.out.find("expected an election_safety violation, none was found"), std::string::npos) << run.out;
 }
 
+TEST_F(CliOutputsTest, SeedsFlag_TakesANumberOrARangeAndRefusesARangeWithAFirstSeed) {
+  const std::string scenario = Write("racy.json", kSometimesFailing);
+  const std::set<uint64_t> failing = SeedsRunFails(scenario);
+  ASSERT_FALSE(failing.empty());
+  const std::string range = fmt::format("{}..{}", kFirstSeed, kFirstSeed + kSeeds - 1);
+  const Finished ranged = RunElectsim({"sweep", scenario, "--seeds", range, "--repro-dir", ""});
+  EXPECT_EQ(ranged.exit_status, 1) << ranged.out << ranged.err;
+  EXPECT_EQ(SeedsSweepNames(ranged.out), failing) << ranged.out;
+  EXPECT_NE(ranged.out.find(fmt::format("{} of {} seeds ({})", kSeeds, kSeeds, range)), std::string::npos)
+      << ranged.out;
+  // Two first seeds would have to agree: refused before anything runs.
+  const fs::path summary = OutDir() / "summary.json";
+  const Finished both = RunElectsim({"sweep", scenario, "--seeds", range, "--first-seed", std::to_string(kFirstSeed),
+                                     "--summary", summary.string(), "--repro-dir", ""});
+  EXPECT_EQ(both.exit_status, 2) << both.out << both.err;
+  EXPECT_NE(both.err.find("--first-seed: --seeds " + range + " names its own first seed"), std::string::npos)
+      << both.err;
+  EXPECT_FALSE(fs::exists(summary));
+  // fuzz counts from seed 1, as its default range does.
+  const Finished counted = RunElectsim({"fuzz", "--algorithm", "raft", "--seeds", "3", "--repro-dir", ""});
+  EXPECT_NE(counted.out.find("3 of 3 seeds (1..3)"), std::string::npos) << counted.out << counted.err;
+  const Finished bad = RunElectsim({"fuzz", "--algorithm", "raft", "--seeds", "3s"});
+  EXPECT_EQ(bad.exit_status, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("--seeds: expected a number of seeds (counted from seed 1) or a range A..B"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST_F(CliOutputsTest, Sweep_NamesEveryFailingSeedAndWritesCappedReplayableRepros) {
   const std::string scenario = Write("racy.json", kSometimesFailing);
   const fs::path out = OutDir();

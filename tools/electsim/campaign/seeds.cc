@@ -63,6 +63,18 @@ absl::StatusOr<SeedRange> SeedRange::FromCount(std::string_view flag, uint64_t f
   return SeedRange(first, first + (count - 1));
 }
 
+absl::StatusOr<SeedRange> SeedRange::ParseCountOrRange(std::string_view flag, std::string_view text, uint64_t first) {
+  if (IsRangeText(text)) return Parse(flag, text);
+  const auto count = Digits(text);
+  if (!count) {
+    return Expected(flag,
+                    fmt::format("a number of seeds (counted from seed {}) or a range A..B of seeds in [0, {}]", first,
+                                kLargestSeed),
+                    text);
+  }
+  return FromCount(flag, first, *count);
+}
+
 SeedRange SeedRange::Between(uint64_t first, uint64_t last) { return SeedRange(first, std::max(first, last)); }
 
 std::string SeedRange::ToString() const { return fmt::format("{}..{}", first_, last_); }

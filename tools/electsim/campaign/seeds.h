@@ -26,6 +26,12 @@ class SeedRange {
   // `count` seeds from `first`; the count must be at least 1 and the range
   // must end at or below 2^64 - 1.
   static absl::StatusOr<SeedRange> FromCount(std::string_view flag, uint64_t first, uint64_t count);
+  // What a --seeds flag says: a range "A..B" as Parse reads it, or a number
+  // of seeds N, the seeds first..first + N - 1 (FromCount), so that sweep and
+  // fuzz take the same two forms.
+  static absl::StatusOr<SeedRange> ParseCountOrRange(std::string_view flag, std::string_view text, uint64_t first);
+  // Whether `text` is meant as a range (it has ".."), not as a number of seeds.
+  static bool IsRangeText(std::string_view text) { return text.find("..") != std::string_view::npos; }
   // Seeds `first`..`last`; the caller has checked first <= last.
   static SeedRange Between(uint64_t first, uint64_t last);
 

@@ -157,11 +157,11 @@ absl::Status ReadJudgeFlags(FuzzFlags& flags) {
   return absl::OkStatus();
 }
 
-// The seeds: --seeds A..B, or 1..1000, or every seed a --time-budget reaches.
+// The seeds: --seeds A..B or N (1..N), or 1..1000, or every seed a --time-budget reaches.
 absl::StatusOr<campaign::SeedPlan> PlanOf(const FuzzFlags& flags, std::optional<double>& budget_s) {
   auto range = campaign::SeedRange::Parse("--seeds", "1..1000");
   if (!flags.seeds.empty()) {
-    range = campaign::SeedRange::Parse("--seeds", flags.seeds);
+    range = campaign::SeedRange::ParseCountOrRange("--seeds", flags.seeds, 1);
   } else if (!flags.time_budget.empty()) {
     range = campaign::SeedRange::Parse("--seeds", fmt::format("1..{}", UINT64_MAX - 1));
   }
@@ -279,7 +279,7 @@ void AddGeneratorFlags(CLI::App& app, FuzzFlags& flags) {
 }
 
 void AddCampaignFlags(CLI::App& app, FuzzFlags& flags) {
-  app.add_option("--seeds", flags.seeds, "seed range A..B (default 1..1000)");
+  app.add_option("--seeds", flags.seeds, "seed range A..B, or a number of seeds N (1..N); default 1..1000");
   app.add_option("--time-budget", flags.time_budget, "stop starting seeds after this long, e.g. 60s");
   flags.campaign_options.push_back(AddJobsFlag(app, flags.jobs));
   app.add_option("--shard", flags.shard, "run only shard K of N (K/N), to split a run across processes or machines");

@@ -12,6 +12,7 @@
 #include "tools/electsim/commands/flags.h"
 #include "tools/electsim/export/metrics_csv.h"
 #include "tools/electsim/io/termination.h"
+#include "tools/electsim/language/json_document.h"
 #include "tools/electsim/language/overrides.h"
 
 namespace electsim::commands {
@@ -22,8 +23,9 @@ using campaign::SeedVerdict;
 
 struct SweepFlags {
   std::vector<std::string> paths;
-  uint64_t seeds = 100;
+  std::string seeds = "100";
   std::string first_seed = "1";
+  const CLI::Option* first_seed_option = nullptr;  // whether --first-seed was given
   std::string shard = "1/1";
   unsigned jobs = 1;
   std::string repro_dir = ".";
@@ -81,7 +83,15 @@ class SweepSubject : public CampaignSubject {
 absl::StatusOr<campaign::SeedPlan> PlanOf(const SweepFlags& flags) {
   auto first = campaign::ParseSeed("--first-seed", flags.first_seed);
   if (!first.ok()) return first.status();
-  auto range = campaign::SeedRange::FromCount("--seeds", *first, flags.seeds);
+  // A range names its own first seed; a second one could only disagree.
+  if (campaign::SeedRange::IsRangeText(flags.seeds) && flags.first_seed_option != nullptr &&
+      flags.first_seed_option->count() > 0) {
+    return InputError(fmt::format(
+        "--first-seed: --seeds {} names its own first seed; expected --seeds A..B alone, or --first-seed with a "
+        "number of seeds (--seeds N)",
+        flags.seeds));
+  }
+  auto range = campaign::SeedRange::ParseCountOrRange("--seeds", flags.seeds, *first);
   if (!range.ok()) return range.status();
   auto shard = campaign::Shard::Parse("--shard", flags.shard);
   if (!shard.ok()) return shard.status();
@@ -177,10 +187,10 @@ Command AddSweepCommand(CLI::App& parent) {
   auto flags = std::make_shared<SweepFlags>();
   CLI::App* app = parent.add_subcommand("sweep", "run many seeds of scenarios; fail on any seed that run would fail");
   app->add_option("scenarios", flags->paths, "scenario files")->required();
-  app->add_option("--seeds", flags->seeds, "how many seeds")
-      ->check(UnsignedText("a number of seeds", 1, UINT64_MAX))
+  app->add_option("--seeds", flags->seeds, "how many seeds (N: from --first-seed on), or a range of seeds A..B")
       ->capture_default_str();
-  app->add_option("--first-seed", flags->first_seed, "first seed")->capture_default_str();
+  flags->first_seed_option =
+      app->add_option("--first-seed", flags->first_seed, "first seed of --seeds N")->capture_default_str();
   app->add_option("--shard", flags->shard, "run only shard K of N (K/N): seeds first + K-1, first + K-1 + N, ...")
       ->capture_default_str();
   AddJobsFlag(*app, flags->jobs);
