@@ -537,8 +537,6 @@ TEST_F(BenchTest, ClosedPipe_ExitsAsSigpipe) {
   EXPECT_TRUE(as_sigpipe) << "status " << status;
 }
 
-}  // namespace
-
 // A swept option the preset also sets runs the sweep's value: the header says
 // so, where it would otherwise name the preset alone.
 TEST_F(BenchTest, Header_SaysWhenTheSweepReplacesThePresetsValue) {
@@ -563,3 +561,5 @@ TEST_F(BenchTest, Header_SaysWhenTheSweepReplacesThePresetsValue) {
   const Outcome calm = RunCombined("bench --algorithms raft --trials 2 --jobs 1 --sweep drop=0..0.2:2");
   EXPECT_NE(calm.output.find("sweep over drop\n"), std::string::npos) << calm.output;
 }
+
+}  // namespace

@@ -365,9 +365,8 @@ TEST_F(ContractTest, Outputs_NeverReplaceAnInputOrAnotherOutput) {
   const Finished replay = RunElectsim({"replay", repro, "--trace", trace, "--expected", trace});
   EXPECT_EQ(replay.exit_status, 2) << replay.err;
   EXPECT_EQ(ReadWholeFile(trace), "{}\n");
-  for (const std::string& flag : {"--summary", "--junit"}) {
-    for (const std::string& name :
-         {"fuzz-raft-seed2.repro.json", "fuzz-raft-seed2.html", "fuzz-raft-seed2.shrunk.json"}) {
+  for (const char* flag : {"--summary", "--junit"}) {
+    for (const char* name : {"fuzz-raft-seed2.repro.json", "fuzz-raft-seed2.html", "fuzz-raft-seed2.shrunk.json"}) {
       const Finished fuzz = RunElectsim(
           {"fuzz", "--algorithm", "raft", "--seeds", "1..3", "--repro-dir", out.string(), flag, (out / name).string()});
       EXPECT_EQ(fuzz.exit_status, 2) << flag << " " << name << fuzz.out << fuzz.err;
