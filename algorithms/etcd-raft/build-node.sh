@@ -2,8 +2,9 @@
 # Builds the etcd-raft step-protocol node against Debian's packaged Go sources
 # (golang-go, golang-etcd-server-dev): GOPATH mode, no module downloads.
 # Usage: build-node.sh OUT_BINARY CACHE_DIR
+#        build-node.sh --test CACHE_DIR   (runs the node's Go tests instead)
 set -euo pipefail
-usage="usage: build-node.sh OUT_BINARY CACHE_DIR"
+usage="usage: build-node.sh OUT_BINARY|--test CACHE_DIR"
 out=${1:?$usage}
 cache=${2:?$usage}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,9 +14,12 @@ if ! command -v go >/dev/null || [[ ! -d /usr/share/gocode/src/go.etcd.io/etcd/r
   exit 1
 fi
 
-mkdir -p "$cache" "$(dirname "$out")"
+mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+if [[ $out != --test ]]; then
+  mkdir -p "$(dirname "$out")"
+  out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+fi
 
 # GOPATH mode wants the package under $GOPATH/src; a fresh copy each time so
 # a file removed here does not linger there.
@@ -35,5 +39,8 @@ if [[ -z $gocache || $gocache == off ]] || ! mkdir -p "$gocache" 2>/dev/null; th
 fi
 
 cd "$src"
-GO111MODULE=off GOPATH="$cache/gopath:/usr/share/gocode" GOCACHE="$gocache" GOFLAGS=-trimpath \
-  go build -o "$out" .
+export GO111MODULE=off GOPATH="$cache/gopath:/usr/share/gocode" GOCACHE="$gocache" GOFLAGS=-trimpath
+if [[ $out == --test ]]; then
+  exec go test .
+fi
+go build -o "$out" .

@@ -935,6 +935,11 @@ func main() {
 			panic(protocolError{fmt.Sprintf("reading an event: %v", err)})
 		}
 		var ev event
+		if decodeEventFast(line, &ev) {
+			handle(c, &n, &failed, &ev)
+			c.done()
+			continue
+		}
 		if err := json.Unmarshal(line, &ev); err != nil {
 			panic(protocolError{fmt.Sprintf("an event that is not JSON: %v: %s", err, line)})
 		}

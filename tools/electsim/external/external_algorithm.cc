@@ -19,6 +19,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/format.h"
+#include "tools/electsim/external/plain_json.h"
 #include "tools/electsim/external/step_process.h"
 #include "tools/electsim/language/duration.h"
 
@@ -316,6 +317,11 @@ class ExternalNode final : public sim::Process {
         Stop(ctx, what, std::string(line.status().message()));
         return;
       }
+      if (plain_.Parse(*line)) {
+        const PlainOutcome outcome = ApplyPlain(ctx, plain_.top());
+        if (outcome == PlainOutcome::kDone) return;
+        if (outcome == PlainOutcome::kApplied) continue;
+      }
       json effect = json::parse(*line, nullptr, false);
       if (!effect.is_object() || !effect.contains("type") || !effect["type"].is_string()) {
         Stop(ctx, what,
@@ -330,6 +336,80 @@ class ExternalNode final : public sim::Process {
         return;
       }
     }
+  }
+
+  // What ApplyPlain did: nothing at all when the effect needs the full
+  // parser (a load, an error, or anything wrong, which it words).
+  enum class PlainOutcome : uint8_t { kDone, kApplied, kNotApplied };
+
+  // The common effects of a plain line (see plain_json.h), applied exactly as
+  // Apply applies them, or nothing done.
+  PlainOutcome ApplyPlain(sim::Context& ctx, const PlainJsonObject& effect) {
+    const std::optional<std::string_view> type = effect.String("type");
+    if (!type) return PlainOutcome::kNotApplied;
+    if (*type == "done") return PlainOutcome::kDone;
+    if (*type == "send") {
+      const std::optional<int64_t> to = effect.Integer("to");
+      sim::Payload message;
+      if (!to || !((*to >= 0 && *to < cluster_.node_count) || *to == ResourceId()) ||
+          !ReadPlainRecord(plain_.Nested("msg"), algorithm_.message_types(), message)) {
+        return PlainOutcome::kNotApplied;
+      }
+      ctx.Send(sim::NodeId(static_cast<uint32_t>(*to)), message);
+    } else if (*type == "observe") {
+      sim::Payload observation;
+      if (!ReadPlainRecord(plain_.Nested("obs"), ObservationTypes(), observation)) return PlainOutcome::kNotApplied;
+      ctx.Observe(observation);
+    } else if (*type == "set_timer" || *type == "cancel_timer") {
+      const std::optional<int64_t> id = effect.Integer("id");
+      const std::optional<int64_t> delay = effect.Integer("delay");
+      const bool set = *type == "set_timer";
+      if (!id || (set && (!delay || *delay < 0))) return PlainOutcome::kNotApplied;
+      auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == *id; });
+      if (armed != armed_.end()) {
+        ctx.CancelTimer(armed->second);
+        armed_.erase(armed);
+      }
+      if (set) armed_.emplace_back(*id, ctx.SetTimer(sim::TimeNs(*delay), static_cast<uint64_t>(*id)));
+    } else if (*type == "sync") {
+      ctx.Sync();
+    } else if (*type == "persist" || *type == "write") {
+      const std::optional<std::string_view> key = effect.String("key");
+      const std::optional<int64_t> value = effect.Integer("value");
+      if (!key || key->empty() || key->size() > kMaxStorageKeyBytes || !value) return PlainOutcome::kNotApplied;
+      if (*type == "persist") {
+        ctx.Persist(*key, *value);
+      } else {
+        ctx.Write(*key, *value);
+      }
+    } else {
+      return PlainOutcome::kNotApplied;
+    }
+    return PlainOutcome::kApplied;
+  }
+
+  // ReadRecord's reading of a plain record; false where ReadRecord would
+  // find something wrong.
+  static bool ReadPlainRecord(const PlainJsonObject* record, const std::vector<const sim::RecordType*>& types,
+                              sim::Payload& out) {
+    if (record == nullptr) return false;
+    const std::optional<std::string_view> type_name = record->String("type");
+    if (!type_name) return false;
+    const sim::RecordType* type = FindType(types, *type_name);
+    if (type == nullptr) return false;
+    std::array<int64_t, sim::RecordType::kMaxFields> values{};
+    int size = 0;
+    for (int i = 0; i < record->size(); ++i) {
+      const PlainJsonObject::Member& field = record->member(i);
+      if (field.key == "type") continue;
+      const int index = type->IndexOf(field.key);
+      if (index < 0 || field.kind != PlainJsonObject::Kind::kInteger) return false;
+      values[index] = field.integer;
+      size = std::max(size, index + 1);
+    }
+    out = sim::Payload(*type);
+    for (int i = 0; i < size; ++i) out.Set(i, values[i]);
+    return true;
   }
 
   static std::optional<int64_t> Integer(const json& effect, const char* member) {
@@ -452,6 +532,7 @@ class ExternalNode final : public sim::Process {
   std::string options_json_;
   std::unique_ptr<StepProcess> process_;
   std::vector<std::pair<int64_t, sim::TimerId>> armed_;  // the process's timer ids, a handful
+  PlainJsonLine plain_;                                  // the line being applied, kept to reuse its storage
 };
 
 std::unique_ptr<sim::Process> ExternalAlgorithm::CreateNode(sim::NodeId self, const Cluster& cluster,
