@@ -284,6 +284,26 @@ class ExternalNode final : public sim::Process {
     return cluster_.resource == sim::kNoNode ? -1 : static_cast<int64_t>(cluster_.resource.value());
   }
 
+  // A node of the cluster, or its resource.
+  bool IsDestination(int64_t to) const { return (to >= 0 && to < cluster_.node_count) || to == ResourceId(); }
+
+  // Cancels the process's timer `id` if armed; with a delay, arms it anew.
+  void Rearm(sim::Context& ctx, int64_t id, std::optional<int64_t> delay_ns) {
+    auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == id; });
+    if (armed != armed_.end()) {
+      ctx.CancelTimer(armed->second);
+      armed_.erase(armed);
+    }
+    if (delay_ns) armed_.emplace_back(id, ctx.SetTimer(sim::TimeNs(*delay_ns), static_cast<uint64_t>(id)));
+  }
+
+  static sim::Payload MakePayload(const sim::RecordType& type,
+                                  const std::array<int64_t, sim::RecordType::kMaxFields>& values, int size) {
+    sim::Payload out(type);
+    for (int i = 0; i < size; ++i) out.Set(i, values[i]);
+    return out;
+  }
+
   static std::string Excerpt(std::string_view line) {
     constexpr size_t kShown = 200;
     std::string shown(line.substr(0, kShown));
@@ -351,8 +371,7 @@ class ExternalNode final : public sim::Process {
     if (*type == "send") {
       const std::optional<int64_t> to = effect.Integer("to");
       sim::Payload message;
-      if (!to || !((*to >= 0 && *to < cluster_.node_count) || *to == ResourceId()) ||
-          !ReadPlainRecord(plain_.Nested("msg"), algorithm_.message_types(), message)) {
+      if (!to || !IsDestination(*to) || !ReadPlainRecord(plain_.Nested("msg"), algorithm_.message_types(), message)) {
         return PlainOutcome::kNotApplied;
       }
       ctx.Send(sim::NodeId(static_cast<uint32_t>(*to)), message);
@@ -365,12 +384,7 @@ class ExternalNode final : public sim::Process {
       const std::optional<int64_t> delay = effect.Integer("delay");
       const bool set = *type == "set_timer";
       if (!id || (set && (!delay || *delay < 0))) return PlainOutcome::kNotApplied;
-      auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == *id; });
-      if (armed != armed_.end()) {
-        ctx.CancelTimer(armed->second);
-        armed_.erase(armed);
-      }
-      if (set) armed_.emplace_back(*id, ctx.SetTimer(sim::TimeNs(*delay), static_cast<uint64_t>(*id)));
+      Rearm(ctx, *id, set ? delay : std::nullopt);
     } else if (*type == "sync") {
       ctx.Sync();
     } else if (*type == "persist" || *type == "write") {
@@ -407,8 +421,7 @@ class ExternalNode final : public sim::Process {
       values[index] = field.integer;
       size = std::max(size, index + 1);
     }
-    out = sim::Payload(*type);
-    for (int i = 0; i < size; ++i) out.Set(i, values[i]);
+    out = MakePayload(*type, values, size);
     return true;
   }
 
@@ -422,15 +435,11 @@ class ExternalNode final : public sim::Process {
   std::string ApplyTimer(sim::Context& ctx, const std::string& type, const json& effect) {
     const std::optional<int64_t> id = Integer(effect, "id");
     if (!id) return fmt::format("a {} without an integer \"id\"", type);
-    auto armed = std::find_if(armed_.begin(), armed_.end(), [&](const auto& t) { return t.first == *id; });
-    if (armed != armed_.end()) {
-      ctx.CancelTimer(armed->second);
-      armed_.erase(armed);
-    }
+    Rearm(ctx, *id, std::nullopt);
     if (type == "cancel_timer") return "";
     const std::optional<int64_t> delay = Integer(effect, "delay");
     if (!delay || *delay < 0) return "a set_timer without a \"delay\" of 0 ns or more";
-    armed_.emplace_back(*id, ctx.SetTimer(sim::TimeNs(*delay), static_cast<uint64_t>(*id)));
+    Rearm(ctx, *id, delay);
     return "";
   }
 
@@ -467,8 +476,7 @@ class ExternalNode final : public sim::Process {
     if (type == "send") {
       const std::optional<int64_t> to = Integer(effect, "to");
       if (!to) return "a send without an integer \"to\"";
-      const bool known = (*to >= 0 && *to < cluster_.node_count) || *to == ResourceId();
-      if (!known) return fmt::format("a send to node {}, which does not exist", *to);
+      if (!IsDestination(*to)) return fmt::format("a send to node {}, which does not exist", *to);
       sim::Payload message;
       if (std::string problem = ReadRecord(effect, "msg", algorithm_.message_types(), message); !problem.empty()) {
         return problem;
@@ -521,8 +529,7 @@ class ExternalNode final : public sim::Process {
       values[index] = it->get<int64_t>();
       size = std::max(size, index + 1);
     }
-    out = sim::Payload(*type);
-    for (int i = 0; i < size; ++i) out.Set(i, values[i]);
+    out = MakePayload(*type, values, size);
     return "";
   }
 
