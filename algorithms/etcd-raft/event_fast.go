@@ -16,56 +16,52 @@ func decodeEventFast(line []byte, ev *event) bool {
 	p := plainReader{b: line}
 	var out event
 	var seen uint8
+	var skipped int64 // mono and wall: not read by the node; encoding/json skips them
 	ok := p.object(func(key []byte) bool {
+		// Each member once: encoding/json would keep the last of two.
 		var bit uint8
+		var field *int64
 		switch string(key) {
 		case "type":
 			bit = 1
-			s, ok := p.rawString()
-			if !ok {
-				return false
-			}
-			switch string(s) {
-			case "message":
-				out.Type = "message"
-			case "timer":
-				out.Type = "timer"
-			default:
-				return false
-			}
 		case "from":
-			bit = 2
-			return p.integer(&out.From) && seen&bit == 0 && mark(&seen, bit)
+			bit, field = 2, &out.From
 		case "id":
-			bit = 4
-			return p.integer(&out.ID) && seen&bit == 0 && mark(&seen, bit)
-		case "mono", "wall": // not read by the node; encoding/json skips them
-			var skipped int64
-			if string(key) == "mono" {
-				bit = 8
-			} else {
-				bit = 16
-			}
-			return p.integer(&skipped) && seen&bit == 0 && mark(&seen, bit)
+			bit, field = 4, &out.ID
+		case "mono":
+			bit, field = 8, &skipped
+		case "wall":
+			bit, field = 16, &skipped
 		case "msg":
 			bit = 32
-			if !p.record(&out.Msg) {
-				return false
-			}
 		default:
 			return false
 		}
-		return seen&bit == 0 && mark(&seen, bit)
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch {
+		case field != nil:
+			return p.integer(field)
+		case bit == 32:
+			return p.record(&out.Msg)
+		}
+		s, ok := p.rawString()
+		switch {
+		case ok && string(s) == "message":
+			out.Type = "message"
+		case ok && string(s) == "timer":
+			out.Type = "timer"
+		default:
+			return false
+		}
+		return true
 	})
 	if !ok || seen&1 == 0 || p.i != len(p.b) {
 		return false
 	}
 	*ev = out
-	return true
-}
-
-func mark(seen *uint8, bit uint8) bool {
-	*seen |= bit
 	return true
 }
 
