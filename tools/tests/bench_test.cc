@@ -225,6 +225,46 @@ TEST_F(BenchTest, Markdown_KeepsEveryConfigurationsNoteUnderAnUnbrokenTable) {
   }
 }
 
+TEST_F(BenchTest, Seeds_RunTheTrialsThatTrialsFromSeedRun) {
+  // --seeds as sweep and fuzz take it: a range, or a number from --seed on.
+  const std::string common = "bench --algorithms raft,bully --jobs 1 ";
+  const std::string by_trials = (dir_ / "by-trials.csv").string();
+  const std::string by_range = (dir_ / "by-range.csv").string();
+  const std::string by_count = (dir_ / "by-count.csv").string();
+  const Outcome trials = RunCombined(common + "--seed 5 --trials 3 --csv " + by_trials);
+  ASSERT_EQ(trials.exit_status, 0) << trials.output;
+  const Outcome range = RunCombined(common + "--seeds 5..7 --csv " + by_range);
+  ASSERT_EQ(range.exit_status, 0) << range.output;
+  const Outcome count = RunCombined(common + "--seed 5 --seeds 3 --csv " + by_count);
+  ASSERT_EQ(count.exit_status, 0) << count.output;
+  EXPECT_EQ(ReadWholeFile(by_range), ReadWholeFile(by_trials));
+  EXPECT_EQ(ReadWholeFile(by_count), ReadWholeFile(by_trials));
+  EXPECT_EQ(ReadCsv(by_range).size(), 3u * 2);
+  EXPECT_NE(range.output.find("seeds 5..7 (3 trials per row)"), std::string::npos) << range.output;
+  // From seed 1 when --seed is not given, as --trials counts.
+  const Outcome from_one = RunCombined(common + "--seeds 2");
+  EXPECT_NE(from_one.output.find("seeds 1..2 (2 trials per row)"), std::string::npos) << from_one.output;
+
+  const struct {
+    std::string args;
+    std::string message;
+  } refused[] = {
+      {"--seeds 3 --trials 4", "--trials: --seeds 3 says which trials run; expected one of --seeds and --trials"},
+      {"--seeds 3..4 --seed 2", "--seed: --seeds 3..4 names its own first seed"},
+      {"--seeds 9..3", "--seeds: expected A..B with A <= B"},
+      {"--seeds 0", "--seeds: expected at least 1 seed"},
+      {"--algorithms raft,bully --seeds 1..600000",
+       "--seeds: 600000 trials for each of 2 configurations is more than 1000000 in all"},
+      {"--algorithms raft --seeds 2 --run-seed 3", "--run-seed: runs the one trial of its seed; expected no --seeds"},
+  };
+  for (const auto& c : refused) {
+    const Outcome outcome = RunCombined("bench --jobs 1 --csv " + (dir_ / "refused.csv").string() + " " + c.args);
+    EXPECT_EQ(outcome.exit_status, 2) << c.args << "\n" << outcome.output;
+    EXPECT_NE(outcome.output.find(c.message), std::string::npos) << c.args << "\n" << outcome.output;
+    EXPECT_EQ(Names(dir_), (std::vector<std::string>{"by-count.csv", "by-range.csv", "by-trials.csv"})) << c.args;
+  }
+}
+
 TEST_F(BenchTest, DifferentJobs_IdenticalCsvAndJson) {
   const std::string one = (dir_ / "one.csv").string(), two = (dir_ / "two.csv").string();
   const std::string one_json = (dir_ / "one.json").string(), two_json = (dir_ / "two.json").string();

@@ -207,6 +207,8 @@ TEST_F(ContractTest, Seeds_EmptyNegativeAndOverflowingAreRefused) {
       {"sweep", ShippedScenario("raft-healthy.json"), "--shard", "4/3"},
       {"sweep", ShippedScenario("raft-healthy.json"), "--first-seed", "-1"},
       {"bench", "--seed", "18446744073709551615", "--trials", "2"},
+      {"bench", "--seeds", "0..18446744073709551615"},
+      {"bench", "--seed", "18446744073709551615", "--seeds", "2"},
   };
   for (const auto& args : refused) {
     const Finished finished = RunElectsim(args);

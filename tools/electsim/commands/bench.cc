@@ -23,10 +23,13 @@ struct BenchFlags {
   std::string algorithms = "raft,bully,ring,lease";
   std::string fault = "crash-leader";
   uint64_t trials = 100;
+  const CLI::Option* trials_option = nullptr;  // whether --trials was given
   uint32_t nodes = 5;
   const CLI::Option* nodes_option = nullptr;  // whether --nodes was given
   std::string preset;
   std::string seed = "1";
+  const CLI::Option* seed_option = nullptr;  // whether --seed was given
+  std::string seeds;                         // "" unless --seeds was given
   unsigned jobs = 1;
   std::string sweep;
   std::string csv_path;
@@ -184,7 +187,7 @@ std::string SweepReplaces(const BenchPlan& plan) {
 // every configuration with the same first trials, still paired.
 campaign::LoopResult RunTrials(const std::vector<BenchConfig>& configs, const BenchFlags& flags, uint64_t first_seed,
                                std::vector<std::vector<BenchTrial>>& trials) {
-  const uint64_t total = configs.size() * flags.trials;
+  const uint64_t total = configs.size() * trials.front().size();
   campaign::Progress progress("bench", "trials", total);
   campaign::SeedLoop loop({.jobs = flags.jobs, .batch_per_job = 256}, &progress);
   campaign::UnitCalls<BenchTrial> calls;
@@ -221,39 +224,64 @@ int WriteResults(const BenchResults& results, const BenchFlags& flags, const cam
   return 0;
 }
 
+bool Given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
+
+// The trials' seeds: --seeds as sweep and fuzz take it (N from --seed on, or
+// A..B), or --trials from --seed.
+absl::StatusOr<campaign::SeedRange> TrialSeeds(const BenchFlags& flags) {
+  auto first = campaign::ParseSeed("--seed", flags.seed);
+  if (!first.ok()) return first.status();
+  if (flags.seeds.empty()) return campaign::SeedRange::FromCount("--seed", *first, flags.trials);
+  if (Given(flags.trials_option)) {
+    return InputError(fmt::format("--trials: --seeds {} says which trials run; expected one of --seeds and --trials",
+                                  EscapeForTerminal(flags.seeds)));
+  }
+  // A range names its own first seed; a second one could only disagree.
+  if (campaign::SeedRange::IsRangeText(flags.seeds) && Given(flags.seed_option)) {
+    return InputError(fmt::format(
+        "--seed: --seeds {} names its own first seed; expected --seeds A..B alone, or --seed with a number of "
+        "trials (--seeds N)",
+        EscapeForTerminal(flags.seeds)));
+  }
+  return campaign::SeedRange::ParseCountOrRange("--seeds", flags.seeds, *first);
+}
+
 int Bench(const BenchFlags& flags) {
   auto plan = PlanOf(flags);
   if (!plan.ok()) return ReportError(plan.status());
-  if (!flags.run_seed.empty()) return OneTrial(*plan, flags);
-  auto first_seed = campaign::ParseSeed("--seed", flags.seed);
-  if (!first_seed.ok()) return ReportError(first_seed.status());
+  if (!flags.run_seed.empty()) {
+    if (!flags.seeds.empty()) {
+      return ReportError(InputError("--run-seed: runs the one trial of its seed; expected no --seeds"));
+    }
+    return OneTrial(*plan, flags);
+  }
+  auto seeds = TrialSeeds(flags);
+  if (!seeds.ok()) return ReportError(seeds.status());
+  const uint64_t trials_requested = seeds->size();
   auto configs = BuildBenchConfigs(*plan);
   if (!configs.ok()) return ReportError(configs.status());
   // Every trial's figures are kept for the table and the files, about 200
-  // bytes each: a bound keeps a typo in --trials from exhausting memory.
-  if (configs->size() * flags.trials > kMaxBenchTrials) {
-    return ReportError(InputError(fmt::format(
-        "--trials: {} trials for each of {} configurations is more than {} in all, which bench keeps in memory; "
-        "expected fewer (split the run with --seed)",
-        flags.trials, configs->size(), kMaxBenchTrials)));
-  }
-  if (auto range = campaign::SeedRange::FromCount("--seed", *first_seed, flags.trials); !range.ok()) {
-    return ReportError(range.status());
+  // bytes each: a bound keeps a typo in --trials or --seeds from exhausting memory.
+  if (trials_requested > kMaxBenchTrials / configs->size()) {
+    return ReportError(InputError(
+        fmt::format("{}: {} trials for each of {} configurations is more than {} in all, which bench keeps in memory; "
+                    "expected fewer (split the run into ranges of seeds)",
+                    flags.seeds.empty() ? "--trials" : "--seeds", trials_requested, configs->size(), kMaxBenchTrials)));
   }
   campaign::OutputPlan outputs({});
   outputs.AddFile("--csv", flags.csv_path);
   outputs.AddFile("--json", flags.json_path);
   if (auto status = outputs.Check(); !status.ok()) return ReportError(status);
   HandleTerminatingSignals(SignalResponse::kStopGracefully);
-  std::vector<std::vector<BenchTrial>> trials(configs->size(), std::vector<BenchTrial>(flags.trials));
-  const campaign::LoopResult loop = RunTrials(*configs, flags, *first_seed, trials);
+  std::vector<std::vector<BenchTrial>> trials(configs->size(), std::vector<BenchTrial>(trials_requested));
+  const campaign::LoopResult loop = RunTrials(*configs, flags, seeds->first(), trials);
   // Bad input found at some trial (a storm the simulator cannot carry) writes nothing.
   if (loop.end == campaign::LoopEnd::kError && ExitStatusFor(loop.error) == kExitBadInput) {
     return ReportError(loop.error);
   }
   // Stopped early: every row keeps the trials that ran for all of them, and
   // the header and files count those, not the ones asked for.
-  const uint64_t trials_run = loop.end == campaign::LoopEnd::kDone ? flags.trials : loop.folded / configs->size();
+  const uint64_t trials_run = loop.end == campaign::LoopEnd::kDone ? trials_requested : loop.folded / configs->size();
   for (std::vector<BenchTrial>& row : trials) row.resize(trials_run);
   if (trials_run == 0 && StopSignal() != 0) {
     // Nothing to keep: a table and files of no trials would say nothing.
@@ -264,16 +292,16 @@ int Bench(const BenchFlags& flags) {
   const BenchResults results{.fault = plan->fault,
                              .preset = plan->preset,
                              .sets = flags.sets,
-                             .first_seed = *first_seed,
+                             .first_seed = seeds->first(),
                              .trials = trials_run,
-                             .trials_requested = flags.trials,
+                             .trials_requested = trials_requested,
                              .sweep = plan->sweep ? plan->sweep->parameter : "",
                              .sweep_replaces = SweepReplaces(*plan),
                              .algorithms = plan->algorithms.size(),
                              .configs = &*configs,
                              .results = &trials};
   WriteResults(results, flags, outputs, outcome);
-  std::cout << ViolatingTrials(flags, *plan, *configs, trials, *first_seed);
+  std::cout << ViolatingTrials(flags, *plan, *configs, trials, seeds->first());
   // A bench scenario expects no violation, as `--run-seed` of the trial
   // judges it: the figures leave such trials out, and the exit says so.
   if (const std::string broken = BrokenTrials(*configs, trials); !broken.empty()) {
@@ -305,15 +333,19 @@ Command AddBenchCommand(CLI::App& parent) {
                   "crash-leader, isolate-leader, pause-leader or lossy; for owners of keys (shards): replica-crash, "
                   "replica-cut or store-slowdown")
       ->capture_default_str();
-  app->add_option("--trials", flags->trials, "trials per algorithm (and per sweep point)")
-      ->check(UnsignedText("a number of trials above 0", 1, kMaxBenchTrials))
-      ->capture_default_str();
+  flags->trials_option = app->add_option("--trials", flags->trials, "trials per algorithm (and per sweep point)")
+                             ->check(UnsignedText("a number of trials above 0", 1, kMaxBenchTrials))
+                             ->capture_default_str();
   flags->nodes_option = app->add_option("--nodes", flags->nodes, "cluster size")
                             ->check(UnsignedText("a number of nodes", 1, kMaxNodes))
                             ->capture_default_str();
   app->add_option("--preset", flags->preset,
                   "timing from production defaults: equal-detection, etcd, hashicorp, kubernetes-lease, zookeeper");
-  app->add_option("--seed", flags->seed, "trial i runs under seed + i, for every algorithm")->capture_default_str();
+  flags->seed_option =
+      app->add_option("--seed", flags->seed, "trial i runs under seed + i, for every algorithm")->capture_default_str();
+  app->add_option("--seeds", flags->seeds,
+                  "the trials' seeds, as sweep and fuzz take them: a number N (from --seed on) or a range A..B; "
+                  "instead of --trials");
   AddJobsFlag(*app, flags->jobs);
   app->add_option("--sweep", flags->sweep,
                   "one parameter over a range: PARAM=FROM..TO[:POINTS], e.g. election_timeout_max=150ms..300ms:6, "
