@@ -154,6 +154,9 @@ int OneTrial(const BenchPlan& plan, const BenchFlags& flags) {
   const std::string& text = flags.run_seed;
   auto seed = campaign::ParseSeed("--run-seed", text);
   if (!seed.ok()) return ReportError(seed.status());
+  if (!flags.seeds.empty()) {
+    return ReportError(InputError("--run-seed: runs the one trial of its seed; expected no --seeds"));
+  }
   const bool one_point = !plan.sweep || plan.sweep->points.size() == 1;
   if (plan.algorithms.size() != 1 || !one_point || !flags.csv_path.empty() || !flags.json_path.empty()) {
     return ReportError(
@@ -246,28 +249,26 @@ absl::StatusOr<campaign::SeedRange> TrialSeeds(const BenchFlags& flags) {
   return campaign::SeedRange::ParseCountOrRange("--seeds", flags.seeds, *first);
 }
 
+// Every trial's figures are kept for the table and the files, about 200
+// bytes each: a bound keeps a typo in --trials or --seeds from exhausting memory.
+absl::Status FitsInMemory(const BenchFlags& flags, uint64_t trials, size_t configs) {
+  if (trials <= kMaxBenchTrials / configs) return absl::OkStatus();
+  return InputError(
+      fmt::format("{}: {} trials for each of {} configurations is more than {} in all, which bench keeps in memory; "
+                  "expected fewer (split the run into ranges of seeds)",
+                  flags.seeds.empty() ? "--trials" : "--seeds", trials, configs, kMaxBenchTrials));
+}
+
 int Bench(const BenchFlags& flags) {
   auto plan = PlanOf(flags);
   if (!plan.ok()) return ReportError(plan.status());
-  if (!flags.run_seed.empty()) {
-    if (!flags.seeds.empty()) {
-      return ReportError(InputError("--run-seed: runs the one trial of its seed; expected no --seeds"));
-    }
-    return OneTrial(*plan, flags);
-  }
+  if (!flags.run_seed.empty()) return OneTrial(*plan, flags);
   auto seeds = TrialSeeds(flags);
   if (!seeds.ok()) return ReportError(seeds.status());
   const uint64_t trials_requested = seeds->size();
   auto configs = BuildBenchConfigs(*plan);
   if (!configs.ok()) return ReportError(configs.status());
-  // Every trial's figures are kept for the table and the files, about 200
-  // bytes each: a bound keeps a typo in --trials or --seeds from exhausting memory.
-  if (trials_requested > kMaxBenchTrials / configs->size()) {
-    return ReportError(InputError(
-        fmt::format("{}: {} trials for each of {} configurations is more than {} in all, which bench keeps in memory; "
-                    "expected fewer (split the run into ranges of seeds)",
-                    flags.seeds.empty() ? "--trials" : "--seeds", trials_requested, configs->size(), kMaxBenchTrials)));
-  }
+  if (auto status = FitsInMemory(flags, trials_requested, configs->size()); !status.ok()) return ReportError(status);
   campaign::OutputPlan outputs({});
   outputs.AddFile("--csv", flags.csv_path);
   outputs.AddFile("--json", flags.json_path);
