@@ -45,16 +45,11 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
       if (ignores_keys_ && vocab::KeyOf(o)) return false;
       if (const auto role = o.As<vocab::RoleChanged>()) {
         if (role->role == static_cast<int64_t>(vocab::Role::kLeader)) leader_role_reported_ = true;
-        Update(index, [&](NodeView& n) {
-          n.role = static_cast<vocab::Role>(role->role);
-          n.role_term = role->term;
-          n.leads_unreported = false;
-          n.claimed_at = r.index;
-        });
+        SetRole(index, static_cast<vocab::Role>(role->role), role->term, /*unreported=*/false, r.index);
         return true;
       }
       if (const auto belief = o.As<vocab::BeliefChanged>()) {
-        Update(index, [&](NodeView& n) { n.believed_leader = belief->leader; });
+        SetBelief(index, belief->leader);
         return true;
       }
       return false;
@@ -63,16 +58,41 @@ bool ClusterView::ApplyNodeState(const sim::TraceRecord& r) {
       if (roles_ == nullptr || r.payload == nullptr || nodes_[index].role == vocab::Role::kLeader) return false;
       const std::optional<int64_t> term = roles_->LeaderTerm(*r.payload);
       if (!term) return false;
-      Update(index, [&](NodeView& n) {
-        n.role = vocab::Role::kLeader;
-        n.role_term = *term;
-        n.leads_unreported = true;
-        n.claimed_at = r.index;
-      });
+      SetRole(index, vocab::Role::kLeader, *term, /*unreported=*/true, r.index);
       return true;
     }
     default: return false;
   }
+}
+
+// Role changes and beliefs are most of what a view takes in, and each moves
+// only its own counts, where Update takes a node's whole share out and puts
+// it back: the same counts (ClusterView_Counts holds both to the plain
+// definitions), in half the instructions.
+void ClusterView::SetRole(uint32_t index, vocab::Role role, int64_t term, bool unreported, uint64_t claimed_at) {
+  NodeView& n = nodes_[index];
+  const int delta = int{role == vocab::Role::kLeader} - int{n.role == vocab::Role::kLeader};
+  if (delta != 0 && n.up) {
+    role_holders_ += delta;
+    if (!n.paused) {
+      live_leaders_ += delta;
+      live_leader_id_sum_ += static_cast<uint64_t>(static_cast<int64_t>(delta)) * index;
+    }
+  }
+  n.role = role;
+  n.role_term = term;
+  n.leads_unreported = unreported;
+  n.claimed_at = claimed_at;
+}
+
+void ClusterView::SetBelief(uint32_t index, int64_t leader) {
+  NodeView& n = nodes_[index];
+  if (IsLive(index)) {
+    const auto counted = [this](int64_t node) { return node >= 0 && node < static_cast<int64_t>(nodes_.size()); };
+    if (counted(n.believed_leader)) --believers_[static_cast<size_t>(n.believed_leader)];
+    if (counted(leader)) ++believers_[static_cast<size_t>(leader)];
+  }
+  n.believed_leader = leader;
 }
 
 ClusterView::Share ClusterView::ShareOf(uint32_t index) const {

@@ -145,6 +145,9 @@ class ClusterView {
     int64_t believes = -1;  // an election node it believes in while live, or -1
   };
   Share ShareOf(uint32_t index) const;
+  // The two changes most records make, each moving only the counts it can.
+  void SetRole(uint32_t index, vocab::Role role, int64_t term, bool unreported, uint64_t claimed_at);
+  void SetBelief(uint32_t index, int64_t leader);
   void Count(const Share& share, int sign);
   // Changes node `index` by `change`, keeping the counts.
   template <typename Change>

@@ -15,17 +15,24 @@ namespace {
 
 using trace_testing::Ms;
 
+constexpr sim::RecordType kTestAppend{"test.append", {"term"}};
+
 TEST(ClusterView_Counts, AgreeWithThePlainDefinitionsOverRandomRecords) {
   constexpr uint32_t kNodes = 5;
   sim::Rng rng(42);
-  ClusterView view(kNodes);
+  // A leader-only message puts its sender in the leader role unreported.
+  const vocab::MessageRoles roles = {.leader_only = {{kTestAppend, "term"}}};
+  ClusterView view(kNodes, &roles);
   trace_testing::TraceBuilder t;
   uint64_t known = 0;
+  uint64_t unreported = 0;
   for (int step = 0; step < 20000; ++step) {
     const uint32_t node = static_cast<uint32_t>(rng.Below(kNodes));
     const sim::TimeNs at = Ms(step);
     uint64_t index = 0;
-    switch (rng.Below(7)) {
+    switch (rng.Below(9)) {
+      case 7: index = t.Observe(at, node, vocab::RoleChange(vocab::Role::kCandidate, sim::Term(step))); break;
+      case 8: index = t.Send(at, node, (node + 1) % kNodes, sim::Message(kTestAppend).Set("term", step)); break;
       case 0: index = t.Event(at, sim::TraceKind::kCrash, node); break;
       case 1: index = t.Event(at, sim::TraceKind::kRestart, node); break;
       case 2:
@@ -43,6 +50,7 @@ TEST(ClusterView_Counts, AgreeWithThePlainDefinitionsOverRandomRecords) {
       }
     }
     view.Apply(t.records()[index]);
+    unreported += view.node(node).leads_unreported ? 1 : 0;
 
     const std::vector<sim::NodeId> leaders = view.LiveLeaders();
     ASSERT_EQ(view.role_holder_count(), view.RoleHolders().size()) << "step " << step;
@@ -58,6 +66,7 @@ TEST(ClusterView_Counts, AgreeWithThePlainDefinitionsOverRandomRecords) {
   // The sequence reaches both answers often enough to test them.
   EXPECT_GT(known, 100u);
   EXPECT_LT(known, 19900u);
+  EXPECT_GT(unreported, 100u);
 }
 
 TEST(ClusterView_LatestLeader, IsTheHolderThatClaimedLast) {
