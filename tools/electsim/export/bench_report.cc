@@ -235,7 +235,7 @@ const std::vector<CsvColumn>& BenchCsvColumns() {
       {"preset", "the timing preset (empty: the algorithm's defaults)"},
       {"set", "the --set changes every configuration ran with, PATH=VALUE, ';'-separated (empty: none)"},
       {"trial", "the trial's index i"},
-      {"seed", "the seed it ran under: --seed + i, the same for every algorithm"},
+      {"seed", "the seed it ran under: the first seed (--seed, or A of --seeds A..B) + i, the same for every algorithm"},
       {"violations", "checkers that fired, ';'-separated (such a trial is left out of the statistics)"},
       {"fault_ns", "when the fault struck the leader, from the start of the run (empty: it found no leader)"},
       {"detection_ns", "from the fault to the first node expected to take over acting (candidate or leader)"},
