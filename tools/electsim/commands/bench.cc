@@ -82,7 +82,7 @@ absl::StatusOr<BenchPlan> PlanOf(const BenchFlags& flags) {
   if (!flags.sweep.empty()) {
     auto sweep = ParseSweep(flags.sweep, plan.algorithms);
     if (!sweep.ok()) return sweep.status();
-    if (sweep->parameter == "nodes" && flags.nodes_option != nullptr && flags.nodes_option->count() > 0) {
+    if (sweep->parameter == "nodes" && OptionGiven(flags.nodes_option)) {
       return InputError("--nodes: --sweep nodes=... sets the cluster size of every row; expected one or the other");
     }
     plan.sweep = std::move(*sweep);
@@ -227,20 +227,18 @@ int WriteResults(const BenchResults& results, const BenchFlags& flags, const cam
   return 0;
 }
 
-bool Given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
-
 // The trials' seeds: --seeds as sweep and fuzz take it (N from --seed on, or
 // A..B), or --trials from --seed.
 absl::StatusOr<campaign::SeedRange> TrialSeeds(const BenchFlags& flags) {
   auto first = campaign::ParseSeed("--seed", flags.seed);
   if (!first.ok()) return first.status();
   if (flags.seeds.empty()) return campaign::SeedRange::FromCount("--seed", *first, flags.trials);
-  if (Given(flags.trials_option)) {
+  if (OptionGiven(flags.trials_option)) {
     return InputError(fmt::format("--trials: --seeds {} says which trials run; expected one of --seeds and --trials",
                                   EscapeForTerminal(flags.seeds)));
   }
   // A range names its own first seed; a second one could only disagree.
-  if (campaign::SeedRange::IsRangeText(flags.seeds) && Given(flags.seed_option)) {
+  if (campaign::SeedRange::IsRangeText(flags.seeds) && OptionGiven(flags.seed_option)) {
     return InputError(fmt::format(
         "--seed: --seeds {} names its own first seed; expected --seeds A..B alone, or --seed with a number of "
         "trials (--seeds N)",

@@ -301,7 +301,7 @@ int CheckGuarantees(const CheckFlags& flags) {
     auto seed = campaign::ParseSeed("--seed", flags.seed);
     if (!seed.ok()) return ReportError(seed.status());
     if (flags.only.empty()) return ReportError(InputError("--seed: expected --case NAME too"));
-    if (flags.seeds_option != nullptr && flags.seeds_option->count() > 0) {
+    if (OptionGiven(flags.seeds_option)) {
       return ReportError(InputError("--seeds: --seed runs one seed of the case; expected one or the other"));
     }
     return OneSeed(*cases.front(), *seed);

@@ -30,6 +30,9 @@ CLI::Option* AddJobsFlag(CLI::App& app, unsigned& jobs);
 // --seed N: one seed, checked as text.
 CLI::Option* AddSeedFlag(CLI::App& app, std::string& seed, const std::string& help);
 
+// Whether the command line gave `option` (null: an option not declared).
+inline bool OptionGiven(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
+
 // "a,b,c" split at commas.
 std::vector<std::string> SplitCommas(const std::string& text);
 

@@ -84,8 +84,7 @@ absl::StatusOr<campaign::SeedPlan> PlanOf(const SweepFlags& flags) {
   auto first = campaign::ParseSeed("--first-seed", flags.first_seed);
   if (!first.ok()) return first.status();
   // A range names its own first seed; a second one could only disagree.
-  if (campaign::SeedRange::IsRangeText(flags.seeds) && flags.first_seed_option != nullptr &&
-      flags.first_seed_option->count() > 0) {
+  if (campaign::SeedRange::IsRangeText(flags.seeds) && OptionGiven(flags.first_seed_option)) {
     return InputError(fmt::format(
         "--first-seed: --seeds {} names its own first seed; expected --seeds A..B alone, or --first-seed with a "
         "number of seeds (--seeds N)",
