@@ -27,9 +27,24 @@ const std::vector<std::string> kStormOptions = {"heartbeat_interval=1ns", "heart
 
 class ContractTest : public TempDirTest {
  protected:
+  // Pasted lines run in the test's folder, as a user's run in theirs: a
+  // reproduce line writes its repro file where it runs, and ctest starts the
+  // tests in the checkout.
+  void SetUp() override {
+    TempDirTest::SetUp();
+    cwd_before_ = fs::current_path();
+    fs::current_path(dir_);
+  }
+  void TearDown() override {
+    fs::current_path(cwd_before_);
+    TempDirTest::TearDown();
+  }
   // A --set whose value would run a command if a printed line were not quoted.
   std::string Injection() const { return "description=x; touch " + (dir_ / "injected").string(); }
   bool Injected() const { return fs::exists(dir_ / "injected"); }
+
+ private:
+  fs::path cwd_before_;
 };
 
 // `line` run by a POSIX shell, as a user pasting it would.
