@@ -1,8 +1,13 @@
 // The campaign layer's parts on their own: seed ranges and shards, shell
 // quoting, the output plan, summaries and their merge, JUnit.
+#include <pthread.h>
+
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,12 +20,53 @@
 #include "tools/electsim/export/junit.h"
 #include "tools/electsim/io/command_line.h"
 #include "tools/electsim/io/terminal_text.h"
+#include "tools/electsim/io/termination.h"
 #include "tools/tests/electsim_process.h"
 
 namespace electsim::campaign {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The tasks each worker has run, counted on the worker itself: a pool that
+// started new threads per task would count one on each.
+thread_local int tasks_run_here = 0;
+
+TEST(WorkerPool_Run, EachTaskRunsOnEveryWorkerAndTheSameThreadsRunTheNext) {
+  WorkerPool pool(3);
+  std::atomic<int> runs{0};
+  std::mutex mutex;
+  std::vector<int> counts;
+  const std::function<void()> task = [&] {
+    ++runs;
+    const int count = ++tasks_run_here;
+    std::lock_guard lock(mutex);
+    counts.push_back(count);
+  };
+  for (int round = 1; round <= 4; ++round) {
+    counts.clear();
+    pool.Run(task);
+    EXPECT_EQ(runs.load(), 3 * round);  // Run returns once every worker has
+    EXPECT_EQ(counts, std::vector<int>(3, round));
+  }
+  EXPECT_EQ(tasks_run_here, 0);  // never on the calling thread
+}
+
+TEST(WorkerPool_Run, WorkersLeaveTerminatingSignalsToTheMainThread) {
+  WorkerPool pool(2);
+  std::atomic<int> blocked{0};
+  pool.Run([&] {
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    bool all = true;
+    for (int signal_number : kTerminatingSignals) all = all && sigismember(&mask, signal_number) == 1;
+    if (all) ++blocked;
+  });
+  EXPECT_EQ(blocked.load(), 2);
+  sigset_t mine;
+  pthread_sigmask(SIG_BLOCK, nullptr, &mine);
+  EXPECT_EQ(sigismember(&mine, SIGINT), 0);  // the caller's mask is as it was
+}
 
 TEST(SeedRange_Parse, RefusesEmptyReversedNegativeAndOverflowingRanges) {
   for (const char* bad : {"", "5", "5..", "..5", "5..1", "-1..3", "1..-3", " 1..3", "1..3 ", "+1..3",

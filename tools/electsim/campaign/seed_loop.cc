@@ -85,7 +85,8 @@ void SeedLoop::RunBatch(uint64_t start, uint64_t count, bool stop_at_failure,
       Threw(unit);
     }
   };
-  RunWorkers(settings_.jobs, worker, [this] { stop_.store(true); });
+  if (!workers_) workers_.emplace(settings_.jobs);
+  workers_->Run(worker);
 }
 
 LoopResult SeedLoop::Ending(uint64_t folded, uint64_t total, bool fold_stopped) {

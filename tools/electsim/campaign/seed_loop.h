@@ -24,6 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tools/electsim/campaign/progress.h"
+#include "tools/electsim/io/termination.h"
 
 namespace electsim::campaign {
 
@@ -103,6 +104,9 @@ class SeedLoop {
   std::optional<uint64_t> error_unit_;  // under error_mutex_
   absl::Status error_;                  // under error_mutex_
   std::exception_ptr thrown_;           // under error_mutex_; wins over error_ when set
+  // Started by the first batch, for every batch after it. Last: the workers
+  // are joined before anything they read goes.
+  std::optional<WorkerPool> workers_;
 };
 
 template <typename Outcome>

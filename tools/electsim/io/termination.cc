@@ -70,17 +70,51 @@ TerminatingSignalsBlocked::TerminatingSignalsBlocked() {
 
 TerminatingSignalsBlocked::~TerminatingSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
-void RunWorkers(unsigned jobs, const std::function<void()>& worker, const std::function<void()>& stop) {
-  std::vector<std::thread> threads;
+WorkerPool::WorkerPool(unsigned jobs) {
   try {
     TerminatingSignalsBlocked blocked;  // inherited by the workers for good
-    for (unsigned j = 0; j < std::max(1u, jobs); ++j) threads.emplace_back(worker);
+    for (unsigned j = 0; j < std::max(1u, jobs); ++j) threads_.emplace_back([this] { Work(); });
   } catch (...) {
-    stop();
-    for (auto& t : threads) t.join();
+    Close();
     throw;
   }
-  for (auto& t : threads) t.join();
+}
+
+WorkerPool::~WorkerPool() { Close(); }
+
+void WorkerPool::Close() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  task_given_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+  threads_.clear();
+}
+
+void WorkerPool::Run(const std::function<void()>& task) {
+  std::unique_lock lock(mutex_);
+  task_ = &task;
+  busy_ = threads_.size();
+  ++tasks_given_;
+  task_given_.notify_all();
+  task_finished_.wait(lock, [this] { return busy_ == 0; });
+  task_ = nullptr;
+}
+
+void WorkerPool::Work() {
+  uint64_t tasks_seen = 0;
+  std::unique_lock lock(mutex_);
+  while (true) {
+    task_given_.wait(lock, [&] { return closing_ || tasks_given_ != tasks_seen; });
+    if (tasks_given_ == tasks_seen) return;  // closing, and no task left to run
+    tasks_seen = tasks_given_;
+    const std::function<void()>& task = *task_;
+    lock.unlock();
+    task();
+    lock.lock();
+    if (--busy_ == 0) task_finished_.notify_one();
+  }
 }
 
 }  // namespace electsim
