@@ -1,6 +1,15 @@
 #include "checkers/cluster_view.h"
 
 namespace checkers {
+namespace {
+
+// Whether a belief in `leader` counts toward believers_: a node of the view
+// (-1, nobody, and ids out of range count for no one).
+bool CountedBelief(int64_t leader, size_t node_count) {
+  return leader >= 0 && leader < static_cast<int64_t>(node_count);
+}
+
+}  // namespace
 
 sim::ObservationTypes RoleMessageTypes(const vocab::MessageRoles& roles, bool leader_only, bool vote_grants) {
   // Built in place, with no list of its own: each run's checkers ask for these.
@@ -88,9 +97,8 @@ void ClusterView::SetRole(uint32_t index, vocab::Role role, int64_t term, bool u
 void ClusterView::SetBelief(uint32_t index, int64_t leader) {
   NodeView& n = nodes_[index];
   if (IsLive(index)) {
-    const auto counted = [this](int64_t node) { return node >= 0 && node < static_cast<int64_t>(nodes_.size()); };
-    if (counted(n.believed_leader)) --believers_[static_cast<size_t>(n.believed_leader)];
-    if (counted(leader)) ++believers_[static_cast<size_t>(leader)];
+    if (CountedBelief(n.believed_leader, nodes_.size())) --believers_[static_cast<size_t>(n.believed_leader)];
+    if (CountedBelief(leader, nodes_.size())) ++believers_[static_cast<size_t>(leader)];
   }
   n.believed_leader = leader;
 }
@@ -102,9 +110,7 @@ ClusterView::Share ClusterView::ShareOf(uint32_t index) const {
   share.live = IsLive(index);
   share.holds_role = HoldsLeaderRole(index);
   share.live_leader = share.live && n.role == vocab::Role::kLeader;
-  if (share.live && n.believed_leader >= 0 && n.believed_leader < static_cast<int64_t>(nodes_.size())) {
-    share.believes = n.believed_leader;
-  }
+  if (share.live && CountedBelief(n.believed_leader, nodes_.size())) share.believes = n.believed_leader;
   return share;
 }
 
