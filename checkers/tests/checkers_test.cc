@@ -319,6 +319,34 @@ TEST(SingleVote_Quiet, DuplicateVoteAndNewTerms) {
   EXPECT_FALSE(checker->violation());
 }
 
+// A vote in a term older than the voter's latest is held to the first vote
+// of that term too.
+TEST(SingleVote_Fires, SecondCandidateInAnOlderTermAfterANewerVote) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Observe(Ms(10), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  t.Observe(Ms(11), 2, vocab::Vote(sim::Term(5), NodeId(4)));
+  const uint64_t bad = t.Observe(Ms(12), 2, vocab::Vote(sim::Term(3), NodeId(0)));
+  auto checker = RunChecker("single_vote", Nodes(5), t, Ms(100));
+  ASSERT_TRUE(checker->violation());
+  const Violation& v = *checker->violation();
+  EXPECT_EQ(v.trace_index, bad);
+  EXPECT_EQ(v.nodes, (std::vector<NodeId>{NodeId(2), NodeId(1), NodeId(0)}));
+  EXPECT_EQ(v.term, 3);
+}
+
+TEST(SingleVote_Quiet, TheSameVoteAgainInAnOlderTerm) {
+  TraceBuilder t;
+  t.Boot(5);
+  t.Observe(Ms(10), 2, vocab::Vote(sim::Term(3), NodeId(1)));
+  t.Observe(Ms(11), 2, vocab::Vote(sim::Term(5), NodeId(4)));
+  t.Observe(Ms(12), 2, vocab::Vote(sim::Term(3), NodeId(1)));  // a late duplicate of the first vote
+  t.Observe(Ms(13), 2, vocab::Vote(sim::Term(4), NodeId(0)));  // a term it had not voted in
+  t.Observe(Ms(14), 2, vocab::Vote(sim::Term(5), NodeId(4)));
+  auto checker = RunChecker("single_vote", Nodes(5), t, Ms(100));
+  EXPECT_FALSE(checker->violation());
+}
+
 TEST(SingleVote_Fires, TwoGrantsOnTheWireInOneTerm) {
   TraceBuilder t;
   t.Boot(5);
